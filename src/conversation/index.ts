@@ -1,0 +1,3 @@
+export * from './Entry.js'
+export * from './build.js'
+export * from './project.js'

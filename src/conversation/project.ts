@@ -1,0 +1,132 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { ancestorsOfAll, heads } from '../dag/traverse.js'
+import type { Conversation, Entry, Message, ToolDefinition, Usage } from './Entry.js'
+
+type On = Conversation | readonly Conversation[]
+
+const history = (on: On): readonly Conversation[] =>
+  ancestorsOfAll(Array.isArray(on) ? (on as readonly Conversation[]) : [on as Conversation])
+
+const entriesOf = <K extends Entry['type']>(on: On, type: K): Extract<Entry, { type: K }>[] => {
+  const out: Extract<Entry, { type: K }>[] = []
+  for (const v of history(on))
+    if (v.data.type === type) out.push(v.data as Extract<Entry, { type: K }>)
+  return out
+}
+
+/**
+ * The messages of a conversation in causal order: what a provider is sent.
+ * Tool executions, stop reasons and sub-conversations are not messages.
+ *
+ * @category projections
+ * @example
+ * import { assistant, empty, messages, system, user } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const c = pipe(empty, system('Be brief.'), user('hi'), assistant('hello'))
+ * assert.deepStrictEqual(messages(c).map((m) => m.role), ['user', 'assistant'])
+ */
+export const messages = (on: On): readonly Message[] => entriesOf(on, 'message')
+
+/**
+ * Every system prompt of the history, joined by a blank line; `''` when there is none.
+ *
+ * @category projections
+ * @example
+ * import { empty, system, systemPrompt } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * assert.strictEqual(systemPrompt(pipe(empty, system('a'), system('b'))), 'a\n\nb')
+ */
+export const systemPrompt = (on: On): string =>
+  entriesOf(on, 'system_prompt')
+    .map((s) => s.content)
+    .join('\n\n')
+
+/**
+ * The tools a conversation offers: every definition of the history, a later
+ * one replacing an earlier one of the same name in its place.
+ *
+ * @category projections
+ * @example
+ * import { empty, toolDefinitions, tools } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const schema = { type: 'object' }
+ * const c = pipe(
+ *   empty,
+ *   tools([{ name: 'read', description: 'old', input_schema: schema }]),
+ *   tools([{ name: 'read', description: 'new', input_schema: schema }]),
+ * )
+ * assert.deepStrictEqual(toolDefinitions(c).map((t) => t.description), ['new'])
+ */
+export const toolDefinitions = (on: On): readonly ToolDefinition[] => {
+  const byName = new Map<string, ToolDefinition>()
+  for (const e of entriesOf(on, 'tool_definitions')) for (const t of e.tools) byName.set(t.name, t)
+  return [...byName.values()]
+}
+
+/**
+ * The usage of every stop reason of the history, added up. Optional counts
+ * appear when some stop reason reported them.
+ *
+ * @category projections
+ * @example
+ * import { empty, stop, usage, user } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const c = pipe(empty, user('a'), stop('end_turn', { input_tokens: 3 }), user('b'), stop('end_turn', { input_tokens: 4 }))
+ * assert.strictEqual(usage(c).input_tokens, 7)
+ */
+export const usage = (on: On): Usage => {
+  const total: Record<string, number> = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  }
+  for (const s of entriesOf(on, 'stop_reason')) {
+    for (const [k, n] of Object.entries(s.usage)) {
+      if (typeof n === 'number') total[k] = (total[k] ?? 0) + n
+    }
+  }
+  return total as unknown as Usage
+}
+
+/**
+ * Why {@link head} found no single head.
+ *
+ * @category errors
+ */
+export interface NotSingleHead {
+  readonly _tag: 'NotSingleHead'
+  /** How many heads there are (0 for none). */
+  readonly count: number
+  readonly heads: readonly Conversation[]
+}
+
+/**
+ * The single head of a set of vertices, or a typed error naming how many heads there are.
+ *
+ * @category projections
+ * @example
+ * import { child, head, root, type Entry } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import * as E from 'fp-ts/lib/Either.js'
+ * import assert from 'node:assert'
+ *
+ * const a = root<Entry>({ type: 'system_prompt', content: 'x' })
+ * const b = pipe(a, child<Entry>({ type: 'system_prompt', content: 'y' }))
+ * assert.deepStrictEqual(head([a, b]), E.right(b))
+ * assert.strictEqual(E.isLeft(head([b, root<Entry>({ type: 'system_prompt', content: 'z' })])), true)
+ */
+export const head = (vs: readonly Conversation[]): E.Either<NotSingleHead, Conversation> => {
+  const hs = heads(vs)
+  return hs.length === 1
+    ? E.right(hs[0]!)
+    : E.left({ _tag: 'NotSingleHead', count: hs.length, heads: hs })
+}

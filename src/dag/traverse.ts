@@ -1,0 +1,134 @@
+import * as O from 'fp-ts/lib/Option.js'
+import type { Vertex } from './Vertex.js'
+
+/**
+ * Every vertex reachable from `v` through `parents`, in causal order: each
+ * once, parents before children, parents in listed order, ending with `v`.
+ * Iterative, so a chain of a million vertices is fine.
+ *
+ * @category traversal
+ * @example
+ * import { ancestors, child, merge, root } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const a = root('a')
+ * const b = pipe(a, child('b'))
+ * const c = pipe(a, child('c'))
+ * const m = pipe([c, b], merge('m'))
+ * assert.deepStrictEqual(ancestors(m).map((v) => v.data), ['a', 'c', 'b', 'm'])
+ */
+export const ancestors = <T>(v: Vertex<T>): readonly Vertex<T>[] => ancestorsOfAll([v])
+
+/**
+ * The union of the ancestors of several vertices, in causal order (the first
+ * vertex's history first).
+ *
+ * @category traversal
+ */
+export const ancestorsOfAll = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
+  const out: Vertex<T>[] = []
+  const seen = new Set<Vertex<T>>()
+  // Each frame is a vertex and the index of the next parent to visit.
+  const stack: Vertex<T>[] = []
+  const next: number[] = []
+  for (const start of vs) {
+    if (seen.has(start)) continue
+    seen.add(start)
+    stack.push(start)
+    next.push(0)
+    while (stack.length > 0) {
+      const top = stack.length - 1
+      const v = stack[top]!
+      const i = next[top]!
+      if (i < v.parents.length) {
+        next[top] = i + 1
+        const p = v.parents[i]!
+        if (!seen.has(p)) {
+          seen.add(p)
+          stack.push(p)
+          next.push(0)
+        }
+      } else {
+        stack.pop()
+        next.pop()
+        out.push(v)
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * Folds over the ancestors of `v` in causal order. Data-last.
+ *
+ * @category traversal
+ * @example
+ * import { child, fold, root } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const v = pipe(root(1), child(2), child(3))
+ * assert.strictEqual(pipe(v, fold(0, (sum, x) => sum + x.data)), 6)
+ */
+export const fold =
+  <T, B>(initial: B, f: (acc: B, v: Vertex<T>) => B) =>
+  (v: Vertex<T>): B => {
+    let acc = initial
+    for (const a of ancestors(v)) acc = f(acc, a)
+    return acc
+  }
+
+/**
+ * The heads of a set of vertices: those that are not an ancestor of another
+ * vertex of the set, in the order given, each once.
+ *
+ * @category traversal
+ * @example
+ * import { child, heads, root } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const a = root('a')
+ * const b = pipe(a, child('b'))
+ * const c = pipe(a, child('c'))
+ * assert.deepStrictEqual(heads([a, b, c, b]), [b, c])
+ */
+export const heads = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
+  const below = new Set<Vertex<T>>()
+  for (const v of ancestorsOfAll(vs.flatMap((v) => v.parents))) below.add(v)
+  const out: Vertex<T>[] = []
+  for (const v of vs) if (!below.has(v) && !out.includes(v)) out.push(v)
+  return out
+}
+
+/**
+ * The lowest common ancestor of two vertices: a common ancestor that no other
+ * common ancestor descends from. When criss-cross merges leave several, the
+ * one latest in `a`'s causal order. A vertex counts as its own ancestor.
+ *
+ * @category traversal
+ * @example
+ * import { child, lowestCommonAncestor, root } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import * as O from 'fp-ts/lib/Option.js'
+ * import assert from 'node:assert'
+ *
+ * const a = root('a')
+ * const b = pipe(a, child('b'))
+ * const c = pipe(b, child('c'))
+ * const d = pipe(b, child('d'))
+ * assert.deepStrictEqual(lowestCommonAncestor(c, d), O.some(b))
+ * assert.deepStrictEqual(lowestCommonAncestor(c, root('x')), O.none)
+ */
+export const lowestCommonAncestor = <T>(a: Vertex<T>, b: Vertex<T>): O.Option<Vertex<T>> => {
+  const ofB = new Set(ancestors(b))
+  const ofA = ancestors(a)
+  // Walking a's history from newest to oldest, the first common vertex is a
+  // lowest one: anything common that is newer in causal order cannot be its ancestor.
+  for (let i = ofA.length - 1; i >= 0; i--) {
+    const v = ofA[i]!
+    if (ofB.has(v)) return O.some(v)
+  }
+  return O.none
+}

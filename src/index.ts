@@ -1,0 +1,8 @@
+/**
+ * Nerve: LLM agent systems out of immutable values.
+ *
+ * @packageDocumentation
+ */
+export { UsageError } from './errors.js'
+export * from './dag/index.js'
+export * from './conversation/index.js'

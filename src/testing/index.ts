@@ -1,0 +1,7 @@
+/**
+ * `nerve/testing`: fast-check arbitraries and deterministic interpreters for
+ * testing workflows built with Nerve.
+ *
+ * @packageDocumentation
+ */
+export {}

@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      'nerve/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    pool: 'threads',
+    isolate: false,
+  },
+})

@@ -47,16 +47,27 @@ const examplesOf = (text: string, file: string): Example[] => {
   return found
 }
 
+/** Fenced ```ts blocks of docs/*.md that start with an import are runnable examples too. */
+const guideExamples = (text: string): Example[] =>
+  [...text.matchAll(/^```ts\n(import[\s\S]*?)^```$/gm)].map((m, i) => ({
+    name: `block ${i + 1}`,
+    code: m[1]!.trim(),
+  }))
+
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 let count = 0
-for (const file of sources(join(root, 'src'))) {
+const docs = readdirSync(join(root, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => join(root, 'docs', f))
+for (const file of [...sources(join(root, 'src')), ...docs]) {
   const rel = relative(root, file)
-  const examples = examplesOf(readFileSync(file, 'utf8'), rel)
+  const text = readFileSync(file, 'utf8')
+  const examples = file.endsWith('.md') ? guideExamples(text) : examplesOf(text, rel)
   if (examples.length === 0) continue
   const name = rel
     .replace(/^src\//, '')
-    .replace(/\.ts$/, '')
+    .replace(/\.(ts|md)$/, '')
     .replaceAll('/', '.')
   examples.forEach((e, i) => {
     const imports: string[] = []

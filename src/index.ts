@@ -6,3 +6,5 @@
 export { UsageError } from './errors.js'
 export * from './dag/index.js'
 export * from './conversation/index.js'
+export * from './node/index.js'
+export * from './graph/index.js'

@@ -100,11 +100,16 @@ export const system = (content: string, options?: VertexOptions): Builder => {
 export const tools = (definitions: readonly ToolDefinition[], options?: VertexOptions): Builder => {
   const copied = copyValue('tools', definitions, 'definitions')
   const build = append({ type: 'tool_definitions', tools: copied }, options)
-  return (on) => (copied.length === 0 && !Array.isArray(on) ? (on as Conversation) : build(on))
+  return (on) => {
+    const hs = headsOf(on)
+    return copied.length === 0 && hs.length === 1 ? hs[0]! : build(on)
+  }
 }
 
+// The content is a string or a deeply frozen copy, so freezing the entry here makes it deep
+// and spares `vertex` walking it on the append path.
 const message = (api: Role, role: Role, content: Content, options?: VertexOptions): Builder =>
-  append({ type: 'message', role, content: checkContent(api, content) }, options)
+  append(Object.freeze({ type: 'message', role, content: checkContent(api, content) }), options)
 
 /**
  * Appends a user message: a string, or an array of blocks.
@@ -199,9 +204,24 @@ export const toolResults =
     const hs = headsOf(on)
     const calls = hs.flatMap(toolUsesOf)
     if (calls.length === 0 && results.length === 0 && hs.length === 1) return hs[0]!
+    if (calls.length === 0) {
+      throw new UsageError(
+        'toolResults',
+        'the conversation does not end in an assistant message with tool uses',
+      )
+    }
+    const callIds = new Set<string>()
+    for (const c of calls) {
+      if (callIds.has(c.id))
+        throw new UsageError(
+          'toolResults',
+          `tool use id ${JSON.stringify(c.id)} is used by two calls`,
+        )
+      callIds.add(c.id)
+    }
     const byId = new Map<string, ToolResult>()
     for (const [i, r] of results.entries()) {
-      if (!calls.some((c) => c.id === r.tool_use_id)) {
+      if (!callIds.has(r.tool_use_id)) {
         throw new UsageError(
           'toolResults',
           `results[${i}] answers unknown tool use ${JSON.stringify(r.tool_use_id)}`,
@@ -306,12 +326,29 @@ const checkContent = (api: string, content: Content): Message['content'] => {
   return copyValue<readonly Block[]>(api, content as readonly Block[], 'content')
 }
 
-/** Copies a caller's value so that freezing never touches it; frozen values are ours already. */
+/**
+ * Copies a caller's value so that freezing never touches it. A deeply frozen
+ * value cannot change and is kept; a value frozen only on top may still hold
+ * the caller's mutable objects, so it is copied too.
+ */
 const copyValue = <T>(api: string, value: T, name: string): T => {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  if (typeof value !== 'object' || value === null || isDeeplyFrozen(value)) return value
   try {
     return deepFreeze(structuredClone(value) as T)
   } catch (e) {
     throw new UsageError(api, `${name} must be plain JSON data: ${String(e)}`)
   }
+}
+
+const isDeeplyFrozen = (value: object): boolean => {
+  const stack: unknown[] = [value]
+  const seen = new Set<object>()
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue
+    if (!Object.isFrozen(v)) return false
+    seen.add(v)
+    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key])
+  }
+  return true
 }

@@ -1,3 +1,5 @@
 export * from './Entry.js'
 export * from './build.js'
 export * from './project.js'
+export * from './render/index.js'
+export * from './codec/index.js'

@@ -23,6 +23,16 @@ export interface VertexOptions {
 }
 
 const EMPTY_META: Meta = Object.freeze({})
+
+/**
+ * How many parents a vertex has, and its i-th parent, without making the
+ * `parents` tuple: traversals use these to stay allocation-free.
+ *
+ * @internal
+ */
+export let parentCount: (v: Vertex<unknown>) => number
+/** @internal */
+export let parentAt: <T>(v: Vertex<T>, i: number) => Vertex<T>
 const NO_PARENTS: readonly never[] = Object.freeze([])
 
 /**
@@ -38,17 +48,28 @@ const NO_PARENTS: readonly never[] = Object.freeze([])
  */
 export class Vertex<T> {
   #id: string | undefined
-  readonly parents: readonly Vertex<T>[]
+  // One parent is kept inline (most vertices have one); the tuple is made on
+  // first read of `parents`. Roots and merges hold their frozen tuple here.
+  #up: Vertex<T> | readonly Vertex<T>[]
   readonly data: T
   readonly meta: Meta
 
   /** @internal use {@link vertex}, {@link root}, {@link child} or {@link merge}. */
-  constructor(parents: readonly Vertex<T>[], data: T, id: string | undefined, meta: Meta) {
+  constructor(up: Vertex<T> | readonly Vertex<T>[], data: T, id: string | undefined, meta: Meta) {
     this.#id = id
-    this.parents = parents
+    this.#up = up
     this.data = data
     this.meta = meta
     Object.freeze(this)
+  }
+
+  /** The parents, in the order they were given: a frozen tuple. */
+  get parents(): readonly Vertex<T>[] {
+    const up = this.#up
+    if (!(up instanceof Vertex)) return up
+    const tuple = Object.freeze([up])
+    this.#up = tuple
+    return tuple
   }
 
   /** The vertex id: given, or a 16-hex-digit content hash computed once. */
@@ -66,6 +87,17 @@ export class Vertex<T> {
     return { id: this.id, parents: this.parents.map((p) => p.id), data: this.data, meta: this.meta }
   }
 
+  static {
+    parentCount = (v) => {
+      const up = v.#up
+      return up instanceof Vertex ? 1 : up.length
+    }
+    parentAt = <U>(v: Vertex<U>, i: number): Vertex<U> => {
+      const up = v.#up
+      return up instanceof Vertex ? up : up[i]!
+    }
+  }
+
   // Iterative, so the id of the tip of a long chain of fresh vertices can be
   // computed without deep recursion: visit parents first, hash in post-order.
   static #computeIds(target: Vertex<unknown>): string {
@@ -77,8 +109,8 @@ export class Vertex<T> {
         continue
       }
       let ready = true
-      for (let i = v.parents.length - 1; i >= 0; i--) {
-        const p = v.parents[i]!
+      for (let i = parentCount(v) - 1; i >= 0; i--) {
+        const p = parentAt(v, i)
         if (p.#id === undefined) {
           stack.push(p)
           ready = false
@@ -87,8 +119,9 @@ export class Vertex<T> {
       if (!ready) continue
       stack.pop()
       const h = new Hasher()
-      h.int(v.parents.length)
-      for (const p of v.parents) h.string(p.#id!)
+      const n = parentCount(v)
+      h.int(n)
+      for (let i = 0; i < n; i++) h.string(parentAt(v, i).#id!)
       h.value(v.data, (o) => (o instanceof Vertex ? o.id : undefined))
       v.#id = h.digest()
     }
@@ -135,14 +168,18 @@ export const vertex = <T>(
       `the given id must be a non-empty string, got ${JSON.stringify(id)}`,
     )
   }
-  const frozenParents =
-    parents.length === 0
-      ? NO_PARENTS
-      : Object.isFrozen(parents)
-        ? parents
-        : Object.freeze([...parents])
+  const up =
+    parents.length === 1
+      ? parents[0]!
+      : parents.length === 0
+        ? NO_PARENTS
+        : Object.isFrozen(parents)
+          ? parents
+          : Object.freeze([...parents])
   const meta = options?.meta === undefined ? EMPTY_META : deepFreeze(options.meta)
-  return new Vertex(frozenParents, deepFreeze(data), id, meta)
+  // A frozen value is deep already (see deepFreeze); checking first keeps the append path lean.
+  const frozenData = Object.isFrozen(data) ? data : deepFreeze(data)
+  return new Vertex(up, frozenData, id, meta)
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js'
-import type { Vertex } from './Vertex.js'
+import { parentAt, parentCount, type Vertex } from './Vertex.js'
 
 /**
  * Every vertex reachable from `v` through `parents`, in causal order: each
@@ -41,9 +41,9 @@ export const ancestorsOfAll = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[
       const top = stack.length - 1
       const v = stack[top]!
       const i = next[top]!
-      if (i < v.parents.length) {
+      if (i < parentCount(v)) {
         next[top] = i + 1
-        const p = v.parents[i]!
+        const p = parentAt(v, i)
         if (!seen.has(p)) {
           seen.add(p)
           stack.push(p)
@@ -95,8 +95,9 @@ export const fold =
  * assert.deepStrictEqual(heads([a, b, c, b]), [b, c])
  */
 export const heads = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
-  const below = new Set<Vertex<T>>()
-  for (const v of ancestorsOfAll(vs.flatMap((v) => v.parents))) below.add(v)
+  const parents: Vertex<T>[] = []
+  for (const v of vs) for (let i = 0; i < parentCount(v); i++) parents.push(parentAt(v, i))
+  const below = new Set(ancestorsOfAll(parents))
   const out: Vertex<T>[] = []
   for (const v of vs) if (!below.has(v) && !out.includes(v)) out.push(v)
   return out

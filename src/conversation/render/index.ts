@@ -1,0 +1,3 @@
+export * from './text.js'
+export * from './mermaid.js'
+export * from './html.js'

@@ -1,0 +1,107 @@
+/**
+ * `npm run demo`: the main job, on the built-in defaults (no API key).
+ * Builds a conversation, forks it into two branches that share history,
+ * records a parallel tool fan-out and merge, prints the text rendering, and
+ * writes an HTML view and a nano-agent JSON file.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as E from 'fp-ts/lib/Either.js'
+import {
+  ancestors,
+  assistant,
+  empty,
+  lowestCommonAncestor,
+  messages,
+  parseNano,
+  renderHtml,
+  renderText,
+  stop,
+  stringifyConversation,
+  stringifyNano,
+  system,
+  toolResults,
+  tools,
+  usage,
+  user,
+} from './index.js'
+
+const out = resolve(process.argv[2] ?? 'out/demo')
+const schema = (field: string) => ({
+  type: 'object',
+  properties: { [field]: { type: 'string' } },
+  required: [field],
+})
+
+// 1. A conversation: system prompt, tools, a question.
+const asked = pipe(
+  empty,
+  system('You are a careful release assistant. Use tools to check facts.'),
+  tools([
+    { name: 'read_file', description: 'Read a file of the repository', input_schema: schema('path') },
+    { name: 'run_tests', description: 'Run the test suite of a package', input_schema: schema('package') },
+  ]),
+  user('Is the parser package ready to release?'),
+)
+
+// 2. The model asks for three tools at once; they finish in any order and are
+//    merged into one message of results in call order.
+const checked = pipe(
+  asked,
+  assistant([
+    { type: 'thinking', thinking: 'Check the changelog, the version and the tests.', signature: 'sig-1' },
+    { type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'parser/CHANGELOG.md' } },
+    { type: 'tool_use', id: 'call_2', name: 'read_file', input: { path: 'parser/package.json' } },
+    { type: 'tool_use', id: 'call_3', name: 'run_tests', input: { package: 'parser' } },
+  ]),
+  toolResults([
+    { tool_use_id: 'call_3', content: '212 passed, 0 failed' },
+    { tool_use_id: 'call_1', content: '## 2.1.0\n- faster tokenizer\n- fix: unicode escapes' },
+    { tool_use_id: 'call_2', content: '{ "name": "parser", "version": "2.0.4" }' },
+  ]),
+  stop('tool_use', { input_tokens: 420, output_tokens: 61 }),
+)
+
+// 3. Fork: two answers built on the same checked history. Nothing is copied.
+const cautious = pipe(
+  checked,
+  assistant('Not yet: the changelog says 2.1.0 but package.json still says 2.0.4. Bump it first.'),
+  stop('end_turn', { input_tokens: 510, output_tokens: 24 }),
+)
+const eager = pipe(
+  checked,
+  assistant('Yes: the tests pass and the changelog is written.'),
+  user('Double-check the version field, please.'),
+  assistant('You are right: package.json says 2.0.4, the changelog 2.1.0. Bump to 2.1.0 before releasing.'),
+  stop('end_turn', { input_tokens: 1130, output_tokens: 58 }),
+)
+
+const shared = pipe(lowestCommonAncestor(cautious, eager), (o) => (o._tag === 'Some' ? ancestors(o.value).length : 0))
+console.log(renderText([cautious, eager]))
+console.log()
+console.log(`branches: ${messages(cautious).length} and ${messages(eager).length} messages, sharing ${shared} vertices`)
+console.log(
+  `usage: cautious ${usage(cautious).input_tokens}+${usage(cautious).output_tokens} tokens, eager ${usage(eager).input_tokens}+${usage(eager).output_tokens}`,
+)
+
+// 4. Files: an HTML viewer, nano-agent's JSON and Nerve's own JSON.
+mkdirSync(out, { recursive: true })
+const doc = { heads: [cautious, eager], metadata: { demo: 'release-check' } }
+const files = {
+  html: join(out, 'conversation.html'),
+  nano: join(out, 'conversation.nano.json'),
+  nerve: join(out, 'conversation.nerve.json'),
+}
+writeFileSync(files.html, renderHtml([cautious, eager], { title: 'Nerve demo: release check' }))
+const nanoText = stringifyNano({ ...doc, sessionId: 'nerve-demo', createdAt: 0 })
+writeFileSync(files.nano, nanoText)
+writeFileSync(files.nerve, stringifyConversation(doc))
+
+// 5. The nano-agent file reads back to the same conversation.
+const reloaded = parseNano(nanoText)
+if (E.isLeft(reloaded)) throw new Error('the nano-agent file did not load back')
+const same = reloaded.right.heads.map((h) => h.id).join() === doc.heads.map((h) => h.id).join()
+console.log(`\nwrote ${files.html}`)
+console.log(`wrote ${files.nano} (reloads with the same heads: ${same ? 'yes' : 'NO'})`)
+console.log(`wrote ${files.nerve}`)

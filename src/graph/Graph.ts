@@ -1,0 +1,254 @@
+import { deepFreeze } from '../dag/freeze.js'
+import type { Meta } from '../dag/Vertex.js'
+import { UsageError } from '../errors.js'
+import { requireName } from '../node/name.js'
+import { EMPTY_METADATA, type Node } from '../node/Node.js'
+import type { GraphError } from './GraphError.js'
+import { NO_LINKS, type Step } from './Step.js'
+import { stepProblems } from './stepProblems.js'
+
+/**
+ * The steps behind one or more versions of a graph. Appending to the newest
+ * version writes here in place; every version sees only its first `size`
+ * steps, so older versions do not change. Appending to an older version
+ * copies its prefix first (once).
+ *
+ * Work that needs only the step and the steps before it is done as each step
+ * is added, so `validate` does not redo it: the step's own errors
+ * (`problems`) and its dependencies resolved to indices (`deps`; step
+ * `i`'s are `deps[depStart[i]]` to `deps[depStart[i + 1] - 1]`, in
+ * `dependsOn` order). A dependency on an id not added yet is -1 until a step
+ * with that id is added, then that step's index: so a version of size `n`
+ * must read an index ≥ `n` as "not in this version".
+ */
+class StepBuffer {
+  readonly steps: Step[] = []
+  readonly ids: string[] = []
+  readonly index = new Map<string, number>()
+  /** Positions in `deps` waiting for a step id not added yet. */
+  readonly pending = new Map<string, number[]>()
+  readonly problems: (readonly GraphError[] | undefined)[] = []
+  depStart: Int32Array = new Int32Array(16)
+  deps: Int32Array = new Int32Array(16)
+  flags: Uint8Array = new Uint8Array(16)
+
+  push(step: Step): void {
+    const i = this.steps.length
+    const start = this.depStart[i]!
+    const end = start + step.dependsOn.length
+    if (i + 2 > this.depStart.length) {
+      this.depStart = grow(this.depStart, i + 2)
+      this.flags = grow(this.flags, i + 2)
+    }
+    if (end > this.deps.length) this.deps = grow(this.deps, end)
+    let k = start
+    for (const d of step.dependsOn) {
+      const j = this.index.get(d)
+      if (j !== undefined) this.deps[k] = j
+      else {
+        this.deps[k] = -1
+        const waiting = this.pending.get(d)
+        if (waiting === undefined) this.pending.set(d, [k])
+        else waiting.push(k)
+      }
+      k++
+    }
+    this.depStart[i + 1] = end
+    const waiting = this.pending.get(step.id)
+    if (waiting !== undefined) {
+      for (const at of waiting) this.deps[at] = i
+      this.pending.delete(step.id)
+    }
+    this.flags[i] =
+      (step.links === NO_LINKS ? 0 : HAS_LINKS) |
+      (step.node instanceof Graph || step.onError._tag !== 'fail' ? MAY_NEST : 0)
+    this.problems.push(stepProblems(step, i))
+    this.index.set(step.id, i)
+    this.ids.push(step.id)
+    this.steps.push(step)
+  }
+}
+
+/** A step flag: the step has links. @internal */
+export const HAS_LINKS = 1
+/** A step flag: the step's node or fallback node may be a graph. @internal */
+export const MAY_NEST = 2
+
+const grow = <A extends Int32Array | Uint8Array>(a: A, atLeast: number): A => {
+  const b = new (a.constructor as new (n: number) => A)(Math.max(atLeast, a.length * 2))
+  b.set(a)
+  return b
+}
+
+const bufferOf = (steps: readonly Step[]): StepBuffer => {
+  const buffer = new StepBuffer()
+  for (const s of steps) buffer.push(s)
+  return buffer
+}
+
+/**
+ * What `compile` reads of a graph version.
+ *
+ * @internal
+ */
+export interface GraphInternals {
+  readonly steps: readonly Step[]
+  readonly ids: readonly string[]
+  readonly flags: Uint8Array
+  readonly problems: readonly (readonly GraphError[] | undefined)[]
+  readonly depStart: Int32Array
+  readonly deps: Int32Array
+}
+
+/**
+ * Options of {@link graph}.
+ *
+ * @category graphs
+ */
+export interface GraphOptions {
+  /** At most this many steps run at once: a positive integer or `Infinity` (the default). */
+  readonly maxParallel?: number
+  readonly metadata?: Meta
+}
+
+/**
+ * A node whose work is a set of steps, kept in insertion order. Graphs nest:
+ * a step's node may be a graph. Build one with {@link graph} and the step
+ * builders (`addStep`, `addStepRef`, `chain`); read it with `listSteps`,
+ * `getStep`, `validate`, `executionOrder`.
+ *
+ * A graph is immutable: each builder returns a new graph. Appending is O(1)
+ * amortized (versions share storage), so 10⁵ `addStep` calls cost O(10⁵).
+ *
+ * @category graphs
+ */
+export class Graph implements Node {
+  readonly id: string
+  readonly kind = 'graph' as const
+  readonly persistent = false as const
+  readonly metadata: Meta
+  /** At most this many steps run at once (`Infinity`: no limit). */
+  readonly maxParallel: number
+  readonly #buffer: StepBuffer
+  readonly #size: number
+  #list: readonly Step[] | undefined
+
+  /** @internal use {@link graph}. */
+  constructor(id: string, metadata: Meta, maxParallel: number, buffer: StepBuffer, size: number) {
+    this.id = id
+    this.metadata = metadata
+    this.maxParallel = maxParallel
+    this.#buffer = buffer
+    this.#size = size
+    Object.freeze(this)
+  }
+
+  /** The number of steps. */
+  get size(): number {
+    return this.#size
+  }
+
+  /** JSON view: the node fields and the steps (function-valued fields drop out). */
+  toJSON(): Record<string, unknown> {
+    return {
+      id: this.id,
+      kind: this.kind,
+      persistent: this.persistent,
+      metadata: this.metadata,
+      maxParallel: this.maxParallel,
+      steps: Graph.steps(this),
+    }
+  }
+
+  /** @internal the steps in insertion order, frozen, computed once per version. */
+  static steps(g: Graph): readonly Step[] {
+    if (g.#list === undefined) {
+      g.#list = Object.freeze(g.#buffer.steps.slice(0, g.#size))
+    }
+    return g.#list
+  }
+
+  /** @internal the index of a step, or -1. */
+  static indexOf(g: Graph, id: string): number {
+    const i = g.#buffer.index.get(id)
+    return i !== undefined && i < g.#size ? i : -1
+  }
+
+  /** @internal the step at an index (no bounds check beyond the version's size). */
+  static stepAt(g: Graph, i: number): Step | undefined {
+    return i >= 0 && i < g.#size ? g.#buffer.steps[i] : undefined
+  }
+
+  /** @internal the steps and what was worked out as they were added. */
+  static internals(g: Graph): GraphInternals {
+    const b = g.#buffer
+    return {
+      steps: Graph.steps(g),
+      ids: b.ids,
+      flags: b.flags,
+      problems: b.problems,
+      depStart: b.depStart,
+      deps: b.deps,
+    }
+  }
+
+  /** @internal a new version with `step` appended; throws on a duplicate id. */
+  static append(g: Graph, step: Step, api: string): Graph {
+    if (Graph.indexOf(g, step.id) >= 0) {
+      throw new UsageError(api, `graph "${g.id}" already has a step "${step.id}"`)
+    }
+    const buffer =
+      g.#buffer.steps.length === g.#size ? g.#buffer : bufferOf(g.#buffer.steps.slice(0, g.#size))
+    buffer.push(step)
+    return new Graph(g.id, g.metadata, g.maxParallel, buffer, g.#size + 1)
+  }
+
+  /** @internal a new version with some steps replaced (same ids, same order). */
+  static replace(g: Graph, replacements: ReadonlyMap<number, Step>): Graph {
+    const steps = g.#buffer.steps.slice(0, g.#size)
+    for (const [i, s] of replacements) steps[i] = s
+    return new Graph(g.id, g.metadata, g.maxParallel, bufferOf(steps), g.#size)
+  }
+}
+
+/**
+ * Whether a node (or any value) is a {@link Graph}.
+ *
+ * @category guards
+ */
+export const isGraph = (u: unknown): u is Graph => u instanceof Graph
+
+/**
+ * Checks a `maxParallel` value: a positive integer or `Infinity`.
+ *
+ * @internal
+ */
+export const isMaxParallel = (n: unknown): n is number =>
+  typeof n === 'number' && (n === Infinity || (Number.isSafeInteger(n) && n >= 1))
+
+/**
+ * An empty graph. The id follows the name rule; `maxParallel` is a positive
+ * integer or `Infinity`; otherwise a {@link UsageError}.
+ *
+ * @category graphs
+ * @example
+ * import { graph } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const g = graph('review', { maxParallel: 4 })
+ * assert.strictEqual(g.kind, 'graph')
+ * assert.strictEqual(g.size, 0)
+ * assert.throws(() => graph('review', { maxParallel: 0 }), /maxParallel/)
+ */
+export const graph = (id: string, options?: GraphOptions): Graph => {
+  requireName('graph', 'the graph id', id)
+  const maxParallel = options?.maxParallel ?? Infinity
+  if (!isMaxParallel(maxParallel)) {
+    throw new UsageError(
+      'graph',
+      `options.maxParallel must be a positive integer or Infinity, got ${String(maxParallel)}`,
+    )
+  }
+  const metadata = options?.metadata === undefined ? EMPTY_METADATA : deepFreeze(options.metadata)
+  return new Graph(id, metadata, maxParallel, new StepBuffer(), 0)
+}

@@ -1,0 +1,269 @@
+import * as t from 'io-ts'
+import type { Meta } from '../dag/Vertex.js'
+
+/**
+ * The JSON form of a graph, for files and the wire. Nodes are referenced by
+ * id: a step's `node` names an entry of the file's `nodes` table or, failing
+ * that, a node of the registry the loader is given (function nodes live
+ * there, since a file cannot hold code). `nodeRef` instead names a session
+ * node resolved when the step runs. Dependencies are the steps'
+ * `dependsOn` or `edges` with `channel: 'flow'`; links are `edges` with
+ * `channel: 'link'` and a `handle`.
+ *
+ * ```json
+ * {
+ *   "id": "review",
+ *   "nodes": { "lint": { "kind": "bash", "command": "npm run lint" } },
+ *   "steps": [
+ *     { "id": "fetch", "node": "fetchRepo" },
+ *     { "id": "lint", "node": "lint", "dependsOn": ["fetch"],
+ *       "onError": { "type": "retry", "count": 2, "then": { "type": "skip", "value": null } } },
+ *     { "id": "report", "nodeRef": "writer" }
+ *   ],
+ *   "edges": [
+ *     { "from": "lint", "to": "report", "channel": "flow" },
+ *     { "from": "fetch", "to": "report", "channel": "link", "handle": "sources" }
+ *   ]
+ * }
+ * ```
+ *
+ * @category graph files
+ */
+export interface GraphFile {
+  readonly id: string
+  readonly kind?: 'graph'
+  readonly maxParallel?: number
+  readonly metadata?: Meta
+  readonly nodes?: Readonly<Record<string, NodeDescription>>
+  readonly steps: readonly StepFile[]
+  readonly edges?: readonly EdgeFile[]
+}
+
+/**
+ * A node in a file's `nodes` table (its id is the key): a nested graph, or
+ * any other kind but `function`, with its kind's own fields beside `kind`,
+ * `persistent` and `metadata`.
+ *
+ * @category graph files
+ */
+export type NodeDescription = GraphNodeDescription | OtherNodeDescription
+
+/** @category graph files */
+export interface OtherNodeDescription {
+  readonly kind: string
+  readonly persistent?: boolean
+  readonly metadata?: Meta
+  readonly [field: string]: unknown
+}
+
+/**
+ * A nested graph in a file's `nodes` table. Its steps' node references
+ * resolve in the same table and registry as the top graph's.
+ *
+ * @category graph files
+ */
+export interface GraphNodeDescription {
+  readonly kind: 'graph'
+  readonly maxParallel?: number
+  readonly metadata?: Meta
+  readonly steps: readonly StepFile[]
+  readonly edges?: readonly EdgeFile[]
+}
+
+/** @category graph files */
+export interface StepFile {
+  readonly id: string
+  readonly node?: string
+  readonly nodeRef?: string
+  readonly input?: unknown
+  readonly dependsOn?: readonly string[]
+  readonly onError?: PolicyFile
+  readonly timeoutMs?: number
+  readonly parser?: string
+}
+
+/**
+ * An error policy in a file. `retry` takes `count` (required), `delayMs`,
+ * `backoff`, `maxDelayMs`, `jitter` and `then`; `skip` takes `value`;
+ * `fallback` takes `node` (a node reference, like a step's).
+ *
+ * @category graph files
+ */
+export interface PolicyFile {
+  readonly type: 'fail' | 'retry' | 'skip' | 'fallback'
+  readonly count?: number
+  readonly delayMs?: number
+  readonly backoff?: number
+  readonly maxDelayMs?: number
+  readonly jitter?: number
+  readonly then?: PolicyFile
+  readonly value?: unknown
+  readonly node?: string
+}
+
+/**
+ * An edge from step `from` to step `to`. `channel` is required: `flow`
+ * makes `to` depend on `from`; `link` adds `from` to `to`'s links under
+ * `handle` (required for links, absent for flows).
+ *
+ * @category graph files
+ */
+export interface EdgeFile {
+  readonly from: string
+  readonly to: string
+  readonly channel?: 'flow' | 'link'
+  readonly handle?: string
+}
+
+/** The message of an io-ts error for a key the schema does not know. @internal */
+export const UNKNOWN_KEY = 'unknown key'
+
+/** Stands in the context of an unknown key. */
+const UnknownKeyDecoder = new t.Type<never>(
+  'nothing (unknown key)',
+  (_u): _u is never => false,
+  (u, c) => t.failure(u, c, UNKNOWN_KEY),
+  () => undefined as never,
+)
+
+/**
+ * An object with the given required and optional properties and no other:
+ * an unknown key is an error (a typo must not pass silently). Every error
+ * is collected.
+ */
+const strictStruct = <A>(name: string, required: t.Props, optional: t.Props): t.Type<A> =>
+  new t.Type<A>(
+    name,
+    (u): u is A => t.UnknownRecord.is(u),
+    (u, c) => {
+      if (!t.UnknownRecord.is(u)) return t.failure(u, c)
+      const errors: t.ValidationError[] = []
+      const out: Record<string, unknown> = {}
+      for (const key of Object.keys(u)) {
+        if (!(key in required) && !(key in optional)) {
+          errors.push({
+            value: u[key],
+            context: t.appendContext(c, key, UnknownKeyDecoder, u[key]),
+            message: UNKNOWN_KEY,
+          })
+        }
+      }
+      const check = (key: string, codec: t.Mixed): void => {
+        const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
+        if (result._tag === 'Left') errors.push(...result.left)
+        else out[key] = result.right
+      }
+      for (const [key, codec] of Object.entries(required)) check(key, codec)
+      for (const [key, codec] of Object.entries(optional))
+        if (u[key] !== undefined) check(key, codec)
+      return errors.length > 0 ? t.failures(errors) : t.success(out as A)
+    },
+    t.identity,
+  )
+
+const Policy = (name: string, types: t.Mixed, nested: t.Props): t.Type<PolicyFile> =>
+  strictStruct<PolicyFile>(
+    name,
+    { type: types },
+    {
+      count: t.number,
+      delayMs: t.number,
+      backoff: t.number,
+      maxDelayMs: t.number,
+      jitter: t.number,
+      value: t.unknown,
+      node: t.string,
+      ...nested,
+    },
+  )
+
+/** @internal */
+export const ThenPolicyCodec = Policy(
+  'ThenPolicy',
+  t.keyof({ fail: null, skip: null, fallback: null }),
+  {},
+)
+
+/** @internal */
+export const PolicyCodec = Policy(
+  'Policy',
+  t.keyof({ fail: null, retry: null, skip: null, fallback: null }),
+  { then: ThenPolicyCodec },
+)
+
+/** @internal */
+export const StepFileCodec = strictStruct<StepFile>(
+  'Step',
+  { id: t.string },
+  {
+    node: t.string,
+    nodeRef: t.string,
+    input: t.unknown,
+    dependsOn: t.array(t.string),
+    onError: PolicyCodec,
+    timeoutMs: t.number,
+    parser: t.string,
+  },
+)
+
+/** @internal */
+export const EdgeFileCodec = strictStruct<EdgeFile>(
+  'Edge',
+  { from: t.string, to: t.string },
+  { channel: t.keyof({ flow: null, link: null }), handle: t.string },
+)
+
+/** @internal */
+export const GraphNodeDescriptionCodec = strictStruct<GraphNodeDescription>(
+  'GraphNode',
+  { kind: t.literal('graph'), steps: t.array(StepFileCodec) },
+  { maxParallel: t.number, metadata: t.UnknownRecord, edges: t.array(EdgeFileCodec) },
+)
+
+const OtherNodeDescriptionCodec = new t.Type<OtherNodeDescription>(
+  'Node',
+  (u): u is OtherNodeDescription => t.UnknownRecord.is(u) && typeof u.kind === 'string',
+  (u, c) => {
+    if (!t.UnknownRecord.is(u)) return t.failure(u, c)
+    const errors: t.ValidationError[] = []
+    const field = (key: string, codec: t.Mixed, optional: boolean): void => {
+      if (optional && u[key] === undefined) return
+      const r = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
+      if (r._tag === 'Left') errors.push(...r.left)
+    }
+    field('kind', t.string, false)
+    field('persistent', t.boolean, true)
+    field('metadata', t.UnknownRecord, true)
+    return errors.length > 0 ? t.failures(errors) : t.success(u as OtherNodeDescription)
+  },
+  t.identity,
+)
+
+/** @internal */
+export const NodeDescriptionCodec = new t.Type<NodeDescription>(
+  'NodeDescription',
+  (u): u is NodeDescription => GraphNodeDescriptionCodec.is(u) || OtherNodeDescriptionCodec.is(u),
+  (u, c) =>
+    t.UnknownRecord.is(u) && u.kind === 'graph'
+      ? GraphNodeDescriptionCodec.validate(u, c)
+      : OtherNodeDescriptionCodec.validate(u, c),
+  t.identity,
+)
+
+/**
+ * The io-ts codec of the shape of a graph file: types and keys only, every
+ * error with its path. `decodeGraph` runs it first, then checks references.
+ *
+ * @category graph files
+ */
+export const GraphFileCodec: t.Type<GraphFile> = strictStruct<GraphFile>(
+  'GraphFile',
+  { id: t.string, steps: t.array(StepFileCodec) },
+  {
+    kind: t.literal('graph'),
+    maxParallel: t.number,
+    metadata: t.UnknownRecord,
+    nodes: t.record(t.string, NodeDescriptionCodec),
+    edges: t.array(EdgeFileCodec),
+  },
+)

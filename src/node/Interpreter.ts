@@ -1,0 +1,93 @@
+import { UsageError } from '../errors.js'
+import type { NodeContext, NodeRegistry } from './Context.js'
+import { requireName } from './name.js'
+import type { Node } from './Node.js'
+
+/**
+ * What {@link Interpreter.executeStream} returns: chunks, then the step's
+ * result as the iterator's return value. `async function*` produces one:
+ * `yield` each chunk, `return` the result. The runtime turns each chunk into
+ * a `step_chunk` event and reads the result from the final
+ * `{ done: true, value }`.
+ *
+ * @category interpreters
+ */
+export type ChunkStream<O = unknown> = AsyncIterable<unknown, O, undefined>
+
+/**
+ * What an interpreter's lifecycle capabilities receive (`start`, `stop`, `fork`).
+ *
+ * @category interpreters
+ */
+export interface LifecycleContext {
+  readonly signal: AbortSignal
+  readonly session: NodeRegistry
+}
+
+/**
+ * The effectful implementation of one node kind. Every member but `kind` is
+ * an optional capability; the runtime uses what is there and never branches
+ * on kind. Methods (not function properties), so an `Interpreter<FunctionNode>`
+ * is an `Interpreter`.
+ *
+ * - `execute`: runs one attempt; returns the result or a promise of it (the
+ *   runtime awaits it; a throw or rejection is the attempt's failure). It
+ *   may also publish chunks with `ctx.emit`.
+ * - `executeStream`: runs one attempt as a {@link ChunkStream}. A runtime
+ *   uses it in preference to `execute` when both exist.
+ * - `materialize`: turns a step's output into the artifact that steps
+ *   linking to it receive from `ctx.resolveLinks`. Without it, the artifact is
+ *   the output itself.
+ * - `start` / `stop`: bring a persistent node's live state up and down
+ *   (the session drives the {@link NodeState} lifecycle around them).
+ * - `fork`: a new persistent node with the given id whose live state starts
+ *   as a copy of this one's.
+ *
+ * @category interpreters
+ */
+export interface Interpreter<N extends Node = Node> {
+  readonly kind: N['kind']
+  execute?(node: N, ctx: NodeContext): unknown
+  executeStream?(node: N, ctx: NodeContext): ChunkStream
+  materialize?(node: N, output: unknown, ctx: NodeContext): unknown
+  start?(node: N, ctx: LifecycleContext): Promise<void>
+  stop?(node: N, ctx: LifecycleContext): Promise<void>
+  fork?(node: N, id: string, ctx: LifecycleContext): Promise<N>
+}
+
+/**
+ * Interpreters by kind. Build one with {@link interpreters}.
+ *
+ * @category interpreters
+ */
+export type InterpreterRegistry = ReadonlyMap<string, Interpreter>
+
+/**
+ * An {@link InterpreterRegistry} of the given interpreters. Two interpreters
+ * for one kind are a {@link UsageError}; to replace one, build a new registry
+ * from the ones you keep.
+ *
+ * @category interpreters
+ * @example
+ * import { interpreters } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }
+ * const registry = interpreters(echo)
+ * assert.strictEqual(registry.get('echo'), echo)
+ * assert.throws(() => interpreters(echo, echo), /two interpreters for kind "echo"/)
+ */
+export const interpreters = (...list: readonly Interpreter[]): InterpreterRegistry => {
+  const byKind = new Map<string, Interpreter>()
+  list.forEach((interpreter, i) => {
+    if (typeof interpreter !== 'object' || (interpreter as unknown) === null) {
+      throw new UsageError('interpreters', `argument ${i} is not an interpreter`)
+    }
+    const kind = requireName('interpreters', `the kind of argument ${i}`, interpreter.kind)
+    if (byKind.has(kind)) {
+      throw new UsageError('interpreters', `two interpreters for kind "${kind}"`)
+    }
+    byKind.set(kind, interpreter)
+  })
+  return byKind
+}

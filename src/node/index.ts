@@ -1,0 +1,25 @@
+export { namePattern, showInvalidName, validateName } from './name.js'
+export type { InvalidName } from './name.js'
+export { isNode, makeNode } from './Node.js'
+export type { Node, NodeOptions } from './Node.js'
+export {
+  canTransition,
+  legalTransitions,
+  nodeStates,
+  showIllegalTransition,
+  transition,
+} from './NodeState.js'
+export type { IllegalTransition, NodeState } from './NodeState.js'
+export { nodeInfo } from './NodeInfo.js'
+export type { NodeInfo } from './NodeInfo.js'
+export { nodeRegistry } from './Context.js'
+export type { NodeContext, NodeRegistry, Upstream, UsageReport } from './Context.js'
+export { interpreters } from './Interpreter.js'
+export type {
+  ChunkStream,
+  Interpreter,
+  InterpreterRegistry,
+  LifecycleContext,
+} from './Interpreter.js'
+export { fn, functionNode, isFunctionNode } from './FunctionNode.js'
+export type { FunctionNode, NodeFunction } from './FunctionNode.js'

@@ -39,8 +39,16 @@ const asked = pipe(
   empty,
   system('You are a careful release assistant. Use tools to check facts.'),
   tools([
-    { name: 'read_file', description: 'Read a file of the repository', input_schema: schema('path') },
-    { name: 'run_tests', description: 'Run the test suite of a package', input_schema: schema('package') },
+    {
+      name: 'read_file',
+      description: 'Read a file of the repository',
+      input_schema: schema('path'),
+    },
+    {
+      name: 'run_tests',
+      description: 'Run the test suite of a package',
+      input_schema: schema('package'),
+    },
   ]),
   user('Is the parser package ready to release?'),
 )
@@ -50,7 +58,11 @@ const asked = pipe(
 const checked = pipe(
   asked,
   assistant([
-    { type: 'thinking', thinking: 'Check the changelog, the version and the tests.', signature: 'sig-1' },
+    {
+      type: 'thinking',
+      thinking: 'Check the changelog, the version and the tests.',
+      signature: 'sig-1',
+    },
     { type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'parser/CHANGELOG.md' } },
     { type: 'tool_use', id: 'call_2', name: 'read_file', input: { path: 'parser/package.json' } },
     { type: 'tool_use', id: 'call_3', name: 'run_tests', input: { package: 'parser' } },
@@ -73,14 +85,20 @@ const eager = pipe(
   checked,
   assistant('Yes: the tests pass and the changelog is written.'),
   user('Double-check the version field, please.'),
-  assistant('You are right: package.json says 2.0.4, the changelog 2.1.0. Bump to 2.1.0 before releasing.'),
+  assistant(
+    'You are right: package.json says 2.0.4, the changelog 2.1.0. Bump to 2.1.0 before releasing.',
+  ),
   stop('end_turn', { input_tokens: 1130, output_tokens: 58 }),
 )
 
-const shared = pipe(lowestCommonAncestor(cautious, eager), (o) => (o._tag === 'Some' ? ancestors(o.value).length : 0))
+const shared = pipe(lowestCommonAncestor(cautious, eager), (o) =>
+  o._tag === 'Some' ? ancestors(o.value).length : 0,
+)
 console.log(renderText([cautious, eager]))
 console.log()
-console.log(`branches: ${messages(cautious).length} and ${messages(eager).length} messages, sharing ${shared} vertices`)
+console.log(
+  `branches: ${messages(cautious).length} and ${messages(eager).length} messages, sharing ${shared} vertices`,
+)
 console.log(
   `usage: cautious ${usage(cautious).input_tokens}+${usage(cautious).output_tokens} tokens, eager ${usage(eager).input_tokens}+${usage(eager).output_tokens}`,
 )

@@ -1,4 +1,5 @@
 /**
+ * `nerve/testing`: fast-check arbitraries and deterministic interpreters for
  * testing workflows built with Nerve.
  *
  * @packageDocumentation
@@ -7,9 +8,3 @@ export { conversation, conversationHeads } from './conversation.js'
 export type { BlockKind, ConversationConstraints } from './conversation.js'
 export { graph, hashNode, hashStep, referenceResults } from './graph.js'
 export type { GraphConstraints } from './graph.js'
-export type {
-  Outcome,
-  ScriptedCall,
-  ScriptedInterpreter,
-  ScriptedOptions,
-  SucceedOptions,

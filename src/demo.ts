@@ -2,21 +2,30 @@
  * `npm run demo`: the main job, on the built-in defaults (no API key).
  * Builds a conversation, forks it into two branches that share history,
  * records a parallel tool fan-out and merge, prints the text rendering, and
- * writes an HTML view and a nano-agent JSON file.
+ * writes an HTML view and a nano-agent JSON file. Then runs a small graph with
+ * parallel steps, a retry and a nested graph, streaming its events, and prints
+ * its trace.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as E from 'fp-ts/lib/Either.js'
 import {
+  addStep,
   ancestors,
   assistant,
+  defaultInterpreters,
   empty,
+  explain,
+  fn,
+  graph,
   lowestCommonAncestor,
   messages,
   parseNano,
   renderHtml,
   renderText,
+  retry,
+  run,
   stop,
   stringifyConversation,
   stringifyNano,
@@ -123,3 +132,61 @@ const same = reloaded.right.heads.map((h) => h.id).join() === doc.heads.map((h) 
 console.log(`\nwrote ${files.html}`)
 console.log(`wrote ${files.nano} (reloads with the same heads: ${same ? 'yes' : 'NO'})`)
 console.log(`wrote ${files.nerve}`)
+
+// 6. A graph: three checks in parallel (one flaky, retried), then a nested
+//    report graph that reads their results. Events stream as it runs.
+let flakyCalls = 0
+const check = (id: string, answer: (input: string) => string) =>
+  fn(id, async (ctx) => {
+    await new Promise((r) => setTimeout(r, 5))
+    return answer(String(ctx.input))
+  })
+const report = pipe(
+  graph('report'),
+  addStep({
+    id: 'verdict',
+    node: fn('verdict', (ctx) => {
+      const up = ctx.input as Record<string, string>
+      return up.version === up.changelog
+        ? 'ready'
+        : `blocked: version ${up.version} ≠ changelog ${up.changelog}`
+    }),
+  }),
+  addStep({
+    id: 'format',
+    node: fn('format', (ctx) => `parser → ${String(ctx.upstream.verdict)}`),
+    dependsOn: ['verdict'],
+  }),
+)
+const release = pipe(
+  graph('release-check', { maxParallel: 3 }),
+  addStep({ id: 'changelog', node: check('read-changelog', () => '2.1.0') }),
+  addStep({ id: 'version', node: check('read-version', () => '2.0.4') }),
+  addStep({
+    id: 'tests',
+    node: fn('run-tests', () => {
+      flakyCalls++
+      if (flakyCalls === 1) throw new Error('flaky: port 8080 in use')
+      return '212 passed'
+    }),
+    onError: retry({ count: 2, delayMs: 20, backoff: 2 }),
+  }),
+  addStep({
+    id: 'report',
+    node: report,
+    dependsOn: ['changelog', 'version', 'tests'],
+    inputFn: (up) => up,
+  }),
+)
+console.log('\nrunning graph "release-check"')
+const { results, trace } = await run(release, {
+  input: 'parser',
+  interpreters: defaultInterpreters,
+  onEvent: (e) => {
+    if (e.type === 'step_start' || e.type === 'step_complete' || e.type === 'step_error') {
+      console.log(`  ${e.type.padEnd(13)} ${e.path.join('/')}`)
+    }
+  },
+})
+console.log(`result: ${String((results.report as Record<string, unknown>).format)}\n`)
+console.log(explain(trace))

@@ -8,3 +8,13 @@ export { conversation, conversationHeads } from './conversation.js'
 export type { BlockKind, ConversationConstraints } from './conversation.js'
 export { graph, hashNode, hashStep, referenceResults } from './graph.js'
 export type { GraphConstraints } from './graph.js'
+export { fakeClock } from './clock.js'
+export type { FakeClock, FakeClockOptions } from './clock.js'
+export { failure, scripted, scriptedNode, succeed } from './scripted.js'
+export type {
+  Outcome,
+  ScriptedCall,
+  ScriptedInterpreter,
+  ScriptedOptions,
+  SucceedOptions,
+} from './scripted.js'

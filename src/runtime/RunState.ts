@@ -1,0 +1,78 @@
+import type { InterpreterRegistry } from '../node/Interpreter.js'
+import type { NodeRegistry } from '../node/Context.js'
+import { overBudget, type Budget, type RunUsage } from './Budget.js'
+import type { Clock } from './Clock.js'
+import type { GraphRun } from './GraphRun.js'
+import { BudgetExceeded, type RunError } from './RunError.js'
+import type { RunEvent } from './RunEvent.js'
+
+/**
+ * What one run shares across its graphs (the root and nested ones): the
+ * settings, the usage and step counters the budget is checked against, and
+ * the figures that become its metrics.
+ *
+ * @internal
+ */
+export class RunState {
+  readonly runId: string
+  readonly clock: Clock
+  readonly random: () => number
+  readonly interpreters: InterpreterRegistry
+  readonly session: NodeRegistry
+  readonly parser: string | undefined
+  readonly budget: Budget | undefined
+  readonly onEvent: ((event: RunEvent) => void) | undefined
+  readonly start: number
+  stepsStarted = 0
+  stepsDone = 0
+  attempts = 0
+  retries = 0
+  tokens = 0
+  apiCalls = 0
+  cost = 0
+  readonly latencies: number[] = []
+  materializations = 0
+  cacheHits = 0
+  linkDepth = 0
+  /** The root graph's run, once made. */
+  top: GraphRun | undefined = undefined
+
+  constructor(settings: {
+    runId: string
+    clock: Clock
+    random: () => number
+    interpreters: InterpreterRegistry
+    session: NodeRegistry
+    parser: string | undefined
+    budget: Budget | undefined
+    onEvent: ((event: RunEvent) => void) | undefined
+  }) {
+    this.runId = settings.runId
+    this.clock = settings.clock
+    this.random = settings.random
+    this.interpreters = settings.interpreters
+    this.session = settings.session
+    this.parser = settings.parser
+    this.budget = settings.budget
+    this.onEvent = settings.onEvent
+    this.start = settings.clock.now()
+  }
+
+  usage(): RunUsage {
+    return Object.freeze({ tokens: this.tokens, apiCalls: this.apiCalls, cost: this.cost })
+  }
+
+  /** The budget error if the run has gone over a limit, `steps` counting the one about to start. */
+  overBudget(path: readonly string[], steps: number): BudgetExceeded | undefined {
+    if (this.budget === undefined) return undefined
+    const over = overBudget(this.budget, steps, this.clock.now() - this.start, this)
+    return over === undefined
+      ? undefined
+      : new BudgetExceeded(path, over.limit, over.max, over.used)
+  }
+
+  /** Stops the whole run (every graph of it) with `error`. */
+  fail(error: RunError): void {
+    this.top?.stop(error)
+  }
+}

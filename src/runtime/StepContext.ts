@@ -1,0 +1,95 @@
+import { UsageError } from '../errors.js'
+import type { NodeContext, NodeRegistry, Upstream, UsageReport } from '../node/Context.js'
+import type { InterpreterRegistry } from '../node/Interpreter.js'
+import type { GraphRun } from './GraphRun.js'
+import { resolveLinks } from './links.js'
+import type { Trace } from './Trace.js'
+
+const checkUsage = (usage: UsageReport): UsageReport => {
+  if (typeof usage !== 'object' || (usage as unknown) === null) {
+    throw new UsageError('reportUsage', `expects a usage object, got ${typeof usage}`)
+  }
+  for (const key of ['tokens', 'apiCalls', 'cost'] as const) {
+    const v = usage[key]
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
+      throw new UsageError('reportUsage', `usage.${key} must be a finite number ≥ 0, got ${v}`)
+    }
+  }
+  return usage
+}
+
+/**
+ * The runtime's {@link NodeContext}: one per attempt (and one per
+ * `materialize` call). Reads what it can from its graph run instead of
+ * copying it, so making one is cheap.
+ *
+ * @internal
+ */
+export class StepContext implements NodeContext {
+  readonly input: unknown
+  readonly upstream: Upstream
+  readonly signal: AbortSignal
+  readonly attempt: number
+  declare readonly parser?: string
+  /** @internal the graph run of the step. */
+  readonly run: GraphRun
+  /** @internal the step's index in its graph. */
+  readonly index: number
+  /** @internal the steps whose links are being resolved, when materializing. */
+  readonly linkStack: readonly number[] | undefined
+  /** @internal the trace of the graph this attempt ran, if it ran one. */
+  nested: Trace | undefined = undefined
+  #path: readonly string[] | undefined = undefined
+
+  constructor(
+    run: GraphRun,
+    index: number,
+    input: unknown,
+    upstream: Upstream,
+    signal: AbortSignal,
+    attempt: number,
+    linkStack: readonly number[] | undefined,
+  ) {
+    this.run = run
+    this.index = index
+    this.input = input
+    this.upstream = upstream
+    this.signal = signal
+    this.attempt = attempt
+    this.linkStack = linkStack
+    const parser = run.steps[index]!.parser ?? run.state.parser
+    if (parser !== undefined) (this as { parser?: string }).parser = parser
+  }
+
+  get runId(): string {
+    return this.run.state.runId
+  }
+
+  get stepId(): string {
+    return this.run.ids[this.index]!
+  }
+
+  get path(): readonly string[] {
+    return (this.#path ??= this.run.pathOf(this.index))
+  }
+
+  get session(): NodeRegistry {
+    return this.run.state.session
+  }
+
+  get interpreters(): InterpreterRegistry {
+    return this.run.state.interpreters
+  }
+
+  reportUsage(usage: UsageReport): void {
+    this.run.addUsage(this.index, checkUsage(usage))
+  }
+
+  emit(chunk: unknown): void {
+    this.run.emitChunk(this.index, this.attempt, chunk)
+  }
+
+  resolveLinks(handle: string): Promise<readonly unknown[]> {
+    return resolveLinks(this, handle)
+  }
+}

@@ -1,0 +1,88 @@
+import type { Vertex } from '../dag/Vertex.js'
+
+/**
+ * How a step ended. `completed`: its node succeeded (maybe after retries);
+ * `skipped`: it failed and its skip policy gave the value; `fallback`: it
+ * failed and its fallback node gave the value; `failed`: it failed for good;
+ * `cancelled`: it was still running when the run stopped.
+ *
+ * @category trace
+ */
+export type StepStatus = 'completed' | 'skipped' | 'fallback' | 'failed' | 'cancelled'
+
+/**
+ * What a trace keeps of one step: the data of its vertex. Times are the
+ * run's clock readings. `output` and `input` are kept by reference (not
+ * copied); `error` is the last attempt's error (also set for `skipped` and
+ * `fallback`). `tokens`, `apiCalls` and `cost` sum what the step's attempts
+ * reported, nested graphs included. `nested` is the trace of the graph the
+ * step ran, if it ran one.
+ *
+ * @category trace
+ */
+export interface StepRecord {
+  readonly stepId: string
+  /** Step ids from the root graph down to this step. */
+  readonly path: readonly string[]
+  readonly nodeId: string
+  readonly kind: string
+  readonly status: StepStatus
+  readonly input: unknown
+  readonly output: unknown
+  readonly error: unknown
+  /** Attempts made, the fallback's included; 0 if the step failed before its node ran. */
+  readonly attempts: number
+  readonly start: number
+  readonly end: number
+  readonly durationMs: number
+  readonly tokens: number
+  readonly apiCalls: number
+  readonly cost: number
+  readonly nested: Trace | undefined
+}
+
+/**
+ * How a graph run ended.
+ *
+ * @category trace
+ */
+export type RunStatus = 'completed' | 'failed' | 'cancelled'
+
+/**
+ * The record of running one graph: a frozen DAG of {@link StepRecord}
+ * vertices whose parents are the records of the step's dependencies (in
+ * `dependsOn` order). `records` lists one vertex per step that started, in
+ * the graph's insertion order; steps that never started have none. A
+ * vertex's id is its step path joined by `/` (`outer/inner`).
+ *
+ * @category trace
+ */
+export interface Trace {
+  readonly runId: string
+  readonly graphId: string
+  /** The path of the step that ran this graph; `[]` for the root. */
+  readonly path: readonly string[]
+  readonly status: RunStatus
+  readonly start: number
+  readonly end: number
+  readonly durationMs: number
+  readonly records: readonly Vertex<StepRecord>[]
+}
+
+/**
+ * The record of a step in a trace, by step id (`undefined` if it did not start).
+ *
+ * @category trace
+ * @example
+ * import { addStep, defaultInterpreters, fn, graph, run, traceRecord } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'node:assert'
+ *
+ * const g = pipe(graph('g'), addStep({ id: 'a', node: fn('one', () => 1) }))
+ * const { trace } = await run(g, { interpreters: defaultInterpreters })
+ * assert.strictEqual(traceRecord('a')(trace)?.status, 'completed')
+ */
+export const traceRecord =
+  (stepId: string) =>
+  (trace: Trace): StepRecord | undefined =>
+    trace.records.find((v) => v.data.stepId === stepId)?.data

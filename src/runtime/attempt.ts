@@ -1,0 +1,212 @@
+import { retryDelay } from '../graph/ErrorPolicy.js'
+import type { Upstream } from '../node/Context.js'
+import type { ChunkStream, Interpreter } from '../node/Interpreter.js'
+import type { Node } from '../node/Node.js'
+import type { GraphRun } from './GraphRun.js'
+import { MissingInterpreter, StepTimeout } from './RunError.js'
+import { StepContext } from './StepContext.js'
+import type { StepStatus } from './Trace.js'
+
+/** How a step ended after its error policy. @internal */
+export interface Outcome {
+  readonly status: Exclude<StepStatus, 'cancelled'>
+  readonly output: unknown
+  readonly error: unknown
+  readonly attempts: number
+  readonly ctx: StepContext | undefined
+  /** The node that gave the output (the fallback's, for `fallback`). */
+  readonly node: Node
+}
+
+type Attempt =
+  | { readonly ok: true; readonly output: unknown; readonly ctx: StepContext }
+  | { readonly ok: false; readonly error: unknown; readonly ctx: StepContext }
+
+const drain = async (chunks: ChunkStream, ctx: StepContext): Promise<unknown> => {
+  const it = chunks[Symbol.asyncIterator]()
+  while (true) {
+    const r = await it.next()
+    if (r.done === true) return r.value
+    ctx.emit(r.value)
+  }
+}
+
+/** `work`, or a rejection with the signal's reason as soon as it aborts. */
+const untilAborted = <A>(work: Promise<A>, signal: AbortSignal): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error)
+    }
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- pass on what was thrown
+        reject(e)
+      },
+    )
+  })
+
+/**
+ * One attempt of step `i` with `node`: `executeStream` (chunks become
+ * events) or `execute`. With a `timeoutMs`, the attempt gets its own signal,
+ * aborted with a {@link StepTimeout} when the time passes, and the attempt
+ * fails then even if the interpreter does not stop.
+ */
+const attemptOnce = async (
+  run: GraphRun,
+  i: number,
+  node: Node,
+  interpreter: Interpreter,
+  input: unknown,
+  upstream: Upstream,
+  attempt: number,
+): Promise<Attempt> => {
+  const st = run.state
+  const timeoutMs = run.steps[i]!.timeoutMs
+  st.attempts++
+  run.attemptsOf[i] = attempt
+  run.emitStart(i, node, attempt)
+  let signal = run.signal
+  let attemptController: AbortController | undefined
+  let timer: AbortController | undefined
+  const onRunAbort = (): void => {
+    attemptController?.abort(run.signal.reason)
+  }
+  if (timeoutMs !== undefined) {
+    attemptController = new AbortController()
+    timer = new AbortController()
+    signal = attemptController.signal
+    run.signal.addEventListener('abort', onRunAbort, { once: true })
+    const c = attemptController
+    st.clock.sleep(timeoutMs, timer.signal).then(
+      () => {
+        c.abort(new StepTimeout(run.pathOf(i), timeoutMs))
+      },
+      () => undefined,
+    )
+  }
+  const ctx = new StepContext(run, i, input, upstream, signal, attempt, undefined)
+  try {
+    let work: Promise<unknown> =
+      interpreter.executeStream !== undefined
+        ? drain(interpreter.executeStream(node, ctx), ctx)
+        : Promise.resolve(interpreter.execute!(node, ctx))
+    if (attemptController !== undefined) work = untilAborted(work, signal)
+    return { ok: true, output: await work, ctx }
+  } catch (error) {
+    return { ok: false, error, ctx }
+  } finally {
+    timer?.abort()
+    run.signal.removeEventListener('abort', onRunAbort)
+  }
+}
+
+/**
+ * Runs step `i` under its error policy, after a failed first attempt
+ * (`failed`) or from the start: retries with their delays (by the run's
+ * clock and random source), then skip, fallback or fail. `undefined` when
+ * the run stopped meanwhile (the step is then recorded as cancelled).
+ *
+ * @internal
+ */
+export const settleStep = async (
+  run: GraphRun,
+  i: number,
+  node: Node,
+  interpreter: Interpreter,
+  upstream: Upstream,
+  input: unknown,
+  failed: { readonly error: unknown; readonly ctx: StepContext } | undefined,
+): Promise<Outcome | undefined> => {
+  const st = run.state
+  const policy = run.steps[i]!.onError
+  const maxAttempts = policy._tag === 'retry' ? policy.count + 1 : 1
+  let attempt = failed === undefined ? 0 : 1
+  let error = failed?.error
+  let ctx = failed?.ctx
+  while (true) {
+    if (attempt > 0) {
+      const final = attempt >= maxAttempts
+      run.emitError(i, attempt, error, final)
+      if (final || policy._tag !== 'retry') break
+      const delay = retryDelay(policy, attempt, st.random())
+      if (delay > 0) {
+        try {
+          await st.clock.sleep(delay, run.signal)
+        } catch {
+          return undefined
+        }
+      }
+      if (run.done) return undefined
+      const over = st.overBudget(run.pathOf(i), st.stepsStarted)
+      if (over !== undefined) {
+        st.fail(over)
+        return undefined
+      }
+      st.retries++
+    }
+    attempt++
+    const r = await attemptOnce(run, i, node, interpreter, input, upstream, attempt)
+    if (run.done) return undefined
+    ctx = r.ctx
+    if (r.ok)
+      return {
+        status: 'completed',
+        output: r.output,
+        error: undefined,
+        attempts: attempt,
+        ctx,
+        node,
+      }
+    error = r.error
+  }
+  const then = policy._tag === 'retry' ? policy.then : policy
+  switch (then._tag) {
+    case 'skip':
+      return { status: 'skipped', output: then.value, error, attempts: attempt, ctx, node }
+    case 'fallback': {
+      const other = then.node
+      const otherInterpreter = st.interpreters.get(other.kind)
+      if (
+        otherInterpreter === undefined ||
+        (otherInterpreter.execute === undefined && otherInterpreter.executeStream === undefined)
+      ) {
+        run.stop(new MissingInterpreter(run.pathOf(i), other.kind))
+        return undefined
+      }
+      attempt++
+      const r = await attemptOnce(run, i, other, otherInterpreter, input, upstream, attempt)
+      if (run.done) return undefined
+      if (r.ok) {
+        return {
+          status: 'fallback',
+          output: r.output,
+          error,
+          attempts: attempt,
+          ctx: r.ctx,
+          node: other,
+        }
+      }
+      run.emitError(i, attempt, r.error, true)
+      return {
+        status: 'failed',
+        output: undefined,
+        error: r.error,
+        attempts: attempt,
+        ctx: r.ctx,
+        node: other,
+      }
+    }
+    case 'fail':
+      return { status: 'failed', output: undefined, error, attempts: attempt, ctx, node }
+  }
+}

@@ -1,0 +1,32 @@
+export { systemClock } from './Clock.js'
+export type { Clock } from './Clock.js'
+export type { Budget, BudgetLimit, RunUsage } from './Budget.js'
+export type { LatencySummary, Metrics } from './Metrics.js'
+export {
+  BudgetExceeded,
+  Cancelled,
+  InvalidGraph,
+  isRunError,
+  LinkCycle,
+  MissingInterpreter,
+  RunError,
+  StepFailed,
+  StepTimeout,
+  UnknownLinkHandle,
+  UnknownNodeRef,
+} from './RunError.js'
+export type {
+  GraphCompleted,
+  GraphStarted,
+  RunEvent,
+  StepChunk,
+  StepComplete,
+  StepError,
+  StepStart,
+} from './RunEvent.js'
+export { traceRecord } from './Trace.js'
+export type { RunStatus, StepRecord, StepStatus, Trace } from './Trace.js'
+export { explain } from './explain.js'
+export { run, runGraph } from './run.js'
+export type { RunOptions, RunResult } from './run.js'
+export { stream } from './stream.js'

@@ -173,6 +173,14 @@ export type Entry =
  */
 export type Conversation = Vertex<Entry>
 
+/**
+ * Where builders, projections and renderings start from: one head, or
+ * several heads at once (parallel branches; an empty array is no conversation yet).
+ *
+ * @category model
+ */
+export type Heads = Conversation | readonly Conversation[]
+
 /** The usage with every count at zero. @category entries */
 export const zeroUsage: Usage = Object.freeze({
   input_tokens: 0,

@@ -5,6 +5,7 @@ import type {
   Block,
   Content,
   Conversation,
+  Heads,
   Entry,
   Message,
   Role,
@@ -24,7 +25,7 @@ import { zeroUsage } from './Entry.js'
  *
  * @category builders
  */
-export type Builder = (on: Conversation | readonly Conversation[]) => Conversation
+export type Builder = (on: Heads) => Conversation
 
 /**
  * No heads yet: `pipe(empty, system('…'), user('…'))` starts a conversation.
@@ -33,7 +34,7 @@ export type Builder = (on: Conversation | readonly Conversation[]) => Conversati
  */
 export const empty: readonly Conversation[] = Object.freeze([])
 
-const headsOf = (on: Conversation | readonly Conversation[]): readonly Conversation[] =>
+const headsOf = (on: Heads): readonly Conversation[] =>
   Array.isArray(on) ? (on as readonly Conversation[]) : [on as Conversation]
 
 /**
@@ -69,10 +70,7 @@ export const append =
  * const joined = appendTo([a, b], assistant('both seen'))
  * assert.deepStrictEqual(messages(joined).map((m) => m.content), ['one', 'two', 'both seen'])
  */
-export const appendTo = (
-  on: Conversation | readonly Conversation[],
-  ...builders: readonly Builder[]
-): Conversation => {
+export const appendTo = (on: Heads, ...builders: readonly Builder[]): Conversation => {
   const [first, ...rest] = builders
   if (first === undefined) {
     const hs = headsOf(on)

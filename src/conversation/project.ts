@@ -1,13 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { ancestorsOfAll, heads } from '../dag/traverse.js'
-import type { Conversation, Entry, Message, ToolDefinition, Usage } from './Entry.js'
+import type { Conversation, Entry, Heads, Message, ToolDefinition, Usage } from './Entry.js'
 
-type On = Conversation | readonly Conversation[]
-
-const history = (on: On): readonly Conversation[] =>
+const history = (on: Heads): readonly Conversation[] =>
   ancestorsOfAll(Array.isArray(on) ? (on as readonly Conversation[]) : [on as Conversation])
 
-const entriesOf = <K extends Entry['type']>(on: On, type: K): Extract<Entry, { type: K }>[] => {
+const entriesOf = <K extends Entry['type']>(on: Heads, type: K): Extract<Entry, { type: K }>[] => {
   const out: Extract<Entry, { type: K }>[] = []
   for (const v of history(on))
     if (v.data.type === type) out.push(v.data as Extract<Entry, { type: K }>)
@@ -27,7 +25,7 @@ const entriesOf = <K extends Entry['type']>(on: On, type: K): Extract<Entry, { t
  * const c = pipe(empty, system('Be brief.'), user('hi'), assistant('hello'))
  * assert.deepStrictEqual(messages(c).map((m) => m.role), ['user', 'assistant'])
  */
-export const messages = (on: On): readonly Message[] => entriesOf(on, 'message')
+export const messages = (on: Heads): readonly Message[] => entriesOf(on, 'message')
 
 /**
  * Every system prompt of the history, joined by a blank line; `''` when there is none.
@@ -40,7 +38,7 @@ export const messages = (on: On): readonly Message[] => entriesOf(on, 'message')
  *
  * assert.strictEqual(systemPrompt(pipe(empty, system('a'), system('b'))), 'a\n\nb')
  */
-export const systemPrompt = (on: On): string =>
+export const systemPrompt = (on: Heads): string =>
   entriesOf(on, 'system_prompt')
     .map((s) => s.content)
     .join('\n\n')
@@ -63,7 +61,7 @@ export const systemPrompt = (on: On): string =>
  * )
  * assert.deepStrictEqual(toolDefinitions(c).map((t) => t.description), ['new'])
  */
-export const toolDefinitions = (on: On): readonly ToolDefinition[] => {
+export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => {
   const byName = new Map<string, ToolDefinition>()
   for (const e of entriesOf(on, 'tool_definitions')) for (const t of e.tools) byName.set(t.name, t)
   return [...byName.values()]
@@ -82,7 +80,7 @@ export const toolDefinitions = (on: On): readonly ToolDefinition[] => {
  * const c = pipe(empty, user('a'), stop('end_turn', { input_tokens: 3 }), user('b'), stop('end_turn', { input_tokens: 4 }))
  * assert.strictEqual(usage(c).input_tokens, 7)
  */
-export const usage = (on: On): Usage => {
+export const usage = (on: Heads): Usage => {
   const total: Record<string, number> = {
     input_tokens: 0,
     output_tokens: 0,

@@ -79,6 +79,7 @@ export class GraphRun {
   readonly #queue: Int32Array
   readonly #starts: Float64Array
   readonly #paths: (readonly string[] | undefined)[]
+  readonly #upstreams: (Upstream | undefined)[]
   #usage: (MutableUsage | undefined)[] | undefined = undefined
   #waiters: (Waiter | undefined)[] | undefined = undefined
   #head = 0
@@ -121,6 +122,7 @@ export class GraphRun {
     this.records = new Array<Vertex<StepRecord> | undefined>(n)
     this.#starts = new Float64Array(n)
     this.#paths = new Array<readonly string[] | undefined>(n)
+    this.#upstreams = new Array<Upstream | undefined>(n)
     this.#queue = new Int32Array(n)
     const offsets = compiled.dependencies.offsets
     this.#remaining = new Int32Array(n)
@@ -210,29 +212,33 @@ export class GraphRun {
     this.phase[i] = RUNNING
     this.#inFlight++
     this.#starts[i] = st.clock.now()
-    const upstream = this.upstreamOf(i)
     let input: unknown
     try {
-      input = stepInput(step, upstream, this.input)
+      // Only an inputFn reads upstream here; a context builds it when asked.
+      input = stepInput(
+        step,
+        step.inputFn !== undefined ? this.upstreamOf(i) : EMPTY_UPSTREAM,
+        this.input,
+      )
     } catch (e) {
       this.complete(i, 'failed', undefined, e, 0, undefined, node)
       return
     }
     this.inputs[i] = input
     if (interpreter.executeStream !== undefined || step.timeoutMs !== undefined) {
-      this.#slow(i, node, interpreter, upstream, input, undefined)
+      this.#slow(i, node, interpreter, input, undefined)
       return
     }
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
     if (st.onEvent !== undefined) this.emitStart(i, node, 1)
-    const ctx = new StepContext(this, i, input, upstream, this.signal, 1, undefined)
+    const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
     let out: unknown
     try {
       out = interpreter.execute!(node, ctx)
     } catch (e) {
-      this.#slow(i, node, interpreter, upstream, input, { error: e, ctx })
+      this.#slow(i, node, interpreter, input, { error: e, ctx })
       return
     }
     if (isThenable(out)) {
@@ -241,7 +247,7 @@ export class GraphRun {
           this.complete(i, 'completed', value, undefined, 1, ctx, node)
         },
         (e: unknown) => {
-          this.#slow(i, node, interpreter, upstream, input, { error: e, ctx })
+          this.#slow(i, node, interpreter, input, { error: e, ctx })
         },
       )
     } else {
@@ -253,11 +259,10 @@ export class GraphRun {
     i: number,
     node: Node,
     interpreter: Interpreter,
-    upstream: Upstream,
     input: unknown,
     failed: { error: unknown; ctx: StepContext } | undefined,
   ): void {
-    settleStep(this, i, node, interpreter, upstream, input, failed).then(
+    settleStep(this, i, node, interpreter, input, failed).then(
       (o: Outcome | undefined) => {
         if (o !== undefined)
           this.complete(i, o.status, o.output, o.error, o.attempts, o.ctx, o.node)
@@ -364,8 +369,12 @@ export class GraphRun {
     return new Vertex(parents, data, path.length === 1 ? path[0]! : path.join('/'), NO_META)
   }
 
-  /** The results of step `i`'s dependencies, by step id in `dependsOn` order. */
+  /** The results of step `i`'s dependencies, by step id in `dependsOn` order; made once. */
   upstreamOf(i: number): Upstream {
+    return (this.#upstreams[i] ??= this.#makeUpstream(i))
+  }
+
+  #makeUpstream(i: number): Upstream {
     const { offsets, targets } = this.compiled.dependencies
     const first = offsets[i]!
     const last = offsets[i + 1]!

@@ -27,7 +27,6 @@ const checkUsage = (usage: UsageReport): UsageReport => {
  */
 export class StepContext implements NodeContext {
   readonly input: unknown
-  readonly upstream: Upstream
   readonly signal: AbortSignal
   readonly attempt: number
   declare readonly parser?: string
@@ -45,7 +44,6 @@ export class StepContext implements NodeContext {
     run: GraphRun,
     index: number,
     input: unknown,
-    upstream: Upstream,
     signal: AbortSignal,
     attempt: number,
     linkStack: readonly number[] | undefined,
@@ -53,12 +51,15 @@ export class StepContext implements NodeContext {
     this.run = run
     this.index = index
     this.input = input
-    this.upstream = upstream
     this.signal = signal
     this.attempt = attempt
     this.linkStack = linkStack
     const parser = run.steps[index]!.parser ?? run.state.parser
     if (parser !== undefined) (this as { parser?: string }).parser = parser
+  }
+
+  get upstream(): Upstream {
+    return this.run.upstreamOf(this.index)
   }
 
   get runId(): string {

@@ -1,5 +1,4 @@
 import { retryDelay } from '../graph/ErrorPolicy.js'
-import type { Upstream } from '../node/Context.js'
 import type { ChunkStream, Interpreter } from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
 import type { GraphRun } from './GraphRun.js'
@@ -67,7 +66,6 @@ const attemptOnce = async (
   node: Node,
   interpreter: Interpreter,
   input: unknown,
-  upstream: Upstream,
   attempt: number,
 ): Promise<Attempt> => {
   const st = run.state
@@ -94,7 +92,7 @@ const attemptOnce = async (
       () => undefined,
     )
   }
-  const ctx = new StepContext(run, i, input, upstream, signal, attempt, undefined)
+  const ctx = new StepContext(run, i, input, signal, attempt, undefined)
   try {
     let work: Promise<unknown> =
       interpreter.executeStream !== undefined
@@ -123,7 +121,6 @@ export const settleStep = async (
   i: number,
   node: Node,
   interpreter: Interpreter,
-  upstream: Upstream,
   input: unknown,
   failed: { readonly error: unknown; readonly ctx: StepContext } | undefined,
 ): Promise<Outcome | undefined> => {
@@ -155,7 +152,7 @@ export const settleStep = async (
       st.retries++
     }
     attempt++
-    const r = await attemptOnce(run, i, node, interpreter, input, upstream, attempt)
+    const r = await attemptOnce(run, i, node, interpreter, input, attempt)
     if (run.done) return undefined
     ctx = r.ctx
     if (r.ok)
@@ -184,7 +181,7 @@ export const settleStep = async (
         return undefined
       }
       attempt++
-      const r = await attemptOnce(run, i, other, otherInterpreter, input, upstream, attempt)
+      const r = await attemptOnce(run, i, other, otherInterpreter, input, attempt)
       if (run.done) return undefined
       if (r.ok) {
         return {

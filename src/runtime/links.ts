@@ -37,15 +37,7 @@ const materialize = async (
   const output = run.outputs[t]
   const interpreter = st.interpreters.get(node.kind)
   if (interpreter?.materialize === undefined) return output
-  const ctx = new StepContext(
-    run,
-    t,
-    run.inputs[t],
-    run.upstreamOf(t),
-    run.signal,
-    run.attemptsOf[t]!,
-    stack,
-  )
+  const ctx = new StepContext(run, t, run.inputs[t], run.signal, run.attemptsOf[t]!, stack)
   return interpreter.materialize(node, output, ctx)
 }
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js'
-import type { Conversation, Entry } from '../Entry.js'
+import type { Conversation, Entry, Heads } from '../Entry.js'
 import {
   bodyOf,
   cut,
@@ -100,10 +100,7 @@ export interface HtmlDocumentData {
  * assert.ok(!html.includes('</script><b>'))
  * assert.ok(html.includes('\\u003c/script\\u003e\\u003cb\\u003ehi'))
  */
-export const renderHtml = (
-  on: Conversation | readonly Conversation[],
-  options: HtmlRenderOptions = {},
-): string => {
+export const renderHtml = (on: Heads, options: HtmlRenderOptions = {}): string => {
   const title = options.title ?? 'Nerve conversation'
   if (typeof title !== 'string')
     throw new UsageError('renderHtml', 'options.title must be a string')

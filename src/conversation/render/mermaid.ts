@@ -1,4 +1,4 @@
-import type { Conversation } from '../Entry.js'
+import type { Conversation, Heads } from '../Entry.js'
 import {
   bodyOf,
   COLOURS,
@@ -56,10 +56,7 @@ interface Settings {
  * assert.match(chart, /n0 --> n1/)
  * assert.match(chart, /say #quot;hi#quot; #91;now#93;/)
  */
-export const renderMermaid = (
-  on: Conversation | readonly Conversation[],
-  options: MermaidRenderOptions = {},
-): string => {
+export const renderMermaid = (on: Heads, options: MermaidRenderOptions = {}): string => {
   const settings: Settings = {
     maxWidth: positive('renderMermaid', 'maxWidth', options.maxWidth, 48),
     maxLines: positive('renderMermaid', 'maxLines', options.maxLines, 2),

@@ -1,4 +1,4 @@
-import type { Conversation, Entry } from '../Entry.js'
+import type { Entry, Heads } from '../Entry.js'
 import {
   bodyOf,
   detailOf,
@@ -63,10 +63,7 @@ interface Settings {
  * assert.match(text, /├─┘\n● USER \w+ · merge ← /)
  * assert.match(text, /RESULT b: 24°C/)
  */
-export const renderText = (
-  on: Conversation | readonly Conversation[],
-  options: TextRenderOptions = {},
-): string => {
+export const renderText = (on: Heads, options: TextRenderOptions = {}): string => {
   const settings: Settings = {
     maxWidth: positive('renderText', 'maxWidth', options.maxWidth, 100),
     maxLines: positive('renderText', 'maxLines', options.maxLines, 8),

@@ -22,19 +22,28 @@ export const ancestors = <T>(v: Vertex<T>): readonly Vertex<T>[] => ancestorsOfA
 
 /**
  * The union of the ancestors of several vertices, in causal order (the first
- * vertex's history first).
+ * vertex's history first). Vertices count as the same when they are the same
+ * object, or, given `key`, when their keys are equal (`(v) => v.id` takes two
+ * objects built from equal content as one vertex, as a file does).
  *
  * @category traversal
  */
-export const ancestorsOfAll = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
+export const ancestorsOfAll = <T>(
+  vs: readonly Vertex<T>[],
+  key: (v: Vertex<T>) => unknown = (v) => v,
+): readonly Vertex<T>[] => {
   const out: Vertex<T>[] = []
-  const seen = new Set<Vertex<T>>()
+  const seen = new Set<unknown>()
+  const firstVisit = (v: Vertex<T>): boolean => {
+    const size = seen.size
+    seen.add(key(v))
+    return seen.size !== size
+  }
   // Each frame is a vertex and the index of the next parent to visit.
   const stack: Vertex<T>[] = []
   const next: number[] = []
   for (const start of vs) {
-    if (seen.has(start)) continue
-    seen.add(start)
+    if (!firstVisit(start)) continue
     stack.push(start)
     next.push(0)
     while (stack.length > 0) {
@@ -44,8 +53,7 @@ export const ancestorsOfAll = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[
       if (i < parentCount(v)) {
         next[top] = i + 1
         const p = parentAt(v, i)
-        if (!seen.has(p)) {
-          seen.add(p)
+        if (firstVisit(p)) {
           stack.push(p)
           next.push(0)
         }

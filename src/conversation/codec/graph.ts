@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { deepFreeze } from '../../dag/freeze.js'
+import { ancestorsOfAll } from '../../dag/traverse.js'
 import { parentAt, parentCount, vertex, type Meta } from '../../dag/Vertex.js'
 import type { Conversation, Entry, SubConversation } from '../Entry.js'
 import type * as t from 'io-ts'
@@ -259,47 +260,14 @@ export const buildAll = (
 }
 
 /**
- * The vertices reachable from `heads`, in causal order (parents before
- * children, parents in listed order), like `ancestorsOfAll`, but each id
- * once: two vertex objects with the same id (equal content built twice, or a
- * file loaded twice) are one vertex of a file. Keyed by id alone, it also
- * costs one set instead of two.
+ * The vertices reachable from `heads`, in causal order, each id once: two
+ * vertex objects with the same id (equal content built twice, or a file
+ * loaded twice) are one vertex of a file.
  *
  * @internal
  */
-export const causalOrder = (heads: readonly Conversation[]): Conversation[] => {
-  const out: Conversation[] = []
-  const seen = new Set<string>()
-  const stack: Conversation[] = []
-  const next: number[] = []
-  for (const start of heads) {
-    let size = seen.size
-    seen.add(start.id)
-    if (seen.size === size) continue
-    stack.push(start)
-    next.push(0)
-    while (stack.length > 0) {
-      const top = stack.length - 1
-      const v = stack[top]!
-      const i = next[top]!
-      if (i < parentCount(v)) {
-        next[top] = i + 1
-        const p = parentAt(v, i)
-        size = seen.size
-        seen.add(p.id)
-        if (seen.size !== size) {
-          stack.push(p)
-          next.push(0)
-        }
-      } else {
-        stack.pop()
-        next.pop()
-        out.push(v)
-      }
-    }
-  }
-  return out
-}
+export const causalOrder = (heads: readonly Conversation[]): readonly Conversation[] =>
+  ancestorsOfAll(heads, (v) => v.id)
 
 /** The ids of a vertex's parents, as a fresh array. @internal */
 export const parentIds = (v: Conversation): string[] => {

@@ -1,12 +1,15 @@
 import { interpreters, type InterpreterRegistry } from '../node/Interpreter.js'
+import { bashInterpreter } from './bash.js'
 import { functionInterpreter } from './function.js'
 import { graphInterpreter } from './graph.js'
 
 export { functionInterpreter } from './function.js'
 export { graphInterpreter } from './graph.js'
+export { BashFailed, BashSpawnFailed, bashInterpreter, bashInterpreterWith } from './bash.js'
+export type { BashChunk, BashInterpreterOptions, BashResult } from './bash.js'
 
 /**
- * The interpreters shipped with Nerve: `function` and `graph`. Add your own
+ * The interpreters shipped with Nerve: `function`, `graph` and `bash`. Add your own
  * kinds by building a registry from these and yours.
  *
  * @category interpreters
@@ -16,9 +19,10 @@ export { graphInterpreter } from './graph.js'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }
  * const mine = interpreters(...defaultInterpreters.values(), echo)
- * assert.deepStrictEqual([...mine.keys()], ['function', 'graph', 'echo'])
+ * assert.deepStrictEqual([...mine.keys()], ['function', 'graph', 'bash', 'echo'])
  */
 export const defaultInterpreters: InterpreterRegistry = interpreters(
   functionInterpreter,
   graphInterpreter,
+  bashInterpreter,
 )

@@ -23,3 +23,5 @@ export type {
 } from './Interpreter.js'
 export { fn, functionNode, isFunctionNode } from './FunctionNode.js'
 export type { FunctionNode, NodeFunction } from './FunctionNode.js'
+export { bash, forkBash, isBashNode } from './BashNode.js'
+export type { BashNode, BashOptions } from './BashNode.js'

@@ -46,7 +46,8 @@ export const median = (xs: readonly number[]): number => {
   if (xs.length === 0) throw new RangeError('median of no samples')
   const s = [...xs].sort((a, b) => a - b)
   const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+  // Halving each first: (a + b) / 2 overflows to Infinity for large a and b.
+  return s.length % 2 === 1 ? s[mid]! : s[mid - 1]! / 2 + s[mid]! / 2
 }
 
 /** ours / baseline; `Infinity` when the baseline is 0 and ours is not, 1 when both are 0. */

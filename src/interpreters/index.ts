@@ -7,6 +7,7 @@ export { functionInterpreter } from './function.js'
 export { graphInterpreter } from './graph.js'
 export { BashFailed, BashSpawnFailed, bashInterpreter, bashInterpreterWith } from './bash.js'
 export type { BashChunk, BashInterpreterOptions, BashResult } from './bash.js'
+export * from './parsers/index.js'
 
 /**
  * The interpreters shipped with Nerve: `function`, `graph` and `bash`. Add your own

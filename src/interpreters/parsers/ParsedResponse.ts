@@ -1,0 +1,133 @@
+/**
+ * The kinds of {@link ResponseSection}: prose, the model's visible
+ * reasoning, or a tool call with its result.
+ *
+ * @category parsers
+ */
+export type SectionType = 'text' | 'thinking' | 'tool_call'
+
+/**
+ * One part of an answer. A `tool_call` carries `{ tool, args }` in
+ * `metadata` and its result in `content`.
+ *
+ * @category parsers
+ */
+export interface ResponseSection {
+  readonly type: SectionType
+  readonly content: string
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+/**
+ * A parser's reading of a terminal's output. `raw` is the input as given;
+ * `text` is the prose of the answer (the `text` sections, blank-line
+ * separated); `tokens` is set when the program showed a token count;
+ * `isReady` says the program waits for input; `isComplete` says it is ready
+ * and the whole answer is in view (the line that carried the input was
+ * found, when an input was given).
+ *
+ * @category parsers
+ */
+export interface ParsedResponse {
+  readonly raw: string
+  readonly sections: readonly ResponseSection[]
+  readonly text: string
+  readonly tokens?: number
+  readonly isReady: boolean
+  readonly isComplete: boolean
+}
+
+/**
+ * What {@link Parser.parse} takes besides the output: the `input` that was
+ * sent, so the parser can find where the answer to it starts.
+ *
+ * @category parsers
+ */
+export interface ParseOptions {
+  readonly input?: string
+}
+
+/**
+ * Reads one program's terminal output. Both functions are pure and never
+ * throw. `isReady` is called on every output chunk, so it looks only at the
+ * tail of the buffer (the last 2–4 KB); `parse` reads the whole of it.
+ *
+ * Every shipped parser accepts both kinds of input a terminal node has:
+ *
+ * - a **rendered screen**: a pane's `get-text` / tmux `capture-pane` output,
+ *   plain lines (colours allowed);
+ * - a **raw stream** from a PTY: colours, `\r` redraws, backspaces and the
+ *   relative cursor moves and erases (`CSI n A/B/C/D/G`, `CSI K`, `CSI J`)
+ *   that line editors, spinners and Ink apps (Claude Code, Gemini CLI) use.
+ *   The parsers replay those on a line buffer ({@link screenLines}).
+ *
+ * What a line buffer cannot replay is a full-screen program that addresses
+ * absolute rows after the screen scrolled, sets scroll regions or uses the
+ * alternate screen (vim, htop): give the parser the screen of a headless
+ * terminal emulator for those. The Claude parser also reads token counts
+ * from erased status lines, which only a raw stream still holds.
+ *
+ * @category parsers
+ */
+export interface Parser {
+  readonly name: string
+  parse(raw: string, options?: ParseOptions): ParsedResponse
+  isReady(raw: string): boolean
+}
+
+/**
+ * A frozen {@link ResponseSection}.
+ *
+ * @category parsers
+ * @example
+ * import { section } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const call = section('tool_call', 'a.txt', { tool: 'Bash', args: 'ls' })
+ * assert.strictEqual(call.metadata['tool'], 'Bash')
+ * assert.ok(Object.isFrozen(call))
+ */
+export const section = (
+  type: SectionType,
+  content: string,
+  metadata: Readonly<Record<string, string>> = {},
+): ResponseSection => Object.freeze({ type, content, metadata: Object.freeze({ ...metadata }) })
+
+/**
+ * A frozen {@link ParsedResponse}; `text` defaults to the `text` sections
+ * joined by a blank line, `isComplete` to `isReady`.
+ *
+ * @category parsers
+ * @example
+ * import { parsedResponse, section } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const r = parsedResponse({ raw: 'hi\n$ ', sections: [section('text', 'hi')], isReady: true })
+ * assert.strictEqual(r.text, 'hi')
+ * assert.strictEqual(r.isComplete, true)
+ * assert.strictEqual(r.tokens, undefined)
+ */
+export const parsedResponse = (fields: {
+  readonly raw: string
+  readonly sections: readonly ResponseSection[]
+  readonly isReady: boolean
+  readonly text?: string
+  readonly tokens?: number | undefined
+  readonly isComplete?: boolean
+}): ParsedResponse => {
+  const sections = Object.freeze([...fields.sections])
+  const text =
+    fields.text ??
+    sections
+      .filter((s) => s.type === 'text')
+      .map((s) => s.content)
+      .join('\n\n')
+  const base = {
+    raw: fields.raw,
+    sections,
+    text,
+    isReady: fields.isReady,
+    isComplete: fields.isComplete ?? fields.isReady,
+  }
+  return Object.freeze(fields.tokens === undefined ? base : { ...base, tokens: fields.tokens })
+}

@@ -1,0 +1,14 @@
+export { screenLines, stripAnsi } from './ansi.js'
+export { parsedResponse, section } from './ParsedResponse.js'
+export type {
+  ParsedResponse,
+  ParseOptions,
+  Parser,
+  ResponseSection,
+  SectionType,
+} from './ParsedResponse.js'
+export { noneParser } from './none.js'
+export { claudeParser } from './claude.js'
+export { geminiParser } from './gemini.js'
+export { getParser, isParserName, parsers, UnknownParser } from './registry.js'
+export type { ParserName } from './registry.js'

@@ -7,12 +7,19 @@
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 
-/** Upper bounds a result must stay under to pass. */
+/**
+ * Bounds a result must keep to pass: upper bounds for figures where lower is
+ * better (times), lower bounds (`min…`) where higher is better (throughput).
+ */
 export interface Target {
   /** Largest acceptable median, in the result's unit. */
   readonly median?: number
   /** Largest acceptable ratio median / baselineMedian. */
   readonly ratio?: number
+  /** Smallest acceptable median, for a figure where higher is better. */
+  readonly minMedian?: number
+  /** Smallest acceptable ratio median / baselineMedian, for a figure where higher is better. */
+  readonly minRatio?: number
 }
 
 /** One measured figure of a benchmark, with its baseline from the same run. */
@@ -63,9 +70,21 @@ export const round = (x: number, digits = 4): number =>
 /** Whether a result meets its target; `undefined` when it has none. */
 export const judge = (r: Result): boolean | undefined => {
   const t = r.target
-  if (t === undefined || (t.median === undefined && t.ratio === undefined)) return undefined
-  const medianOk = t.median === undefined || r.median <= t.median
-  const ratioOk = t.ratio === undefined || ratio(r.median, r.baselineMedian) <= t.ratio
+  if (
+    t === undefined ||
+    (t.median === undefined &&
+      t.ratio === undefined &&
+      t.minMedian === undefined &&
+      t.minRatio === undefined)
+  ) {
+    return undefined
+  }
+  const q = ratio(r.median, r.baselineMedian)
+  const medianOk =
+    (t.median === undefined || r.median <= t.median) &&
+    (t.minMedian === undefined || r.median >= t.minMedian)
+  const ratioOk =
+    (t.ratio === undefined || q <= t.ratio) && (t.minRatio === undefined || q >= t.minRatio)
   return medianOk && ratioOk
 }
 
@@ -86,11 +105,13 @@ export const jsonLine = (r: Result): string => {
   })
 }
 
-/** A target as people read it: `≤ 2 µs, ratio ≤ 2.5`, or `-`. */
+/** A target as people read it: `≤ 2 µs, ratio ≤ 2.5`, `ratio ≥ 0.5`, or `-`. */
 export const describeTarget = (r: Result): string => {
   const parts: string[] = []
   if (r.target?.median !== undefined) parts.push(`≤ ${r.target.median} ${r.unit}`)
+  if (r.target?.minMedian !== undefined) parts.push(`≥ ${r.target.minMedian} ${r.unit}`)
   if (r.target?.ratio !== undefined) parts.push(`ratio ≤ ${r.target.ratio}`)
+  if (r.target?.minRatio !== undefined) parts.push(`ratio ≥ ${r.target.minRatio}`)
   return parts.length === 0 ? '-' : parts.join(', ')
 }
 

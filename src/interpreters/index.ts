@@ -8,6 +8,20 @@ export { graphInterpreter } from './graph.js'
 export { BashFailed, BashSpawnFailed, bashInterpreter, bashInterpreterWith } from './bash.js'
 export type { BashChunk, BashInterpreterOptions, BashResult } from './bash.js'
 export * from './parsers/index.js'
+export {
+  terminalInterpreter,
+  TerminalExited,
+  TerminalInterrupted,
+  TerminalTimeout,
+} from './terminal/Terminal.js'
+export type {
+  ExecuteOptions,
+  Terminal,
+  TerminalInterpreter,
+  TerminalInterpreterOptions,
+} from './terminal/Terminal.js'
+export { openPty, ptyInterpreter } from './terminal/pty.js'
+export type { PtyInterpreterOptions, PtyTerminal, PtyTerminalOptions } from './terminal/pty.js'
 
 /**
  * The interpreters shipped with Nerve: `function`, `graph` and `bash`. Add your own

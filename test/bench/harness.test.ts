@@ -105,6 +105,15 @@ describe('judge', () => {
     expect(judge(result({ target: { median: 1 } }))).toBe(false)
   })
 
+  it('judges a higher-is-better result by its lower bounds', () => {
+    const throughput = (median: number): Result =>
+      result({ unit: 'MB/s', median, baselineMedian: 40, target: { minRatio: 0.5, minMedian: 10 } })
+    expect(judge(throughput(30))).toBe(true)
+    expect(judge(throughput(19))).toBe(false)
+    expect(judge(result({ median: 5, baselineMedian: 1, target: { minMedian: 10 } }))).toBe(false)
+    expect(describeTarget(throughput(30))).toBe('≥ 10 MB/s, ratio ≥ 0.5')
+  })
+
   it('has no verdict for a result without a target', () => {
     expect(judge(result())).toBeUndefined()
     expect(judge(result({ target: {} }))).toBeUndefined()

@@ -1,0 +1,251 @@
+import { UsageError } from '../../errors.js'
+import type { NodeContext } from '../../node/Context.js'
+import type { ChunkStream, Interpreter, LifecycleContext } from '../../node/Interpreter.js'
+import type { Node } from '../../node/Node.js'
+import type { NodeState } from '../../node/NodeState.js'
+import { systemClock, type Clock } from '../../runtime/Clock.js'
+import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
+
+/**
+ * Options of one {@link Terminal.execute} or {@link Terminal.executeStream}.
+ *
+ * @category terminals
+ */
+export interface ExecuteOptions {
+  /** The parser, or its name. Default: the node's parser, else `'none'`. */
+  readonly parser?: string | Parser
+  /**
+   * Milliseconds to wait for the answer. Default: the node's, else 30 000.
+   * A timeout rejects with {@link TerminalTimeout}; the terminal stays usable.
+   */
+  readonly timeoutMs?: number
+  /** Milliseconds the parser's readiness must hold with no new output. Default: the terminal's. */
+  readonly quietMs?: number
+  /** Aborting interrupts (Ctrl+C); the execute rejects with {@link TerminalInterrupted}. */
+  readonly signal?: AbortSignal
+}
+
+/**
+ * A live terminal: one per started persistent node (a PTY, a tmux pane, a
+ * WezTerm pane). Executes are queued, never interleaved: each one writes its
+ * input, waits until the parser says the program is ready again (asked on each
+ * output event, then held for a quiet window), and parses only the output
+ * that came after its own input.
+ *
+ * @category terminals
+ */
+export interface Terminal {
+  readonly nodeId: string
+  readonly state: NodeState
+  /** Starts the program and waits until it is ready. */
+  start(): Promise<void>
+  /** Idempotent: ends what the terminal owns, waits for it, and leaves the state `stopped`. */
+  stop(): Promise<void>
+  /** Writes `input` and a newline, and resolves with the parsed answer. Queued: never interleaved. */
+  execute(input: string, options?: ExecuteOptions): Promise<ParsedResponse>
+  /** Like `execute`, yielding output chunks as they come; the iterator's return value is the answer. */
+  executeStream(
+    input: string,
+    options?: ExecuteOptions,
+  ): AsyncIterable<string, ParsedResponse, undefined>
+  /** Writes raw data, no newline added (not queued behind executes). */
+  write(data: string): Promise<void>
+  /** The whole buffer (or the pane's current text). */
+  read(): string
+  /** The last `lines` lines of {@link Terminal.read}. */
+  readTail(lines: number): string
+  /** Forgets the output so far. */
+  clearBuffer(): void
+  /** Sends Ctrl+C; an execute in progress rejects with {@link TerminalInterrupted}. */
+  interrupt(): Promise<void>
+}
+
+/**
+ * An execute got no complete answer within its timeout. The terminal is still
+ * usable; `partial` is what came after the input so far.
+ *
+ * @category errors
+ */
+export class TerminalTimeout extends Error {
+  readonly _tag = 'TerminalTimeout'
+  readonly nodeId: string
+  readonly timeoutMs: number
+  readonly partial: string
+  constructor(nodeId: string, timeoutMs: number, partial: string) {
+    super(`terminal "${nodeId}": no answer within ${timeoutMs} ms`)
+    this.name = 'TerminalTimeout'
+    this.nodeId = nodeId
+    this.timeoutMs = timeoutMs
+    this.partial = partial
+  }
+}
+
+/**
+ * The terminal's program ended (by itself, or by a stop) while an execute
+ * waited, or before it could start. `exitCode` is `null` when it was killed by
+ * `signal`.
+ *
+ * @category errors
+ */
+export class TerminalExited extends Error {
+  readonly _tag = 'TerminalExited'
+  readonly nodeId: string
+  readonly exitCode: number | null
+  readonly signal: string | undefined
+  readonly partial: string
+  constructor(
+    nodeId: string,
+    exitCode: number | null,
+    signal: string | undefined,
+    partial: string,
+  ) {
+    const how =
+      exitCode === null ? `was killed by ${String(signal)}` : `exited with code ${exitCode}`
+    super(`terminal "${nodeId}": the program ${how}`)
+    this.name = 'TerminalExited'
+    this.nodeId = nodeId
+    this.exitCode = exitCode
+    this.signal = signal
+    this.partial = partial
+  }
+}
+
+/**
+ * An execute was interrupted (its signal was aborted, or
+ * {@link Terminal.interrupt} was called) before its answer was complete.
+ * Chosen over a resolved, incomplete answer so a graph step fails visibly;
+ * `partial` is what came after the input so far.
+ *
+ * @category errors
+ */
+export class TerminalInterrupted extends Error {
+  readonly _tag = 'TerminalInterrupted'
+  readonly nodeId: string
+  readonly partial: string
+  constructor(nodeId: string, partial: string) {
+    super(`terminal "${nodeId}": interrupted`)
+    this.name = 'TerminalInterrupted'
+    this.nodeId = nodeId
+    this.partial = partial
+  }
+}
+
+/**
+ * An interpreter of a terminal kind, with access to its live terminals.
+ *
+ * @category terminals
+ */
+export interface TerminalInterpreter<N extends Node> extends Interpreter<N> {
+  /** The live terminal of a node, if it was started (and not yet stopped by the interpreter). */
+  terminal(nodeId: string): Terminal | undefined
+  /** Stops every terminal this interpreter holds. */
+  stopAll(): Promise<void>
+}
+
+/**
+ * Options of {@link terminalInterpreter}.
+ *
+ * @category terminals
+ */
+export interface TerminalInterpreterOptions {
+  /** Where `fork` reads the time it stamps. Default: the system clock. */
+  readonly clock?: Pick<Clock, 'now'>
+}
+
+/**
+ * Turns a function that opens a {@link Terminal} for a node into the
+ * interpreter of that node kind. It keeps the live terminals by node id;
+ * `start` opens and starts one; `stop` stops and forgets it; `execute` and
+ * `executeStream` start one on first use (or again after its program ended),
+ * then send the step's input as text with the step's parser and signal;
+ * `fork(node, id)` returns `forkNode(id, now)(node)` and starts a fresh
+ * terminal for it (a respawn: a live process cannot be copied).
+ *
+ * @category terminals
+ */
+export const terminalInterpreter = <N extends Node>(
+  kind: N['kind'],
+  open: (node: N) => Terminal,
+  forkNode: (id: string, forkTime: string) => (node: N) => N,
+  options: TerminalInterpreterOptions = {},
+): TerminalInterpreter<N> => {
+  const clock = options.clock ?? systemClock
+  /** The live terminals by node id, each with its start (awaited by every use, so a use never races it). */
+  const live = new Map<string, { readonly terminal: Terminal; readonly started: Promise<void> }>()
+  const api = `${kind}Interpreter`
+
+  const requireKind = (node: N): N => {
+    if ((node as Node).kind !== kind) {
+      throw new UsageError(api, `node "${node.id}" is a ${node.kind} node, not ${kind}`)
+    }
+    return node
+  }
+
+  const ensure = async (node: N): Promise<Terminal> => {
+    const existing = live.get(node.id)
+    if (existing !== undefined && existing.terminal.state !== 'stopped') {
+      await existing.started
+      return existing.terminal
+    }
+    const terminal = open(requireKind(node))
+    const started = terminal.start()
+    const entry = { terminal, started }
+    live.set(node.id, entry)
+    try {
+      await started
+    } catch (e) {
+      if (live.get(node.id) === entry) live.delete(node.id)
+      throw e
+    }
+    return terminal
+  }
+
+  const inputOf = (node: N, input: unknown): string => {
+    if (typeof input === 'string') return input
+    throw new UsageError(
+      api,
+      `node "${node.id}": the step's input must be a string, got ${input === null ? 'null' : typeof input}`,
+    )
+  }
+
+  const optionsOf = (ctx: NodeContext): ExecuteOptions =>
+    ctx.parser === undefined ? { signal: ctx.signal } : { signal: ctx.signal, parser: ctx.parser }
+
+  async function* stream(node: N, ctx: NodeContext): AsyncGenerator<string, ParsedResponse> {
+    const input = inputOf(node, ctx.input)
+    const terminal = await ensure(node)
+    return yield* terminal.executeStream(input, optionsOf(ctx))
+  }
+
+  return Object.freeze({
+    kind,
+    terminal: (nodeId: string) => live.get(nodeId)?.terminal,
+    async stopAll(): Promise<void> {
+      const all = [...live.values()]
+      live.clear()
+      await Promise.all(all.map((e) => e.terminal.stop()))
+    },
+    async start(node: N, _ctx: LifecycleContext): Promise<void> {
+      await ensure(node)
+    },
+    async stop(node: N, _ctx: LifecycleContext): Promise<void> {
+      const entry = live.get(node.id)
+      live.delete(node.id)
+      await entry?.terminal.stop()
+    },
+    async execute(node: N, ctx: NodeContext): Promise<ParsedResponse> {
+      const input = inputOf(node, ctx.input)
+      const terminal = await ensure(node)
+      return terminal.execute(input, optionsOf(ctx))
+    },
+    executeStream(node: N, ctx: NodeContext): ChunkStream<ParsedResponse> {
+      return stream(node, ctx)
+    },
+    async fork(node: N, id: string, _ctx: LifecycleContext): Promise<N> {
+      const time = new Date(clock.now()).toISOString()
+      const copy = forkNode(id, time)(requireKind(node))
+      await ensure(copy)
+      return copy
+    },
+  })
+}

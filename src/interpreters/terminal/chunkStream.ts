@@ -1,0 +1,73 @@
+/**
+ * Turns a callback-driven execute into an async generator of its chunks
+ * whose return value is the execute's result. Internal: not exported from
+ * the package.
+ */
+
+/** Characters queued for a slow reader before the producer is paused. */
+const HIGH_WATER = 1024 * 1024
+
+export interface ChunkSource<R> {
+  /** Starts the work; `onChunk` receives its output until the promise settles. */
+  run(onChunk: (chunk: string) => void): Promise<R>
+  /** Stops the flow of output (backpressure). */
+  pause(): void
+  resume(): void
+}
+
+/**
+ * The chunks of `source.run`, then its result as the return value. A reader
+ * that leaves early detaches (the work goes on, its output is dropped).
+ */
+export async function* chunkStream<R>(
+  source: ChunkSource<R>,
+): AsyncGenerator<string, R, undefined> {
+  const state = { queue: [] as string[], queued: 0, paused: false, settled: false, left: false }
+  let wake: (() => void) | undefined
+  const notify = (): void => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  const result = source.run((chunk) => {
+    if (state.left) return
+    state.queue.push(chunk)
+    state.queued += chunk.length
+    if (!state.paused && state.queued > HIGH_WATER) {
+      state.paused = true
+      source.pause()
+    }
+    notify()
+  })
+  const onSettled = (): void => {
+    state.settled = true
+    notify()
+  }
+  result.then(onSettled, onSettled)
+  try {
+    while (true) {
+      if (state.queue.length > 0) {
+        const batch = state.queue
+        state.queue = []
+        state.queued = 0
+        if (state.paused) {
+          state.paused = false
+          source.resume()
+        }
+        for (const chunk of batch) yield chunk
+      } else if (state.settled) {
+        return await result
+      } else {
+        await new Promise<void>((resolve) => {
+          wake = resolve
+        })
+      }
+    }
+  } finally {
+    state.left = true
+    if (state.paused) {
+      state.paused = false
+      source.resume()
+    }
+  }
+}

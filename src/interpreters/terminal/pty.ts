@@ -1,0 +1,479 @@
+import type * as nodePty from 'node-pty'
+import { UsageError } from '../../errors.js'
+import type { NodeState } from '../../node/NodeState.js'
+import { forkPty, type PtyNode } from '../../node/PtyNode.js'
+import type { Clock } from '../../runtime/Clock.js'
+import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
+import { getParser } from '../parsers/registry.js'
+import { chunkStream } from './chunkStream.js'
+import { endProcessGroup, spawnPty, type Exit } from './ptyProcess.js'
+import { appendTail, lastLine, ReadyWatcher } from './readiness.js'
+import {
+  terminalInterpreter,
+  TerminalExited,
+  TerminalInterrupted,
+  TerminalTimeout,
+  type ExecuteOptions,
+  type Terminal,
+  type TerminalInterpreter,
+} from './Terminal.js'
+
+/**
+ * Options of the PTY terminals made by {@link openPty} and {@link ptyInterpreter}.
+ *
+ * @category terminals
+ */
+export interface PtyTerminalOptions {
+  /** Milliseconds between `SIGHUP`/`SIGTERM` and `SIGKILL` when stopping. Default: 2000. */
+  readonly killGraceMs?: number
+  /** Milliseconds a timed-out or interrupted execute waits for the prompt before the next one runs. Default: 2000. */
+  readonly drainMs?: number
+  /** Characters of output kept by `read()`; older output is dropped. Default: 16 Mi. */
+  readonly maxBufferChars?: number
+}
+
+/**
+ * Options of {@link ptyInterpreter}.
+ *
+ * @category terminals
+ */
+export interface PtyInterpreterOptions extends PtyTerminalOptions {
+  /** Where `fork` reads the time it stamps. Default: the system clock. */
+  readonly clock?: Pick<Clock, 'now'>
+}
+
+/**
+ * A PTY terminal, with `reset` on top of {@link Terminal}.
+ *
+ * @category terminals
+ */
+export interface PtyTerminal extends Terminal {
+  /** The process id of the program (undefined before start). */
+  readonly pid: number | undefined
+  /** Stops the program and starts it again with an empty buffer. */
+  reset(): Promise<void>
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)))
+const CTRL_C = '\x03'
+
+/** The execute, start or drain in progress: what the output goes to. */
+interface Active {
+  readonly watcher: ReadyWatcher
+  readonly onChunk: ((chunk: string) => void) | undefined
+  /** The program ended: settle. */
+  readonly onExit: (exit: Exit) => void
+}
+
+interface Turn {
+  readonly result: Promise<ParsedResponse>
+  /** Resolves when the next execute may write (after a drain). Never rejects. */
+  readonly done: Promise<void>
+}
+
+const checkOptions = (options: ExecuteOptions): void => {
+  const { timeoutMs, quietMs } = options
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new UsageError('Terminal.execute', `timeoutMs must be positive, got ${String(timeoutMs)}`)
+  }
+  if (quietMs !== undefined && !(Number.isFinite(quietMs) && quietMs >= 0)) {
+    throw new UsageError('Terminal.execute', `quietMs must be ≥ 0, got ${String(quietMs)}`)
+  }
+}
+
+class Pty implements PtyTerminal {
+  state: NodeState = 'created'
+  private proc: nodePty.IPty | undefined
+  private exit: Exit | undefined
+  private exited: Promise<void> = Promise.resolve()
+  private stopping: Promise<void> | undefined
+  private active: Active | undefined
+  private chain: Promise<void> = Promise.resolve()
+  private chunks: string[] = []
+  private size = 0
+  private tailText = ''
+  private readonly killGraceMs: number
+  private readonly drainMs: number
+  private readonly maxBufferChars: number
+
+  constructor(
+    private readonly node: PtyNode,
+    options: PtyTerminalOptions,
+  ) {
+    this.killGraceMs = options.killGraceMs ?? 2000
+    this.drainMs = options.drainMs ?? 2000
+    this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
+  }
+
+  get nodeId(): string {
+    return this.node.id
+  }
+
+  get pid(): number | undefined {
+    return this.proc?.pid
+  }
+
+  private parserOf(option: string | Parser | undefined): Parser {
+    const p = option ?? this.node.parser ?? 'none'
+    return typeof p === 'string' ? getParser(p) : p
+  }
+
+  private quietOf(option: number | undefined, parser: Parser): number {
+    return option ?? this.node.quietMs ?? (parser.name === 'none' ? 5 : 30)
+  }
+
+  private readonly onData = (chunk: string): void => {
+    this.chunks.push(chunk)
+    this.size += chunk.length
+    if (this.size > this.maxBufferChars * 1.5) {
+      const kept = this.chunks.join('').slice(-this.maxBufferChars)
+      this.chunks = [kept]
+      this.size = kept.length
+    }
+    this.tailText = appendTail(this.tailText, chunk)
+    const active = this.active
+    if (active === undefined) return
+    active.onChunk?.(chunk)
+    active.watcher.feed(chunk)
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'created') {
+      if (this.state === 'stopped') {
+        throw new UsageError('Terminal.start', `terminal "${this.nodeId}" is stopped; reset it`)
+      }
+      return
+    }
+    this.state = 'starting'
+    let resolveExited: () => void = () => undefined
+    this.exited = new Promise<void>((resolve) => {
+      resolveExited = resolve
+    })
+    try {
+      this.proc = spawnPty(this.node, this.onData, (exit) => {
+        this.exit = exit
+        this.state = 'stopped'
+        const active = this.active
+        this.active = undefined
+        active?.watcher.close()
+        active?.onExit(exit)
+        resolveExited()
+      })
+    } catch (e) {
+      this.state = 'stopped'
+      this.exit = { exitCode: null, signal: undefined }
+      throw e
+    }
+    const parser = this.parserOf(undefined)
+    const timeoutMs = this.node.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.active = undefined
+          watcher.close()
+          reject(new TerminalTimeout(this.nodeId, timeoutMs, watcher.text()))
+        }, timeoutMs)
+        const watcher = new ReadyWatcher({
+          parser,
+          quietMs: this.quietOf(undefined, parser),
+          afterLineEnd: false,
+          prompt: undefined,
+          onReady: () => {
+            clearTimeout(timer)
+            this.active = undefined
+            resolve()
+          },
+        })
+        this.active = {
+          watcher,
+          onChunk: undefined,
+          onExit: (exit) => {
+            clearTimeout(timer)
+            reject(new TerminalExited(this.nodeId, exit.exitCode, exit.signal, watcher.text()))
+          },
+        }
+        for (const chunk of this.chunks) watcher.feed(chunk)
+      })
+    } catch (e) {
+      await this.stop()
+      throw e
+    }
+    this.becomeReady('starting')
+  }
+
+  /** Back to ready from `from`, unless something (an exit, a stop) moved the state meanwhile. */
+  private becomeReady(from: NodeState): void {
+    if (this.state === from) this.state = 'ready'
+  }
+
+  stop(): Promise<void> {
+    if (this.state === 'created') {
+      this.state = 'stopped'
+      return Promise.resolve()
+    }
+    this.stopping ??= this.end()
+    return this.stopping
+  }
+
+  private async end(): Promise<void> {
+    const proc = this.proc
+    if (this.state === 'stopped' || proc === undefined) return
+    this.state = 'stopping'
+    await endProcessGroup(proc, this.exited, this.killGraceMs)
+    this.state = 'stopped'
+  }
+
+  async reset(): Promise<void> {
+    await this.stop()
+    await this.chain
+    this.stopping = undefined
+    this.proc = undefined
+    this.exit = undefined
+    this.clearBuffer()
+    this.tailText = ''
+    this.state = 'created'
+    await this.start()
+  }
+
+  execute(input: string, options: ExecuteOptions = {}): Promise<ParsedResponse> {
+    return this.enqueue(input, options, undefined)
+  }
+
+  executeStream(
+    input: string,
+    options: ExecuteOptions = {},
+  ): AsyncGenerator<string, ParsedResponse, undefined> {
+    return chunkStream({
+      run: (onChunk) => this.enqueue(input, options, onChunk),
+      pause: () => this.proc?.pause(),
+      resume: () => this.proc?.resume(),
+    })
+  }
+
+  private enqueue(
+    input: string,
+    options: ExecuteOptions,
+    onChunk: ((chunk: string) => void) | undefined,
+  ): Promise<ParsedResponse> {
+    const turn = this.chain.then(() => this.run(input, options, onChunk))
+    this.chain = turn.then((t) => t.done)
+    return turn.then((t) => t.result)
+  }
+
+  private exitedError(partial: string): TerminalExited {
+    const exit = this.exit ?? { exitCode: null, signal: undefined }
+    return new TerminalExited(this.nodeId, exit.exitCode, exit.signal, partial)
+  }
+
+  private run(
+    input: string,
+    options: ExecuteOptions,
+    onChunk: ((chunk: string) => void) | undefined,
+  ): Turn {
+    const settled = (result: Promise<ParsedResponse>): Turn => ({ result, done: Promise.resolve() })
+    let parser: Parser
+    try {
+      if (typeof input !== 'string') {
+        throw new UsageError('Terminal.execute', `input must be a string, got ${typeof input}`)
+      }
+      checkOptions(options)
+      parser = this.parserOf(options.parser)
+    } catch (e) {
+      return settled(Promise.reject(asError(e)))
+    }
+    if (this.state === 'created' || this.state === 'starting') {
+      return settled(
+        Promise.reject(new UsageError('Terminal.execute', `start terminal "${this.nodeId}" first`)),
+      )
+    }
+    if (this.state !== 'ready' || this.proc === undefined) {
+      return settled(Promise.reject(this.exitedError('')))
+    }
+    const { signal } = options
+    if (signal?.aborted === true) {
+      return settled(Promise.reject(new TerminalInterrupted(this.nodeId, '')))
+    }
+    const proc = this.proc
+    const timeoutMs = options.timeoutMs ?? this.node.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const prompt = parser.isReady(this.tailText) ? lastLine(this.tailText) : undefined
+    let release: () => void = () => undefined
+    const done = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const result = new Promise<ParsedResponse>((resolve, reject) => {
+      const finish = (): void => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        if (this.active === active) this.active = undefined
+      }
+      const watcher = new ReadyWatcher({
+        parser,
+        quietMs: this.quietOf(options.quietMs, parser),
+        afterLineEnd: true,
+        prompt,
+        onReady: () => {
+          finish()
+          this.becomeReady('busy')
+          release()
+          try {
+            resolve(parser.parse(watcher.text(), { input }))
+          } catch (e) {
+            reject(asError(e))
+          }
+        },
+      })
+      // Ctrl+C, settle now, and hold the queue until the program is back at its prompt.
+      const abandon = (error: Error): void => {
+        watcher.close()
+        finish()
+        reject(error)
+        this.drain(parser, release)
+      }
+      const onAbort = (): void => {
+        abandon(new TerminalInterrupted(this.nodeId, watcher.text()))
+      }
+      const active: Active & { interrupt: () => void } = {
+        watcher,
+        onChunk,
+        onExit: (exit) => {
+          finish()
+          release()
+          reject(new TerminalExited(this.nodeId, exit.exitCode, exit.signal, watcher.text()))
+        },
+        interrupt: onAbort,
+      }
+      const timer = setTimeout(() => {
+        abandon(new TerminalTimeout(this.nodeId, timeoutMs, watcher.text()))
+      }, timeoutMs)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.active = active
+      this.state = 'busy'
+      proc.write(input.replace(/\r?\n/g, '\r') + '\r')
+    })
+    return { result, done }
+  }
+
+  /** Interrupts what runs and waits (up to `drainMs`) for the prompt, then lets the queue go on. */
+  private drain(parser: Parser, release: () => void): void {
+    if (this.state !== 'busy' || this.proc === undefined) {
+      release()
+      return
+    }
+    const end = (): void => {
+      clearTimeout(timer)
+      if (this.active === active) this.active = undefined
+      this.becomeReady('busy')
+      release()
+    }
+    const watcher = new ReadyWatcher({
+      parser,
+      quietMs: this.quietOf(undefined, parser),
+      afterLineEnd: false,
+      prompt: undefined,
+      onReady: end,
+    })
+    const active: Active = { watcher, onChunk: undefined, onExit: end }
+    const timer = setTimeout(() => {
+      watcher.close()
+      end()
+    }, this.drainMs)
+    this.active = active
+    this.proc.write(CTRL_C)
+  }
+
+  write(data: string): Promise<void> {
+    if (this.proc === undefined || this.state === 'stopped' || this.state === 'stopping') {
+      return Promise.reject(this.exitedError(''))
+    }
+    this.proc.write(data)
+    return Promise.resolve()
+  }
+
+  read(): string {
+    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')]
+    const all = this.chunks[0] ?? ''
+    return all.length > this.maxBufferChars ? all.slice(-this.maxBufferChars) : all
+  }
+
+  readTail(lines: number): string {
+    if (!Number.isSafeInteger(lines) || lines < 0) {
+      throw new UsageError(
+        'Terminal.readTail',
+        `lines must be a non-negative integer, got ${lines}`,
+      )
+    }
+    if (lines === 0) return ''
+    const all = this.read()
+    let at = all.length
+    for (let n = 0; n < lines && at > 0; n++) at = all.lastIndexOf('\n', at - 1)
+    return at <= 0 ? all : all.slice(at + 1)
+  }
+
+  /** Empties the buffer. The short tail kept for readiness stays: the next execute still knows the prompt it starts from. */
+  clearBuffer(): void {
+    this.chunks = []
+    this.size = 0
+  }
+
+  interrupt(): Promise<void> {
+    const active = this.active as (Active & { interrupt?: () => void }) | undefined
+    if (active?.interrupt !== undefined) active.interrupt()
+    else if (this.proc !== undefined && this.state !== 'stopped') this.proc.write(CTRL_C)
+    return Promise.resolve()
+  }
+}
+
+/**
+ * Opens a PTY terminal for a node (not started: call `start`). The program
+ * runs in a pseudo-terminal through node-pty, in a session and process group
+ * of its own; `stop` sends the group `SIGHUP` and `SIGTERM`, then `SIGKILL`
+ * after a grace, and waits for the exit.
+ *
+ * It reads the raw output stream, not a rendered screen: each execute
+ * collects the chunks that came after its own input, asks the parser's
+ * `isReady` on their tail as each arrives, and parses them when readiness
+ * held through the quiet window (the none parser strips ANSI and drops the
+ * echoed input line). That is right and fast for shells and REPLs; full
+ * screen programs (TUIs such as Claude Code) redraw the screen, so drive them
+ * through tmux or WezTerm panes, which give rendered screens.
+ *
+ * Readiness counts only after a line end came back (the echo of the input),
+ * so the prompt the input was typed at is never taken for the answer. The
+ * quiet window adapts: when the output ends with the very prompt line the
+ * input was typed at, one idle turn of the event loop confirms it (any output
+ * already waiting in the pty is read within that turn), so a shell round trip
+ * costs no fixed wait; otherwise readiness must hold `quietMs` (the node's,
+ * else 5 ms for the none parser, whose prompt test is strict, else 30 ms).
+ *
+ * A timeout or an interrupt (the execute's signal, or `interrupt()`) rejects
+ * at once with {@link TerminalTimeout} or {@link TerminalInterrupted}, sends
+ * Ctrl+C, and holds the next execute until the prompt is back (at most
+ * `drainMs`), so the terminal stays usable. When the program ends, the state
+ * is `stopped` and executes reject with {@link TerminalExited}.
+ *
+ * @category terminals
+ */
+export const openPty = (node: PtyNode, options: PtyTerminalOptions = {}): PtyTerminal =>
+  new Pty(node, options)
+
+/**
+ * The interpreter of PTY nodes. It holds live processes, so it is not among
+ * the default interpreters: make one and add it.
+ *
+ * @category interpreters
+ * @example
+ * import { defaultInterpreters, interpreters, ptyInterpreter } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const registry = interpreters(...defaultInterpreters.values(), ptyInterpreter())
+ * assert.ok(registry.has('pty'))
+ */
+export const ptyInterpreter = (options: PtyInterpreterOptions = {}): TerminalInterpreter<PtyNode> =>
+  terminalInterpreter<PtyNode>(
+    'pty',
+    (node) => openPty(node, options),
+    forkPty,
+    options.clock === undefined ? {} : { clock: options.clock },
+  )

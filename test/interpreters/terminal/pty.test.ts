@@ -1,0 +1,331 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { pipe } from 'fp-ts/lib/function.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  addStep,
+  defaultInterpreters,
+  graph,
+  interpreters,
+  nodeRegistry,
+  openPty,
+  pty,
+  ptyInterpreter,
+  run,
+  TerminalExited,
+  TerminalInterrupted,
+  TerminalTimeout,
+  UsageError,
+  type NodeContext,
+  type ParsedResponse,
+  type PtyNode,
+  type PtyOptions,
+  type PtyTerminal,
+  type RunEvent,
+} from '../../../src/index.js'
+
+const BASH: PtyOptions = {
+  command: 'bash',
+  args: ['--norc', '--noprofile'],
+  env: { PS1: '$ ', PROMPT_COMMAND: '' },
+}
+
+const opened: PtyTerminal[] = []
+const stops: (() => Promise<void>)[] = []
+
+afterEach(async () => {
+  await Promise.all([...opened.splice(0).map((t) => t.stop()), ...stops.splice(0).map((s) => s())])
+})
+
+const shell = async (options: Partial<PtyOptions> = {}, id = 'sh'): Promise<PtyTerminal> => {
+  const t = openPty(pty(id, { ...BASH, ...options }), { killGraceMs: 500, drainMs: 2000 })
+  opened.push(t)
+  await t.start()
+  return t
+}
+
+/** Whether a process runs (a zombie waiting for its reaper does not). */
+const alive = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+const children = (pid: number): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l !== '')
+      .map(Number)
+  } catch {
+    return []
+  }
+}
+
+const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+
+describe('a PTY terminal running bash', () => {
+  it('starts ready and answers an execute with the output, without the echoed input', async () => {
+    const t = await shell()
+    expect(t.state).toBe('ready')
+    const r = await t.execute('echo hi')
+    expect(r.text).toBe('hi')
+    expect(r.isComplete).toBe(true)
+    expect(r.raw).toContain('echo hi')
+    expect(t.state).toBe('ready')
+  })
+
+  it('strips the bracketed-paste codes bash 5.2 puts around its prompt', async () => {
+    const t = await shell()
+    const r = await t.execute('printf "a\\nb\\n"')
+    expect(r.text).toBe('a\nb')
+    expect(r.text).not.toContain('\x1b')
+  })
+
+  it('runs in its cwd with its env over the process environment', async () => {
+    const dir = tmpdir()
+    const t = await shell({ cwd: dir, env: { ...BASH.env, NERVE_PTY: 'yes' } })
+    expect((await t.execute('pwd')).text).toBe(dir)
+    expect((await t.execute('echo "$NERVE_PTY $SHLVL"')).text).toMatch(/^yes \d+$/)
+  })
+
+  it('queues two concurrent executes: the second writes after the first answered', async () => {
+    const t = await shell()
+    const first = t.execute('echo a; sleep 0.2; echo b')
+    const second = t.execute('echo c')
+    expect((await first).text).toBe('a\nb')
+    expect((await second).text).toBe('c')
+  })
+
+  it('streams output chunks, then returns the parsed response', async () => {
+    const t = await shell()
+    const stream = t.executeStream('for i in 1 2 3; do echo line$i; sleep 0.05; done')
+    const it = stream[Symbol.asyncIterator]()
+    const chunks: string[] = []
+    let step = await it.next()
+    while (step.done !== true) {
+      chunks.push(step.value)
+      step = await it.next()
+    }
+    const result: ParsedResponse = step.value
+    expect(chunks.length).toBeGreaterThan(1)
+    expect(chunks.join('')).toContain('line3')
+    expect(result.text).toBe('line1\nline2\nline3')
+  })
+
+  it('rejects a timed-out execute with TerminalTimeout and stays usable', async () => {
+    const t = await shell()
+    const e = await rejection(t.execute('echo started; sleep 30', { timeoutMs: 1000 }))
+    expect(e).toBeInstanceOf(TerminalTimeout)
+    expect((e as TerminalTimeout).timeoutMs).toBe(1000)
+    expect((e as TerminalTimeout).partial).toContain('started')
+    expect((await t.execute('echo after')).text).toBe('after')
+  })
+
+  it('rejects with TerminalExited carrying the exit code when the program exits', async () => {
+    const t = await shell()
+    const e = await rejection(t.execute('exit 3'))
+    expect(e).toBeInstanceOf(TerminalExited)
+    expect((e as TerminalExited).exitCode).toBe(3)
+    expect(t.state).toBe('stopped')
+    const later = await rejection(t.execute('echo no'))
+    expect(later).toBeInstanceOf(TerminalExited)
+    expect((later as TerminalExited).exitCode).toBe(3)
+  })
+
+  it('settles an execute as interrupted by interrupt(), and answers the next one', async () => {
+    const t = await shell()
+    const pending = rejection(t.execute('sleep 30'))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await t.interrupt()
+    expect(await pending).toBeInstanceOf(TerminalInterrupted)
+    expect((await t.execute('echo back')).text).toBe('back')
+  })
+
+  it('settles an execute as interrupted when its signal aborts', async () => {
+    const t = await shell()
+    const ac = new AbortController()
+    const pending = rejection(t.execute('sleep 30', { signal: ac.signal }))
+    setTimeout(() => {
+      ac.abort()
+    }, 100)
+    expect(await pending).toBeInstanceOf(TerminalInterrupted)
+    expect((await t.execute('echo back')).text).toBe('back')
+  })
+
+  it('settles an execute when stopped during it, ending the program and its job', async () => {
+    const t = await shell()
+    const pid = t.pid!
+    const pending = rejection(t.execute('sleep 31'))
+    let jobs = children(pid)
+    while (jobs.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      jobs = children(pid)
+    }
+    expect(jobs.length).toBe(1)
+    await t.stop()
+    expect(await pending).toBeInstanceOf(TerminalExited)
+    expect(t.state).toBe('stopped')
+    expect(alive(pid)).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(jobs.filter(alive)).toEqual([])
+  })
+
+  it('treats a second stop, and a stop before start, as harmless', async () => {
+    const t = await shell()
+    await Promise.all([t.stop(), t.stop()])
+    await t.stop()
+    expect(t.state).toBe('stopped')
+    const never = openPty(pty('never', BASH))
+    await never.stop()
+    expect(never.state).toBe('stopped')
+  })
+
+  it('keeps the whole output in its buffer: read, readTail and clearBuffer', async () => {
+    const t = await shell()
+    await t.execute('echo one; echo two; echo three')
+    expect(t.read()).toContain('three')
+    const tail = t.readTail(2)
+    expect(tail).toContain('three')
+    expect(tail).not.toContain('two')
+    t.clearBuffer()
+    expect(t.read()).toBe('')
+    expect((await t.execute('echo four')).text).toBe('four')
+    expect(t.read()).not.toContain('three')
+    expect(t.read()).toContain('four')
+  })
+
+  it('writes raw data with write, no newline added', async () => {
+    const t = await shell()
+    await t.write('echo raw')
+    const r = await t.execute('')
+    expect(r.text.split('\n').at(-1)).toBe('raw')
+  })
+
+  it('resets: a new process with an empty buffer', async () => {
+    const t = await shell()
+    await t.execute('X=1; echo set')
+    const before = t.pid
+    await t.reset()
+    expect(t.pid).not.toBe(before)
+    expect(t.read()).not.toContain('set')
+    expect((await t.execute('echo "x=$X"')).text).toBe('x=')
+  })
+
+  it('rejects start with TerminalExited when the program cannot run', async () => {
+    for (const options of [
+      { command: 'no-such-command-nerve' },
+      { ...BASH, cwd: '/no/such/dir' },
+    ]) {
+      const t = openPty(pty('bad', options))
+      opened.push(t)
+      const e = await rejection(t.start())
+      expect(e).toBeInstanceOf(TerminalExited)
+      expect(t.state).toBe('stopped')
+    }
+  })
+
+  it('rejects an execute before start with a UsageError', async () => {
+    const t = openPty(pty('early', BASH))
+    expect(await rejection(t.execute('echo'))).toBeInstanceOf(UsageError)
+  })
+})
+
+describe('a PTY terminal running python3 -i', () => {
+  it('waits for the >>> prompt and answers with the printed value', async () => {
+    const t = openPty(pty('py', { command: 'python3', args: ['-i', '-q'] }))
+    opened.push(t)
+    await t.start()
+    expect((await t.execute('print(6 * 7)')).text).toBe('42')
+  })
+})
+
+describe('the pty interpreter', () => {
+  const ctx = (input: unknown, parser?: string): NodeContext =>
+    ({
+      input,
+      signal: new AbortController().signal,
+      ...(parser === undefined ? {} : { parser }),
+    }) as never
+  const lifecycle = { signal: new AbortController().signal, session: nodeRegistry() }
+
+  it('starts a terminal on first use and keeps it between executes', async () => {
+    const ptys = ptyInterpreter()
+    stops.push(() => ptys.stopAll())
+    const node = pty('kept', BASH)
+    await ptys.execute!(node, ctx('Y=5'))
+    const r = (await ptys.execute!(node, ctx('echo $Y', 'none'))) as ParsedResponse
+    expect(r.text).toBe('5')
+    expect(ptys.terminal('kept')?.state).toBe('ready')
+    await ptys.stop!(node, lifecycle)
+    expect(ptys.terminal('kept')).toBeUndefined()
+  })
+
+  it('starts one terminal for concurrent first uses, and runs them in order', async () => {
+    const ptys = ptyInterpreter()
+    stops.push(() => ptys.stopAll())
+    const node = pty('shared', BASH)
+    const [a, b] = (await Promise.all([
+      ptys.execute!(node, ctx('echo a; echo $$')),
+      ptys.execute!(node, ctx('echo b; echo $$')),
+    ])) as ParsedResponse[]
+    const [pidA, pidB] = [a!.text.split('\n')[1], b!.text.split('\n')[1]]
+    expect([a!.text.split('\n')[0], b!.text.split('\n')[0]]).toEqual(['a', 'b'])
+    expect(pidA).toBe(pidB)
+    expect(pidA).toBe(String((ptys.terminal('shared') as PtyTerminal).pid))
+  })
+
+  it('rejects a step input that is not a string with a UsageError', async () => {
+    const ptys = ptyInterpreter()
+    stops.push(() => ptys.stopAll())
+    expect(
+      await rejection(ptys.execute!(pty('n', BASH), ctx(42)) as Promise<unknown>),
+    ).toBeInstanceOf(UsageError)
+  })
+
+  it('forks by respawning the same command, cwd and env with a fresh buffer and metadata', async () => {
+    const ptys = ptyInterpreter({ clock: { now: () => Date.UTC(2025, 0, 1) } })
+    stops.push(() => ptys.stopAll())
+    const node = pty('orig', { ...BASH, cwd: tmpdir(), env: { ...BASH.env, WHO: 'fork' } })
+    await ptys.start!(node, lifecycle)
+    await ptys.execute!(node, ctx('echo original-output'))
+    const copy: PtyNode = await ptys.fork!(node, 'copy', lifecycle)
+    expect(copy.metadata).toEqual({ forked_from: 'orig', fork_time: '2025-01-01T00:00:00.000Z' })
+    expect([copy.command, copy.cwd, copy.env]).toEqual([node.command, node.cwd, node.env])
+    const terminal = ptys.terminal('copy')!
+    expect(terminal.state).toBe('ready')
+    expect(terminal.read()).not.toContain('original-output')
+    const r = (await ptys.execute!(copy, ctx('echo "$WHO $PWD"'))) as ParsedResponse
+    expect(r.text).toBe(`fork ${tmpdir()}`)
+    expect(ptys.terminal('orig')).not.toBe(terminal)
+  })
+
+  it('runs as a graph step, its output streamed as step_chunk events', async () => {
+    const ptys = ptyInterpreter()
+    stops.push(() => ptys.stopAll())
+    const sh = pty('sh', BASH)
+    const g = pipe(
+      graph('g'),
+      addStep({ id: 'first', node: sh, input: 'echo one' }),
+      addStep({ id: 'second', node: sh, input: 'echo two', dependsOn: ['first'] }),
+    )
+    const events: RunEvent[] = []
+    const { results } = await run(g, {
+      interpreters: interpreters(...defaultInterpreters.values(), ptys),
+      onEvent: (e) => events.push(e),
+    })
+    expect((results.first as ParsedResponse).text).toBe('one')
+    expect((results.second as ParsedResponse).text).toBe('two')
+    const chunks = events.flatMap((e) =>
+      e.type === 'step_chunk' && e.stepId === 'second' ? [e.chunk as string] : [],
+    )
+    expect(chunks.join('')).toContain('two')
+  })
+})

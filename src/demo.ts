@@ -4,7 +4,8 @@
  * records a parallel tool fan-out and merge, prints the text rendering, and
  * writes an HTML view and a nano-agent JSON file. Then runs a small graph with
  * parallel steps, a retry and a nested graph, streaming its events, and prints
- * its trace.
+ * its trace; and a graph that drives a real shell through a PTY node,
+ * streaming its output.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -19,9 +20,12 @@ import {
   explain,
   fn,
   graph,
+  interpreters,
   lowestCommonAncestor,
   messages,
   parseNano,
+  pty,
+  ptyInterpreter,
   renderHtml,
   renderText,
   retry,
@@ -29,6 +33,7 @@ import {
   stop,
   stringifyConversation,
   stringifyNano,
+  stripAnsi,
   system,
   toolResults,
   tools,
@@ -190,3 +195,45 @@ const { results, trace } = await run(release, {
 })
 console.log(`result: ${String((results.report as Record<string, unknown>).format)}\n`)
 console.log(explain(trace))
+
+// 7. A real shell in a pseudo-terminal, driven by graph steps; its output
+//    streams as step_chunk events and each answer is parsed at the prompt.
+const ptys = ptyInterpreter()
+const shell = pty('shell', {
+  command: 'bash',
+  args: ['--norc', '--noprofile'],
+  env: { PS1: '$ ', PROMPT_COMMAND: '' },
+})
+const session = pipe(
+  graph('shell-session'),
+  addStep({ id: 'where', node: shell, input: `cd '${out}' && pwd` }),
+  addStep({
+    id: 'write',
+    node: shell,
+    input: 'printf "alpha\\nbeta\\n" > notes.txt && wc -l notes.txt',
+    dependsOn: ['where'],
+  }),
+  addStep({
+    id: 'count',
+    node: shell,
+    input: 'for i in 1 2 3; do echo "tick $i"; done',
+    dependsOn: ['write'],
+  }),
+)
+console.log('\nrunning graph "shell-session" on a PTY node (bash)')
+try {
+  const shellRun = await run(session, {
+    interpreters: interpreters(...defaultInterpreters.values(), ptys),
+    onEvent: (e) => {
+      if (e.type !== 'step_chunk') return
+      for (const line of stripAnsi(String(e.chunk)).split('\n')) {
+        if (line.trim() !== '') console.log(`  ${e.stepId.padEnd(5)} │ ${line.trimEnd()}`)
+      }
+    },
+  })
+  for (const id of ['where', 'write', 'count']) {
+    console.log(`${id}: ${(shellRun.results[id] as { text: string }).text.replaceAll('\n', ' | ')}`)
+  }
+} finally {
+  await ptys.stopAll()
+}

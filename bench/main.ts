@@ -11,6 +11,7 @@ import {
   jsonLine,
   parseArgs,
   selected,
+  sink,
   table,
   type Args,
   type Benchmark,
@@ -70,6 +71,7 @@ const main = async (args: Args): Promise<number> => {
   const started = performance.now()
   for (const b of chosen) {
     log(`${b.name} …`)
+    sink.value = undefined // nothing of the previous benchmark stays alive into this one
     const t0 = performance.now()
     try {
       const rs = await b.run({ rounds: args.rounds, log })

@@ -22,6 +22,17 @@ export type {
 } from './terminal/Terminal.js'
 export { openPty, ptyInterpreter } from './terminal/pty.js'
 export type { PtyInterpreterOptions, PtyTerminal, PtyTerminalOptions } from './terminal/pty.js'
+export { openTmux, TmuxCommandFailed, tmuxInterpreter } from './terminal/tmux.js'
+export type { TmuxInterpreterOptions, TmuxTerminal } from './terminal/tmux.js'
+export { openWezterm, WeztermCommandFailed, weztermInterpreter } from './terminal/wezterm.js'
+export type {
+  WeztermInterpreterOptions,
+  WeztermPaneInfo,
+  WeztermTerminal,
+  WeztermTerminalOptions,
+} from './terminal/wezterm.js'
+export { claudeWeztermInterpreter, openClaudeWezterm } from './terminal/claude.js'
+export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './terminal/claude.js'
 
 /**
  * The interpreters shipped with Nerve: `function`, `graph` and `bash`. Add your own

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto'
+import { claudeArgs, forkClaudeWezterm, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
+import type { NodeState } from '../../node/NodeState.js'
+import type { LifecycleContext } from '../../node/Interpreter.js'
+import { makeNode } from '../../node/Node.js'
+import { wezterm, type WeztermNode } from '../../node/WeztermNode.js'
+import type { Clock } from '../../runtime/Clock.js'
+import type { ParsedResponse } from '../parsers/ParsedResponse.js'
+import { terminalInterpreter, type ExecuteOptions, type TerminalInterpreter } from './Terminal.js'
+import { openWezterm, type WeztermPaneInfo, type WeztermTerminal } from './wezterm.js'
+
+/** Claude Code answers take minutes: the default wait of an execute. */
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
+/** Claude Code redraws the line carrying the prompt at the top of its input box, above the cursor. */
+const CONTEXT_LINES = 4
+
+/**
+ * The live terminal of a Claude-on-WezTerm node: a WezTerm terminal running
+ * `claude`, with the session it runs under.
+ *
+ * @category terminals
+ */
+export interface ClaudeWeztermTerminal extends WeztermTerminal {
+  /** The Claude Code session id `claude` was started with. */
+  readonly sessionId: string
+  /** The WezTerm terminal inside, whose `recordsHistory` is `false`: this wrapper owns the history. */
+  readonly inner: WeztermTerminal
+}
+
+class ClaudeTerminal implements ClaudeWeztermTerminal {
+  readonly recordsHistory = true
+  constructor(
+    readonly inner: WeztermTerminal,
+    readonly sessionId: string,
+  ) {}
+  get nodeId(): string {
+    return this.inner.nodeId
+  }
+  get state(): NodeState {
+    return this.inner.state
+  }
+  get paneId(): number | undefined {
+    return this.inner.paneId
+  }
+  get spawned(): boolean {
+    return this.inner.spawned
+  }
+  start(): Promise<void> {
+    return this.inner.start()
+  }
+  stop(): Promise<void> {
+    return this.inner.stop()
+  }
+  execute(input: string, options?: ExecuteOptions): Promise<ParsedResponse> {
+    return this.inner.execute(input, options)
+  }
+  executeStream(
+    input: string,
+    options?: ExecuteOptions,
+  ): AsyncIterable<string, ParsedResponse, undefined> {
+    return this.inner.executeStream(input, options)
+  }
+  write(data: string): Promise<void> {
+    return this.inner.write(data)
+  }
+  read(): string {
+    return this.inner.read()
+  }
+  readTail(lines: number): string {
+    return this.inner.readTail(lines)
+  }
+  clearBuffer(): void {
+    this.inner.clearBuffer()
+  }
+  interrupt(): Promise<void> {
+    return this.inner.interrupt()
+  }
+  focus(): Promise<void> {
+    return this.inner.focus()
+  }
+  paneInfo(): Promise<WeztermPaneInfo> {
+    return this.inner.paneInfo()
+  }
+}
+
+/** The WezTerm node that runs `claude` for a Claude node under `sessionId`. */
+const innerNode = (node: ClaudeWeztermNode, sessionId: string): WeztermNode => {
+  const pick = <K extends keyof ClaudeWeztermNode>(k: K) =>
+    node[k] === undefined ? {} : { [k]: node[k] }
+  return wezterm(node.id, {
+    command: node.claude ?? 'claude',
+    args: claudeArgs(sessionId)(node),
+    parser: node.parser ?? 'claude',
+    timeoutMs: node.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...pick('cwd'),
+    ...pick('env'),
+    ...pick('wezterm'),
+    ...pick('scrollbackLines'),
+    ...pick('quietMs'),
+  })
+}
+
+/**
+ * Opens the terminal of a Claude-on-WezTerm node (not started yet): a WezTerm
+ * terminal (see `openWezterm`) running `claude` with the node's session id,
+ * or a new one (`crypto.randomUUID()`) when the node has none; read with the
+ * `claude` parser unless the node names another, each execute waiting up to
+ * 10 minutes by default. Each execute also reads the few lines above the
+ * cursor, where Claude Code redraws the prompt it was sent. The inner
+ * WezTerm terminal does not record history (`recordsHistory: false`): the
+ * wrapper does, so nothing is logged twice.
+ *
+ * @category terminals
+ */
+export const openClaudeWezterm = (node: ClaudeWeztermNode): ClaudeWeztermTerminal => {
+  const sessionId = node.sessionId ?? randomUUID()
+  const inner = openWezterm(innerNode(node, sessionId), {
+    recordsHistory: false,
+    contextLines: CONTEXT_LINES,
+  })
+  return new ClaudeTerminal(inner, sessionId)
+}
+
+/**
+ * Options of {@link claudeWeztermInterpreter}.
+ *
+ * @category interpreters
+ */
+export interface ClaudeWeztermInterpreterOptions {
+  /** Where `fork` reads the time it stamps. Default: the system clock. */
+  readonly clock?: Pick<Clock, 'now'>
+}
+
+/**
+ * The interpreter of Claude-on-WezTerm nodes (see {@link openClaudeWezterm}).
+ * `fork(node, id)` returns a node that starts `claude --resume <session>
+ * --fork-session --session-id <new UUID>` (the session being the node's, or
+ * the one its live terminal chose) and starts it.
+ *
+ * @category interpreters
+ * @example
+ * import { claudeWeztermInterpreter, defaultInterpreters, interpreters } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const registry = interpreters(...defaultInterpreters.values(), claudeWeztermInterpreter())
+ * assert.ok(registry.has('claude-wezterm'))
+ */
+export const claudeWeztermInterpreter = (
+  options: ClaudeWeztermInterpreterOptions = {},
+): TerminalInterpreter<ClaudeWeztermNode> => {
+  const base = terminalInterpreter<ClaudeWeztermNode>(
+    'claude-wezterm',
+    openClaudeWezterm,
+    (id, time) => forkClaudeWezterm(id, time, randomUUID()),
+    options.clock === undefined ? {} : { clock: options.clock },
+  )
+  return Object.freeze({
+    ...base,
+    fork(node: ClaudeWeztermNode, id: string, ctx: LifecycleContext): Promise<ClaudeWeztermNode> {
+      const live = base.terminal(node.id) as ClaudeWeztermTerminal | undefined
+      const known =
+        node.sessionId === undefined && live !== undefined
+          ? makeNode<ClaudeWeztermNode>({ ...node, sessionId: live.sessionId }, 'fork')
+          : node
+      return base.fork!(known, id, ctx)
+    },
+  })
+}

@@ -1,0 +1,88 @@
+import { forkTmux, type TmuxNode } from '../../node/TmuxNode.js'
+import type { Clock } from '../../runtime/Clock.js'
+import { paneConfig, PaneTerminal } from './paneTerminal.js'
+import { terminalInterpreter, type Terminal, type TerminalInterpreter } from './Terminal.js'
+import { TmuxPane } from './tmuxPane.js'
+
+export { TmuxCommandFailed } from './tmuxPane.js'
+
+/**
+ * The live terminal of a tmux node.
+ *
+ * @category terminals
+ */
+export interface TmuxTerminal extends Terminal {
+  /** The pane's id (`%3`) once started. */
+  readonly paneId: string | undefined
+  /** The session spawned for the node (`undefined` for an attached pane): stop kills it. */
+  readonly sessionName: string | undefined
+}
+
+class TmuxPaneTerminal extends PaneTerminal implements TmuxTerminal {
+  constructor(
+    node: TmuxNode,
+    private readonly pane: TmuxPane,
+  ) {
+    super(paneConfig(node), pane)
+  }
+
+  get paneId(): string | undefined {
+    return this.pane.paneId
+  }
+
+  get sessionName(): string | undefined {
+    return this.pane.sessionName
+  }
+}
+
+/**
+ * Opens the terminal of a tmux node (not started yet). `start` spawns the
+ * node's program in a new detached session (or finds the pane it attaches
+ * to), connects an output event source (`pipe-pane`) and waits until the
+ * parser says ready. An execute types its input with `send-keys -l` and
+ * Enter, and reads the pane with `capture-pane -p -J` from the line the
+ * input went to; the pane is captured again on each output event, never on
+ * a timer. `read()` is the pane's text (history included) since the last
+ * `clearBuffer()` (which forgets nothing in tmux: it moves a mark).
+ * `interrupt` sends `C-c`. `stop` kills the session it spawned, or only
+ * closes its pipe on an attached pane. A pane that closes by itself (its
+ * program exited) fails a pending execute with `TerminalExited` (exit code
+ * `null`: tmux is gone with the pane).
+ *
+ * @category terminals
+ */
+export const openTmux = (node: TmuxNode): TmuxTerminal =>
+  new TmuxPaneTerminal(node, new TmuxPane(node))
+
+/**
+ * Options of {@link tmuxInterpreter}.
+ *
+ * @category interpreters
+ */
+export interface TmuxInterpreterOptions {
+  /** Where `fork` reads the time it stamps. Default: the system clock. */
+  readonly clock?: Pick<Clock, 'now'>
+}
+
+/**
+ * The interpreter of tmux nodes (see {@link openTmux}): starts a node's
+ * terminal on first use and keeps it, by node id, until stopped. A step's
+ * input is typed into the pane; its result is the parsed answer.
+ *
+ * @category interpreters
+ * @example
+ * import { defaultInterpreters, interpreters, tmuxInterpreter } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const registry = interpreters(...defaultInterpreters.values(), tmuxInterpreter())
+ * assert.ok(registry.has('tmux'))
+ */
+export const tmuxInterpreter = (
+  options: TmuxInterpreterOptions = {},
+): TerminalInterpreter<TmuxNode> =>
+  terminalInterpreter<TmuxNode>(
+    'tmux',
+    openTmux,
+    forkTmux,
+    options.clock === undefined ? {} : { clock: options.clock },
+  )

@@ -1,0 +1,259 @@
+/**
+ * The tmux plumbing of the tmux node: a {@link PaneBackend} over one pane of
+ * a tmux server, driven with the `tmux` command. Internal: not exported from
+ * the package.
+ *
+ * Output events come from `pipe-pane`: tmux copies everything the pane's
+ * program writes to a shell command, here `cat` into a TCP connection to a
+ * server on 127.0.0.1 that this process opens for the pane (bash's
+ * `/dev/tcp`, so nothing but bash and tmux is needed). Each chunk that arrives
+ * makes the terminal capture the pane (`capture-pane -p -J`) and ask its
+ * parser; the connection closing, when Nerve did not close it, means the pane
+ * is gone. This was chosen over control mode (`tmux -C attach`), which gives
+ * `%output` events too but attaches a client to the session (which can change
+ * the size of a user's window), and over a FIFO, whose reader cannot tell
+ * "no writer yet" from "the writer left".
+ */
+import { execFile, execFileSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { createServer, type Server, type Socket } from 'node:net'
+import type { TmuxNode } from '../../node/TmuxNode.js'
+import type { PaneBackend } from './paneTerminal.js'
+
+/** How long `open` waits for tmux's `pipe-pane` to connect before giving up. */
+const CONNECT_MS = 10_000
+const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
+
+/** tmux answered with an error (an unknown pane, no server, a bad option). */
+export class TmuxCommandFailed extends Error {
+  readonly _tag = 'TmuxCommandFailed'
+  readonly args: readonly string[]
+  readonly stderr: string
+  constructor(args: readonly string[], stderr: string, cause?: unknown) {
+    super(`tmux ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`, { cause })
+    this.name = 'TmuxCommandFailed'
+    this.args = Object.freeze([...args])
+    this.stderr = stderr
+  }
+}
+
+const childEnv = (): NodeJS.ProcessEnv => {
+  const env = { ...process.env }
+  delete env.TMUX
+  return env
+}
+
+/** The `-L name` / `-S path` arguments that select a node's server. */
+export const serverArgs = (node: Pick<TmuxNode, 'socket' | 'socketPath'>): string[] =>
+  node.socketPath !== undefined ? ['-S', node.socketPath] : ['-L', node.socket ?? 'nerve']
+
+/** Runs `tmux` on a server; resolves with its stdout. */
+export const runTmux = (server: readonly string[], args: readonly string[]): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile(
+      'tmux',
+      [...server, ...args],
+      { env: childEnv(), maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error === null) resolve(stdout)
+        else reject(new TmuxCommandFailed(args, stderr, error))
+      },
+    )
+  })
+
+/** {@link runTmux}, blocking (for the synchronous reads of the Terminal interface). */
+export const runTmuxSync = (server: readonly string[], args: readonly string[]): string => {
+  try {
+    return execFileSync('tmux', [...server, ...args], {
+      env: childEnv(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    })
+  } catch (e) {
+    const stderr = (e as { stderr?: unknown }).stderr
+    throw new TmuxCommandFailed(args, typeof stderr === 'string' ? stderr : '', e)
+  }
+}
+
+/** tmux reads an argument ending in `;` as the end of a command; `\\;` keeps the `;`. */
+const literal = (text: string): string => (text.endsWith(';') ? `${text.slice(0, -1)}\\;` : text)
+
+const listen = (server: Server): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      resolve(typeof address === 'object' && address !== null ? address.port : 0)
+    })
+  })
+
+/** A tmux pane as a {@link PaneBackend}, spawned or attached as the node says. */
+export class TmuxPane implements PaneBackend {
+  readonly events = true
+  private readonly server: readonly string[]
+  private pane: string | undefined
+  private session: string | undefined
+  private listener: Server | undefined
+  private connection: Socket | undefined
+  private closing = false
+
+  constructor(private readonly node: TmuxNode) {
+    this.server = serverArgs(node)
+  }
+
+  /** The pane's id (`%3`), once open. */
+  get paneId(): string | undefined {
+    return this.pane
+  }
+
+  /** The session spawned for the node, if it spawned one. */
+  get sessionName(): string | undefined {
+    return this.session
+  }
+
+  private tmux(...args: string[]): Promise<string> {
+    return runTmux(this.server, args)
+  }
+
+  private target(): string {
+    if (this.pane === undefined) throw new Error(`tmux node "${this.node.id}" has no pane yet`)
+    return this.pane
+  }
+
+  async open(onOutput: () => void, onGone: () => void): Promise<void> {
+    const n = this.node
+    if (n.paneId !== undefined) {
+      const [pane, piped] = (
+        await this.tmux('display-message', '-p', '-t', n.paneId, '#{pane_id} #{pane_pipe}')
+      )
+        .trim()
+        .split(' ')
+      this.pane = pane
+      if (piped === '1') {
+        throw new Error(
+          `tmux pane ${n.paneId} already has a pipe-pane (another tool, or another node, reads it)`,
+        )
+      }
+    } else {
+      const name = `nerve-${n.id}-${randomUUID().slice(0, 8)}`
+      const args = ['new-session', '-d', '-P', '-F', '#{pane_id}', '-s', name]
+      args.push('-x', String(n.cols ?? 200), '-y', String(n.rows ?? 50))
+      if (n.cwd !== undefined) args.push('-c', n.cwd)
+      for (const [k, v] of Object.entries(n.env ?? {})) args.push('-e', `${k}=${v}`)
+      const command =
+        n.command === undefined ? [...DEFAULT_COMMAND] : [n.command, ...(n.args ?? [])]
+      this.pane = (await this.tmux(...args, '--', ...command)).trim()
+      this.session = name
+    }
+    const listener = createServer()
+    this.listener = listener
+    const port = await listen(listener)
+    const connected = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`tmux pane ${this.target()}: pipe-pane did not connect`))
+      }, CONNECT_MS)
+      listener.once('connection', (socket) => {
+        clearTimeout(timer)
+        listener.close()
+        this.connection = socket
+        socket.on('data', onOutput)
+        socket.on('error', () => undefined)
+        socket.on('close', () => {
+          if (!this.closing) onGone()
+        })
+        resolve()
+      })
+    })
+    // -o: never replace a pipe someone else opened on an attached pane (then the connect times out).
+    await this.tmux(
+      'pipe-pane',
+      ...(this.session === undefined ? ['-o'] : []),
+      '-t',
+      this.target(),
+      `exec bash -c 'exec cat > /dev/tcp/127.0.0.1/${port}'`,
+    )
+    await connected
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return
+    this.closing = true
+    this.listener?.close()
+    try {
+      if (this.session !== undefined) {
+        await this.tmux('kill-session', '-t', `=${this.session}`).catch(() => undefined)
+      } else if (this.pane !== undefined && this.connection !== undefined) {
+        await this.tmux('pipe-pane', '-t', this.pane).catch(() => undefined)
+      }
+    } finally {
+      this.connection?.destroy()
+    }
+  }
+
+  private parseMark(out: string): number {
+    const [history, cursor] = out.trim().split(' ').map(Number)
+    return (history ?? 0) + (cursor ?? 0)
+  }
+
+  async mark(): Promise<number> {
+    return this.parseMark(
+      await this.tmux('display-message', '-p', '-t', this.target(), '#{history_size} #{cursor_y}'),
+    )
+  }
+
+  markSync(): number {
+    return this.parseMark(
+      runTmuxSync(this.server, [
+        'display-message',
+        '-p',
+        '-t',
+        this.target(),
+        '#{history_size} #{cursor_y}',
+      ]),
+    )
+  }
+
+  private captureArgs(from: number | undefined, history: number): string[] {
+    const start = from === undefined || from - history < -history ? '-' : String(from - history)
+    return ['capture-pane', '-p', '-J', '-t', this.target(), '-S', start]
+  }
+
+  async capture(from: number | undefined): Promise<string> {
+    const history = Number(
+      await this.tmux('display-message', '-p', '-t', this.target(), '#{history_size}'),
+    )
+    return this.tmux(...this.captureArgs(from, history))
+  }
+
+  captureSync(from: number | undefined): string {
+    const history = Number(
+      runTmuxSync(this.server, ['display-message', '-p', '-t', this.target(), '#{history_size}']),
+    )
+    return runTmuxSync(this.server, this.captureArgs(from, history))
+  }
+
+  async sendText(text: string): Promise<void> {
+    if (text !== '') await this.tmux('send-keys', '-t', this.target(), '-l', '--', literal(text))
+  }
+
+  async sendLine(text: string): Promise<void> {
+    const t = this.target()
+    const typed = text === '' ? [] : ['send-keys', '-t', t, '-l', '--', literal(text), ';']
+    await this.tmux(...typed, 'send-keys', '-t', t, 'Enter')
+  }
+
+  async sendInterrupt(): Promise<void> {
+    await this.tmux('send-keys', '-t', this.target(), 'C-c')
+  }
+
+  async alive(): Promise<boolean> {
+    if (this.pane === undefined) return false
+    try {
+      const dead = await this.tmux('display-message', '-p', '-t', this.pane, '#{pane_dead}')
+      return dead.trim() !== '1'
+    } catch {
+      return false
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { UsageError } from '../errors.js'
+import { requireName } from './name.js'
+import { EMPTY_METADATA, makeNode, type Node } from './Node.js'
+import { checkWeztermOptions, WEZTERM_KEYS, type WeztermOptions } from './WeztermNode.js'
+
+/**
+ * The configuration of a Claude-on-WezTerm node, as given to
+ * {@link claudeWezterm}: the WezTerm options of the pane (no `paneId`: the
+ * node spawns `claude` itself) and the Claude Code session.
+ *
+ * @category claude nodes
+ */
+export interface ClaudeWeztermOptions extends Omit<WeztermOptions, 'paneId' | 'command'> {
+  /** The `claude` executable. Default: `'claude'` on the PATH. */
+  readonly claude?: string
+  /** Arguments passed to `claude` after the session ones (e.g. `['--model', 'opus']`). */
+  readonly args?: readonly string[]
+  /** The session id (a UUID). Default: a new one, chosen by the interpreter when it starts. */
+  readonly sessionId?: string
+  /** Resume the existing session `sessionId` (`--resume`) instead of starting it. */
+  readonly resume?: boolean
+  /** Start as a fork of this session: `--resume <forkFrom> --fork-session --session-id <sessionId>`. */
+  readonly forkFrom?: string
+}
+
+/**
+ * Claude Code (the `claude` CLI) in a WezTerm pane. Persistent. Build one with
+ * {@link claudeWezterm}; the interpreter made by `claudeWeztermInterpreter()`
+ * runs it.
+ *
+ * @category claude nodes
+ */
+export interface ClaudeWeztermNode extends Node {
+  readonly kind: 'claude-wezterm'
+  readonly persistent: true
+  readonly claude?: string
+  readonly args?: readonly string[]
+  readonly sessionId?: string
+  readonly resume?: boolean
+  readonly forkFrom?: string
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+  readonly wezterm?: string
+  readonly scrollbackLines?: number
+  readonly parser?: string
+  readonly timeoutMs?: number
+  readonly quietMs?: number
+}
+
+const OPTION_KEYS: ReadonlySet<string> = new Set(
+  [...WEZTERM_KEYS, 'claude', 'sessionId', 'resume', 'forkFrom'].filter(
+    (k) => k !== 'paneId' && k !== 'command',
+  ),
+)
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const requireUuid = (api: string, what: string, value: unknown): void => {
+  if (value !== undefined && (typeof value !== 'string' || !UUID.test(value))) {
+    throw new UsageError(api, `${what} must be a UUID, got ${JSON.stringify(value)}`)
+  }
+}
+
+/**
+ * A Claude-on-WezTerm node: `claude` run in a new WezTerm pane with a session
+ * id (given, or chosen by the interpreter), read with the `claude` parser by
+ * default. A pure description.
+ *
+ * @category claude nodes
+ * @example
+ * import { claudeWezterm } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const id = '123e4567-e89b-12d3-a456-426614174000'
+ * const agent = claudeWezterm('agent', { sessionId: id, cwd: '/src', args: ['--model', 'opus'] })
+ * assert.strictEqual(agent.kind, 'claude-wezterm')
+ * assert.throws(() => claudeWezterm('x', { sessionId: 'nope' }), /must be a UUID/)
+ */
+export const claudeWezterm = (
+  id: string,
+  options: ClaudeWeztermOptions = {},
+): ClaudeWeztermNode => {
+  checkWeztermOptions('claudeWezterm', id, options, OPTION_KEYS)
+  const api = 'claudeWezterm'
+  if (
+    options.claude !== undefined &&
+    (typeof options.claude !== 'string' || options.claude === '')
+  ) {
+    throw new UsageError(api, `node "${id}": claude must be a non-empty string`)
+  }
+  requireUuid(api, `node "${id}": sessionId`, options.sessionId)
+  requireUuid(api, `node "${id}": forkFrom`, options.forkFrom)
+  if (options.resume !== undefined && typeof options.resume !== 'boolean') {
+    throw new UsageError(api, `node "${id}": resume must be a boolean`)
+  }
+  if (options.resume === true && options.sessionId === undefined) {
+    throw new UsageError(api, `node "${id}": resume needs the sessionId to resume`)
+  }
+  if (options.resume === true && options.forkFrom !== undefined) {
+    throw new UsageError(api, `node "${id}": give resume or forkFrom, not both`)
+  }
+  const { metadata, ...config } = options
+  return makeNode<ClaudeWeztermNode>(
+    {
+      id,
+      kind: 'claude-wezterm',
+      persistent: true,
+      metadata: metadata ?? EMPTY_METADATA,
+      ...config,
+    },
+    api,
+  )
+}
+
+/**
+ * Whether a node is a Claude-on-WezTerm node.
+ *
+ * @category guards
+ */
+export const isClaudeWeztermNode = (node: Node): node is ClaudeWeztermNode =>
+  node.kind === 'claude-wezterm'
+
+/**
+ * The arguments `claude` is started with for a node, given the session id
+ * it runs under (the node's own, or the one the interpreter chose):
+ * `--session-id <id>`, or `--resume <id>` to resume it, or
+ * `--resume <forkFrom> --fork-session --session-id <id>` for a fork; then the
+ * node's `args`.
+ *
+ * @category claude nodes
+ * @example
+ * import { claudeArgs, claudeWezterm } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const a = '123e4567-e89b-12d3-a456-426614174000'
+ * const b = '223e4567-e89b-12d3-a456-426614174000'
+ * const fork = claudeWezterm('f', { forkFrom: a, sessionId: b })
+ * assert.deepStrictEqual(claudeArgs(b)(fork), ['--resume', a, '--fork-session', '--session-id', b])
+ */
+export const claudeArgs =
+  (sessionId: string) =>
+  (node: ClaudeWeztermNode): readonly string[] => {
+    requireUuid('claudeArgs', 'the session id', sessionId)
+    const session =
+      node.forkFrom !== undefined
+        ? ['--resume', node.forkFrom, '--fork-session', '--session-id', sessionId]
+        : node.resume === true
+          ? ['--resume', sessionId]
+          : ['--session-id', sessionId]
+    return Object.freeze([...session, ...(node.args ?? [])])
+  }
+
+/**
+ * A fork of a Claude-on-WezTerm node: a new node `id` whose `claude` starts
+ * with `--resume <old session> --fork-session --session-id <sessionId>`, so
+ * it continues the conversation so far on a branch of its own, with metadata
+ * `{ forked_from, fork_time }`. The node must know its session id (the
+ * interpreter's `fork` fills in the one it chose). Pure: the time and the
+ * new session id are given.
+ *
+ * @category claude nodes
+ * @example
+ * import { claudeWezterm, forkClaudeWezterm } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const a = '123e4567-e89b-12d3-a456-426614174000'
+ * const b = '223e4567-e89b-12d3-a456-426614174000'
+ * const fork = forkClaudeWezterm('agent-2', '2025-01-01T00:00:00.000Z', b)(claudeWezterm('agent', { sessionId: a }))
+ * assert.deepStrictEqual([fork.forkFrom, fork.sessionId], [a, b])
+ * assert.strictEqual(fork.metadata['forked_from'], 'agent')
+ */
+export const forkClaudeWezterm =
+  (id: string, forkTime: string, sessionId: string) =>
+  (node: ClaudeWeztermNode): ClaudeWeztermNode => {
+    const api = 'forkClaudeWezterm'
+    requireName(api, 'the new node id', id)
+    if (typeof forkTime !== 'string') {
+      throw new UsageError(api, `the fork time must be a string, got ${typeof forkTime}`)
+    }
+    requireUuid(api, 'the new session id', sessionId)
+    if (!isClaudeWeztermNode(node)) {
+      throw new UsageError(api, `expects a claude-wezterm node, got ${(node as Node).kind}`)
+    }
+    if (node.sessionId === undefined) {
+      throw new UsageError(api, `node "${node.id}" has no sessionId to fork from`)
+    }
+    const { resume: _resume, ...rest } = node
+    return makeNode<ClaudeWeztermNode>(
+      {
+        ...rest,
+        id,
+        forkFrom: node.sessionId,
+        sessionId,
+        metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime },
+      },
+      api,
+    )
+  }

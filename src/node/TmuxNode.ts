@@ -1,0 +1,167 @@
+import { UsageError } from '../errors.js'
+import { requireName } from './name.js'
+import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { optionChecks } from './paneOptions.js'
+
+/**
+ * The configuration of a tmux node, as given to {@link tmux}.
+ *
+ * @category tmux nodes
+ */
+export interface TmuxOptions extends NodeOptions {
+  /** Attach to this existing pane (`%3`) instead of spawning one; stop leaves it running. */
+  readonly paneId?: string
+  /** The program to spawn in a new session. Default: `bash --norc --noprofile`. Not with `paneId`. */
+  readonly command?: string
+  /** Its arguments. Default: none. */
+  readonly args?: readonly string[]
+  /** The working directory of the spawned program. */
+  readonly cwd?: string
+  /** Variables set for the spawned program (tmux `new-session -e`). */
+  readonly env?: Readonly<Record<string, string>>
+  /** The tmux server's socket name (`tmux -L`). Default: `nerve`, a server of Nerve's own. */
+  readonly socket?: string
+  /** The tmux server's socket path (`tmux -S`); wins over `socket`. */
+  readonly socketPath?: string
+  /** Width of a spawned session in columns. Default: 200. */
+  readonly cols?: number
+  /** Height of a spawned session in rows. Default: 50. */
+  readonly rows?: number
+  /** The name of the parser that reads the answers. Default: `'none'`. */
+  readonly parser?: string
+  /** Milliseconds an execute (and the start) may wait for readiness. Default: 30 000. */
+  readonly timeoutMs?: number
+  /** Milliseconds readiness must hold with no change on the screen. Default: 5 for `none`, else 30. */
+  readonly quietMs?: number
+}
+
+/**
+ * A program in a tmux pane: spawned in a session of its own, or an existing
+ * pane attached to. Persistent. Build one with {@link tmux}; the interpreter
+ * made by `tmuxInterpreter()` runs it.
+ *
+ * @category tmux nodes
+ */
+export interface TmuxNode extends Node {
+  readonly kind: 'tmux'
+  readonly persistent: true
+  readonly paneId?: string
+  readonly command?: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+  readonly socket?: string
+  readonly socketPath?: string
+  readonly cols?: number
+  readonly rows?: number
+  readonly parser?: string
+  readonly timeoutMs?: number
+  readonly quietMs?: number
+}
+
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  'metadata',
+  'paneId',
+  'command',
+  'args',
+  'cwd',
+  'env',
+  'socket',
+  'socketPath',
+  'cols',
+  'rows',
+  'parser',
+  'timeoutMs',
+  'quietMs',
+])
+
+/**
+ * A tmux node: with `paneId`, the existing pane of that id on the server of
+ * `socket` / `socketPath`; otherwise `command` with `args` spawned in a new
+ * detached session of `cols` × `rows` on that server (by default Nerve's own
+ * server, `tmux -L nerve`, so a user's server is never touched). Each step's
+ * input is typed into the pane with Enter; the answer is the pane's text
+ * after it, read by `parser`. A pure description: the interpreter talks to tmux.
+ *
+ * @category tmux nodes
+ * @example
+ * import { tmux } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const sh = tmux('sh', { command: 'bash', args: ['--norc'], cols: 100 })
+ * assert.strictEqual(sh.kind, 'tmux')
+ * assert.strictEqual(sh.persistent, true)
+ * const mine = tmux('mine', { paneId: '%3', socket: 'default' })
+ * assert.strictEqual(mine.paneId, '%3')
+ * assert.throws(() => tmux('x', { paneId: '3' }), /paneId must look like %3/)
+ */
+export const tmux = (id: string, options: TmuxOptions = {}): TmuxNode => {
+  const check = optionChecks('tmux', id, options, OPTION_KEYS)
+  const { paneId, command, args, cwd, env, socket, socketPath, cols, rows, parser } = options
+  if (paneId !== undefined && (typeof paneId !== 'string' || !/^%\d+$/.test(paneId))) {
+    check.bad(`paneId must look like %3, got ${JSON.stringify(paneId)}`)
+  }
+  if (paneId !== undefined && (command !== undefined || args !== undefined)) {
+    check.bad('give either paneId (attach) or command (spawn), not both')
+  }
+  check.string('command', command)
+  check.strings('args', args)
+  check.string('cwd', cwd)
+  check.env(env)
+  check.string('socketPath', socketPath)
+  if (socket !== undefined && (typeof socket !== 'string' || !/^[\w.-]+$/.test(socket))) {
+    check.bad(
+      `socket must be a socket name (letters, digits, . _ -), got ${JSON.stringify(socket)}`,
+    )
+  }
+  check.integer('cols', cols, 1, 10_000)
+  check.integer('rows', rows, 1, 10_000)
+  check.string('parser', parser)
+  check.millis('timeoutMs', options.timeoutMs, false)
+  check.millis('quietMs', options.quietMs, true)
+  const { metadata, ...config } = options
+  return makeNode<TmuxNode>(
+    { id, kind: 'tmux', persistent: true, metadata: metadata ?? EMPTY_METADATA, ...config },
+    'tmux',
+  )
+}
+
+/**
+ * Whether a node is a tmux node.
+ *
+ * @category guards
+ */
+export const isTmuxNode = (node: Node): node is TmuxNode => node.kind === 'tmux'
+
+/**
+ * A copy of a tmux node under a new id, with metadata `{ forked_from,
+ * fork_time }`. A spawning node's fork spawns the same program afresh; a
+ * fork of an attached node spawns the default program on the same server
+ * (one pane cannot be driven by two nodes). The time is given, so the
+ * function stays pure.
+ *
+ * @category tmux nodes
+ * @example
+ * import { forkTmux, tmux } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const copy = forkTmux('sh-2', '2025-01-01T00:00:00.000Z')(tmux('sh', { command: 'bash' }))
+ * assert.strictEqual(copy.command, 'bash')
+ * assert.strictEqual(copy.metadata['forked_from'], 'sh')
+ */
+export const forkTmux =
+  (id: string, forkTime: string) =>
+  (node: TmuxNode): TmuxNode => {
+    requireName('forkTmux', 'the new node id', id)
+    if (typeof forkTime !== 'string') {
+      throw new UsageError('forkTmux', `the fork time must be a string, got ${typeof forkTime}`)
+    }
+    if (!isTmuxNode(node)) {
+      throw new UsageError('forkTmux', `expects a tmux node, got ${(node as Node).kind}`)
+    }
+    const { paneId: _attached, ...rest } = node
+    return makeNode<TmuxNode>(
+      { ...rest, id, metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime } },
+      'forkTmux',
+    )
+  }

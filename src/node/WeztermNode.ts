@@ -1,0 +1,158 @@
+import { UsageError } from '../errors.js'
+import { requireName } from './name.js'
+import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { optionChecks } from './paneOptions.js'
+
+/**
+ * The configuration of a WezTerm node, as given to {@link wezterm}.
+ *
+ * @category wezterm nodes
+ */
+export interface WeztermOptions extends NodeOptions {
+  /** Attach to this existing pane instead of spawning one; stop leaves it running. */
+  readonly paneId?: number
+  /** The program to spawn in a new tab (`wezterm cli spawn`). Default: `bash --norc --noprofile`. */
+  readonly command?: string
+  /** Its arguments. Default: none. */
+  readonly args?: readonly string[]
+  /** The working directory of the spawned program (`--cwd`). */
+  readonly cwd?: string
+  /** Variables set for the spawned program (run through `env`). */
+  readonly env?: Readonly<Record<string, string>>
+  /** The `wezterm` executable. Default: `'wezterm'` on the PATH. */
+  readonly wezterm?: string
+  /** Lines of scrollback read above the screen. Default: 10 000. */
+  readonly scrollbackLines?: number
+  /** The name of the parser that reads the answers. Default: `'none'`. */
+  readonly parser?: string
+  /** Milliseconds an execute (and the start) may wait for readiness. Default: 30 000. */
+  readonly timeoutMs?: number
+  /** Milliseconds readiness must hold with no change on the screen. Default: 5 for `none`, else 30. */
+  readonly quietMs?: number
+}
+
+/**
+ * A program in a WezTerm pane, driven through `wezterm cli`: spawned in a new
+ * tab, or an existing pane attached to. Persistent. Build one with
+ * {@link wezterm}; the interpreter made by `weztermInterpreter()` runs it.
+ *
+ * @category wezterm nodes
+ */
+export interface WeztermNode extends Node {
+  readonly kind: 'wezterm'
+  readonly persistent: true
+  readonly paneId?: number
+  readonly command?: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+  readonly wezterm?: string
+  readonly scrollbackLines?: number
+  readonly parser?: string
+  readonly timeoutMs?: number
+  readonly quietMs?: number
+}
+
+/** The option names of a WezTerm node. @internal */
+export const WEZTERM_KEYS: ReadonlySet<string> = new Set([
+  'metadata',
+  'paneId',
+  'command',
+  'args',
+  'cwd',
+  'env',
+  'wezterm',
+  'scrollbackLines',
+  'parser',
+  'timeoutMs',
+  'quietMs',
+])
+
+/** Checks WezTerm options (also those a Claude node passes on). @internal */
+export const checkWeztermOptions = (
+  api: string,
+  id: string,
+  options: Omit<WeztermOptions, 'metadata'> & NodeOptions,
+  keys: ReadonlySet<string>,
+): void => {
+  const check = optionChecks(api, id, options, keys)
+  const { paneId, command, args, cwd, env, scrollbackLines, parser } = options
+  check.integer('paneId', paneId, 0, Number.MAX_SAFE_INTEGER)
+  if (paneId !== undefined && (command !== undefined || args !== undefined)) {
+    check.bad('give either paneId (attach) or command (spawn), not both')
+  }
+  check.string('command', command)
+  check.strings('args', args)
+  check.string('cwd', cwd)
+  check.env(env)
+  check.string('wezterm', options.wezterm)
+  check.integer('scrollbackLines', scrollbackLines, 0, 10_000_000)
+  check.string('parser', parser)
+  check.millis('timeoutMs', options.timeoutMs, false)
+  check.millis('quietMs', options.quietMs, true)
+}
+
+/**
+ * A WezTerm node: with `paneId`, that existing pane; otherwise `command`
+ * with `args` spawned in a new tab (`wezterm cli spawn`). Each step's input is
+ * typed into the pane (`send-text --no-paste`) with Enter; the answer is the
+ * pane's text after it (`get-text`), read by `parser`. A pure description:
+ * the interpreter runs `wezterm cli`.
+ *
+ * @category wezterm nodes
+ * @example
+ * import { wezterm } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const sh = wezterm('sh', { command: 'bash', cwd: '/tmp', wezterm: '/opt/wezterm/bin/wezterm' })
+ * assert.strictEqual(sh.kind, 'wezterm')
+ * assert.strictEqual(wezterm('mine', { paneId: 3 }).paneId, 3)
+ * assert.throws(() => wezterm('x', { paneId: -1 }), /paneId must be an integer/)
+ */
+export const wezterm = (id: string, options: WeztermOptions = {}): WeztermNode => {
+  checkWeztermOptions('wezterm', id, options, WEZTERM_KEYS)
+  const { metadata, ...config } = options
+  return makeNode<WeztermNode>(
+    { id, kind: 'wezterm', persistent: true, metadata: metadata ?? EMPTY_METADATA, ...config },
+    'wezterm',
+  )
+}
+
+/**
+ * Whether a node is a WezTerm node.
+ *
+ * @category guards
+ */
+export const isWeztermNode = (node: Node): node is WeztermNode => node.kind === 'wezterm'
+
+/**
+ * A copy of a WezTerm node under a new id, with metadata `{ forked_from,
+ * fork_time }`; the copy spawns its own pane (an attached pane id is
+ * dropped: one pane is not driven by two nodes). The time is given, so the
+ * function stays pure.
+ *
+ * @category wezterm nodes
+ * @example
+ * import { forkWezterm, wezterm } from 'nerve'
+ * import assert from 'node:assert'
+ *
+ * const copy = forkWezterm('sh-2', '2025-01-01T00:00:00.000Z')(wezterm('sh', { command: 'zsh' }))
+ * assert.strictEqual(copy.command, 'zsh')
+ * assert.strictEqual(copy.metadata['forked_from'], 'sh')
+ */
+export const forkWezterm =
+  (id: string, forkTime: string) =>
+  (node: WeztermNode): WeztermNode => {
+    requireName('forkWezterm', 'the new node id', id)
+    if (typeof forkTime !== 'string') {
+      throw new UsageError('forkWezterm', `the fork time must be a string, got ${typeof forkTime}`)
+    }
+    if (!isWeztermNode(node)) {
+      throw new UsageError('forkWezterm', `expects a wezterm node, got ${(node as Node).kind}`)
+    }
+    const { paneId: _attached, ...rest } = node
+    return makeNode<WeztermNode>(
+      { ...rest, id, metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime } },
+      'forkWezterm',
+    )
+  }

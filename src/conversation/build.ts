@@ -105,9 +105,9 @@ export const tools = (definitions: readonly ToolDefinition[], options?: VertexOp
 }
 
 // The content is a string or a deeply frozen copy, so freezing the entry here makes it deep
-// and spares `vertex` walking it on the append path.
-const message = (api: Role, role: Role, content: Content, options?: VertexOptions): Builder =>
-  append(Object.freeze({ type: 'message', role, content: checkContent(api, content) }), options)
+// and spares `vertex` walking it on the append path. The role names the builder in errors.
+const message = (role: Role, content: Content, options?: VertexOptions): Builder =>
+  append(Object.freeze({ type: 'message', role, content: checkContent(role, content) }), options)
 
 /**
  * Appends a user message: a string, or an array of blocks.
@@ -123,7 +123,7 @@ const message = (api: Role, role: Role, content: Content, options?: VertexOption
  * assert.throws(() => user(['look', { type: 'text', text: 'here' }] as never), /not both/)
  */
 export const user = (content: Content, options?: VertexOptions): Builder =>
-  message('user', 'user', content, options)
+  message('user', content, options)
 
 /**
  * Appends an assistant message: a string, or an array of blocks.
@@ -131,7 +131,7 @@ export const user = (content: Content, options?: VertexOptions): Builder =>
  * @category builders
  */
 export const assistant = (content: Content, options?: VertexOptions): Builder =>
-  message('assistant', 'assistant', content, options)
+  message('assistant', content, options)
 
 /**
  * The result of one tool call, as given to {@link toolResults} and {@link execution}.

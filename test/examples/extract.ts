@@ -44,7 +44,7 @@ const examplesOf = (text: string): Example[] => {
   return found
 }
 
-/** Fenced ```ts blocks of docs/*.md that start with an import are runnable examples too. */
+/** Fenced ```ts blocks of README.md and docs/*.md that start with an import are runnable examples too. */
 const guideExamples = (text: string): Example[] =>
   [...text.matchAll(/^```ts\n(import[\s\S]*?)^```$/gm)].map((m, i) => ({
     name: `block ${i + 1}`,
@@ -54,9 +54,12 @@ const guideExamples = (text: string): Example[] =>
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 let count = 0
-const docs = readdirSync(join(root, 'docs'))
-  .filter((f) => f.endsWith('.md'))
-  .map((f) => join(root, 'docs', f))
+const docs = [
+  join(root, 'README.md'),
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(root, 'docs', f)),
+]
 for (const file of [...sources(join(root, 'src')), ...docs]) {
   const rel = relative(root, file)
   const text = readFileSync(file, 'utf8')

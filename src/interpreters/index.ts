@@ -18,6 +18,7 @@ export type {
   ExecuteOptions,
   Terminal,
   TerminalInterpreter,
+  TerminalDecorator,
   TerminalInterpreterOptions,
 } from './terminal/Terminal.js'
 export { openPty, ptyInterpreter } from './terminal/pty.js'

@@ -150,7 +150,18 @@ export interface TerminalInterpreter<N extends Node> extends Interpreter<N> {
 export interface TerminalInterpreterOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Wraps each terminal the interpreter opens (e.g. `withHistory`, which records its operations). */
+  readonly decorate?: TerminalDecorator
 }
+
+/**
+ * Wraps a freshly opened terminal of `node` (not started yet), returning the
+ * terminal to use in its place: one with the same members, some of which do
+ * more (record history, count, log).
+ *
+ * @category terminals
+ */
+export type TerminalDecorator = (terminal: Terminal, node: Node) => Terminal
 
 /**
  * Turns a function that opens a {@link Terminal} for a node into the
@@ -159,7 +170,8 @@ export interface TerminalInterpreterOptions {
  * `executeStream` start one on first use (or again after its program ended),
  * then send the step's input as text with the step's parser and signal;
  * `fork(node, id)` returns `forkNode(id, now)(node)` and starts a fresh
- * terminal for it (a respawn: a live process cannot be copied).
+ * terminal for it (a respawn: a live process cannot be copied). With
+ * `decorate`, every terminal it opens is the decorated one.
  *
  * @category terminals
  */
@@ -187,7 +199,8 @@ export const terminalInterpreter = <N extends Node>(
       await existing.started
       return existing.terminal
     }
-    const terminal = open(requireKind(node))
+    const opened = open(requireKind(node))
+    const terminal = options.decorate?.(opened, node) ?? opened
     const started = terminal.start()
     const entry = { terminal, started }
     live.set(node.id, entry)

@@ -6,7 +6,12 @@ import { makeNode } from '../../node/Node.js'
 import { wezterm, type WeztermNode } from '../../node/WeztermNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import type { ParsedResponse } from '../parsers/ParsedResponse.js'
-import { terminalInterpreter, type ExecuteOptions, type TerminalInterpreter } from './Terminal.js'
+import {
+  terminalInterpreter,
+  type ExecuteOptions,
+  type TerminalDecorator,
+  type TerminalInterpreter,
+} from './Terminal.js'
 import { openWezterm, type WeztermPaneInfo, type WeztermTerminal } from './wezterm.js'
 
 /** Claude Code answers take minutes: the default wait of an execute. */
@@ -129,6 +134,8 @@ export const openClaudeWezterm = (node: ClaudeWeztermNode): ClaudeWeztermTermina
 export interface ClaudeWeztermInterpreterOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
+  readonly decorate?: TerminalDecorator
 }
 
 /**
@@ -152,7 +159,7 @@ export const claudeWeztermInterpreter = (
     'claude-wezterm',
     openClaudeWezterm,
     (id, time) => forkClaudeWezterm(id, time, randomUUID()),
-    options.clock === undefined ? {} : { clock: options.clock },
+    options,
   )
   return Object.freeze({
     ...base,

@@ -15,6 +15,7 @@ import {
   TerminalTimeout,
   type ExecuteOptions,
   type Terminal,
+  type TerminalDecorator,
   type TerminalInterpreter,
 } from './Terminal.js'
 
@@ -40,6 +41,8 @@ export interface PtyTerminalOptions {
 export interface PtyInterpreterOptions extends PtyTerminalOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
+  readonly decorate?: TerminalDecorator
 }
 
 /**
@@ -471,9 +474,4 @@ export const openPty = (node: PtyNode, options: PtyTerminalOptions = {}): PtyTer
  * assert.ok(registry.has('pty'))
  */
 export const ptyInterpreter = (options: PtyInterpreterOptions = {}): TerminalInterpreter<PtyNode> =>
-  terminalInterpreter<PtyNode>(
-    'pty',
-    (node) => openPty(node, options),
-    forkPty,
-    options.clock === undefined ? {} : { clock: options.clock },
-  )
+  terminalInterpreter<PtyNode>('pty', (node) => openPty(node, options), forkPty, options)

@@ -1,7 +1,12 @@
 import { forkTmux, type TmuxNode } from '../../node/TmuxNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { paneConfig, PaneTerminal } from './paneTerminal.js'
-import { terminalInterpreter, type Terminal, type TerminalInterpreter } from './Terminal.js'
+import {
+  terminalInterpreter,
+  type Terminal,
+  type TerminalDecorator,
+  type TerminalInterpreter,
+} from './Terminal.js'
 import { TmuxPane } from './tmuxPane.js'
 
 export { TmuxCommandFailed } from './tmuxPane.js'
@@ -62,6 +67,8 @@ export const openTmux = (node: TmuxNode): TmuxTerminal =>
 export interface TmuxInterpreterOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
+  readonly decorate?: TerminalDecorator
 }
 
 /**
@@ -80,9 +87,4 @@ export interface TmuxInterpreterOptions {
 export const tmuxInterpreter = (
   options: TmuxInterpreterOptions = {},
 ): TerminalInterpreter<TmuxNode> =>
-  terminalInterpreter<TmuxNode>(
-    'tmux',
-    openTmux,
-    forkTmux,
-    options.clock === undefined ? {} : { clock: options.clock },
-  )
+  terminalInterpreter<TmuxNode>('tmux', openTmux, forkTmux, options)

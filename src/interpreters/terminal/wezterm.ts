@@ -1,7 +1,12 @@
 import { forkWezterm, type WeztermNode } from '../../node/WeztermNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { paneConfig, PaneTerminal } from './paneTerminal.js'
-import { terminalInterpreter, type Terminal, type TerminalInterpreter } from './Terminal.js'
+import {
+  terminalInterpreter,
+  type Terminal,
+  type TerminalDecorator,
+  type TerminalInterpreter,
+} from './Terminal.js'
 import { WeztermPane, type WeztermPaneInfo } from './weztermPane.js'
 
 export { WeztermCommandFailed } from './weztermPane.js'
@@ -101,6 +106,8 @@ export const openWezterm = (
 export interface WeztermInterpreterOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
+  readonly decorate?: TerminalDecorator
 }
 
 /**
@@ -117,9 +124,4 @@ export interface WeztermInterpreterOptions {
 export const weztermInterpreter = (
   options: WeztermInterpreterOptions = {},
 ): TerminalInterpreter<WeztermNode> =>
-  terminalInterpreter<WeztermNode>(
-    'wezterm',
-    (node) => openWezterm(node),
-    forkWezterm,
-    options.clock === undefined ? {} : { clock: options.clock },
-  )
+  terminalInterpreter<WeztermNode>('wezterm', (node) => openWezterm(node), forkWezterm, options)

@@ -82,9 +82,34 @@ export class BashSpawnFailed extends Error {
 export interface BashInterpreterOptions {
   /** Milliseconds between `SIGINT`/`SIGTERM` and `SIGKILL` for a group that does not end. Default: 2000. */
   readonly killGraceMs?: number
-  /** Where `fork` reads the time it stamps (`now()` in epoch milliseconds). Default: the system clock. */
+  /** Where `fork` reads the time it stamps and `onRun` its durations (`now()` in epoch milliseconds). Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
+  /** Told of each command that was started, once it has ended; see {@link BashRunHook}. */
+  readonly onRun?: BashRunHook
 }
+
+/**
+ * One bash command, as {@link BashRunHook} is told of it: the `command`, and
+ * its `result` (whatever its exit code; also when the step then fails with
+ * {@link BashFailed}) or, when bash could not start, the `error`; and the
+ * `durationMs` from launch to end.
+ *
+ * @category interpreters
+ */
+export type BashRun = {
+  readonly command: string
+  readonly durationMs: number
+} & ({ readonly result: BashResult } | { readonly error: unknown })
+
+/**
+ * Called by the `bash` interpreter (`bashInterpreterWith({ onRun })`) after
+ * each command it started has ended, before the step's result settles;
+ * `bashHistory` builds one that records runs in the node's history. A hook
+ * that throws or rejects never fails the run.
+ *
+ * @category interpreters
+ */
+export type BashRunHook = (node: BashNode, run: BashRun) => void | Promise<void>
 
 const commandOf = (node: BashNode, input: unknown): string => {
   if (node.command !== undefined) return node.command
@@ -116,6 +141,34 @@ export const bashInterpreterWith = (
     throw new UsageError('bashInterpreterWith', `killGraceMs must be ≥ 0, got ${killGraceMs}`)
   }
   const clock = options.clock ?? systemClock
+  const onRun = options.onRun
+
+  /** `result`, settling after `onRun` has been told how it ended. */
+  const observed = (
+    node: BashNode,
+    command: string,
+    start: number,
+    result: Promise<BashResult>,
+  ): Promise<BashResult> => {
+    if (onRun === undefined) return result
+    const tell = async (outcome: { result: BashResult } | { error: unknown }): Promise<void> => {
+      try {
+        await onRun(node, { command, durationMs: clock.now() - start, ...outcome })
+      } catch {
+        // a failing hook never fails the run
+      }
+    }
+    return result.then(
+      async (r) => {
+        await tell({ result: r })
+        return r
+      },
+      async (error: unknown) => {
+        await tell({ error })
+        throw error
+      },
+    )
+  }
 
   const launch = (
     node: BashNode,
@@ -127,6 +180,7 @@ export const bashInterpreterWith = (
     const env: Record<string, string | undefined> = { ...process.env, ...node.env }
     // Without SHLVL, `bash -c` may read ~/.bashrc (see MEASUREMENTS.md); --norc and a closed stdin also prevent it.
     env.SHLVL ??= '1'
+    const start = clock.now()
     const proc = startBash({
       command,
       cwd: node.cwd,
@@ -139,9 +193,14 @@ export const bashInterpreterWith = (
     })
     return {
       ...proc,
-      result: proc.result.catch((e: unknown) => {
-        throw new BashSpawnFailed(node.id, node.cwd, e)
-      }),
+      result: observed(
+        node,
+        command,
+        start,
+        proc.result.catch((e: unknown) => {
+          throw new BashSpawnFailed(node.id, node.cwd, e)
+        }),
+      ),
     }
   }
 

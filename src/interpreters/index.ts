@@ -6,7 +6,7 @@ import { graphInterpreter } from './graph.js'
 export { functionInterpreter } from './function.js'
 export { graphInterpreter } from './graph.js'
 export { BashFailed, BashSpawnFailed, bashInterpreter, bashInterpreterWith } from './bash.js'
-export type { BashChunk, BashInterpreterOptions, BashResult } from './bash.js'
+export type { BashChunk, BashInterpreterOptions, BashResult, BashRun, BashRunHook } from './bash.js'
 export * from './parsers/index.js'
 export {
   terminalInterpreter,

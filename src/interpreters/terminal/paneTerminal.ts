@@ -26,12 +26,23 @@ import {
   type Terminal,
 } from './Terminal.js'
 
+/** How a pane's program ended, when the backend could tell (else both are unknown). */
+export interface PaneExit {
+  /** Its exit status, `null` when it was killed by a signal or the status is unknown. */
+  readonly exitCode: number | null
+  /** The signal that killed it (`SIGKILL`), if one did. */
+  readonly signal: string | undefined
+}
+
 /** What a multiplexer must offer for a {@link PaneTerminal}. */
 export interface PaneBackend {
   /** Whether `open`'s `onOutput` fires on output; without events the text is re-read on a timer. */
   readonly events: boolean
-  /** Spawns or attaches to the pane. `onOutput` is called on output, `onGone` when the pane closed. */
-  open(onOutput: () => void, onGone: () => void): Promise<void>
+  /**
+   * Spawns or attaches to the pane. `onOutput` is called on output, `onGone`
+   * when the pane's program exited or the pane closed (with how it ended, if known).
+   */
+  open(onOutput: () => void, onGone: (exit?: PaneExit) => void): Promise<void>
   /** Kills what the backend spawned; leaves an attached pane alone. Idempotent. */
   close(): Promise<void>
   /** The absolute line of the cursor (across scrollback and screen). */
@@ -131,6 +142,7 @@ export class PaneTerminal implements Terminal {
   private pending: Pending | undefined
   private origin: number | undefined
   private stopping: Promise<void> | undefined
+  private exited: PaneExit | undefined
 
   constructor(
     private readonly config: PaneConfig,
@@ -155,10 +167,13 @@ export class PaneTerminal implements Terminal {
     try {
       await this.backend.open(
         () => this.pending?.kick(),
-        () => {
-          this.gone()
+        (exit) => {
+          this.gone(exit)
         },
       )
+      if (this.exited !== undefined) {
+        throw new TerminalExited(this.nodeId, this.exited.exitCode, this.exited.signal, '')
+      }
       const parser = this.parserOf(undefined)
       await this.waitFor({
         from: undefined,
@@ -250,10 +265,14 @@ export class PaneTerminal implements Terminal {
     }
   }
 
-  private gone(): void {
-    if (this.current === 'stopped' || this.current === 'stopping') return
+  /** The pane closed by itself: fails what waits (even during `start`) with how it ended. */
+  private gone(exit?: PaneExit): void {
+    if (this.current === 'stopping' || this.stopping !== undefined) return
+    this.exited ??= exit ?? { exitCode: null, signal: undefined }
+    const { exitCode, signal } = this.exited
+    this.pending?.fail(new TerminalExited(this.nodeId, exitCode, signal, this.pending.partial()))
+    if (this.current === 'stopped') return
     this.current = 'stopped'
-    this.pending?.fail(new TerminalExited(this.nodeId, null, undefined, this.pending.partial()))
     void this.backend.close().catch(() => undefined)
   }
 
@@ -279,7 +298,8 @@ export class PaneTerminal implements Terminal {
   ): Promise<ParsedResponse> {
     if (this.current !== 'ready') {
       if (this.current === 'stopped' || this.current === 'stopping') {
-        throw new TerminalExited(this.nodeId, null, undefined, '')
+        const { exitCode, signal } = this.exited ?? { exitCode: null, signal: undefined }
+        throw new TerminalExited(this.nodeId, exitCode, signal, '')
       }
       throw new UsageError('Terminal.execute', `terminal "${this.nodeId}" is ${this.current}`)
     }

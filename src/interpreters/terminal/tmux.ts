@@ -50,9 +50,14 @@ class TmuxPaneTerminal extends PaneTerminal implements TmuxTerminal {
  * a timer. `read()` is the pane's text (history included) since the last
  * `clearBuffer()` (which forgets nothing in tmux: it moves a mark).
  * `interrupt` sends `C-c`. `stop` kills the session it spawned, or only
- * closes its pipe on an attached pane. A pane that closes by itself (its
- * program exited) fails a pending execute with `TerminalExited` (exit code
- * `null`: tmux is gone with the pane).
+ * closes its pipe on an attached pane. When the program of a spawned pane
+ * exits, the node goes to `stopped`, a pending execute (or `start`) fails
+ * with `TerminalExited` carrying its exit code (or the signal that killed
+ * it), and the session is killed: the window is spawned with
+ * `remain-on-exit on` so the dead pane keeps its status, read when its
+ * `pane-died` hook calls back. An attached pane is not changed, so when its
+ * program exits the error's exit code is `null` (and if the user's window
+ * keeps dead panes, the execute ends only at its timeout).
  *
  * @category terminals
  */

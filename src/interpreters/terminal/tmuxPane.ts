@@ -9,7 +9,12 @@
  * `/dev/tcp`, so nothing but bash and tmux is needed). Each chunk that arrives
  * makes the terminal capture the pane (`capture-pane -p -J`) and ask its
  * parser; the connection closing, when Nerve did not close it, means the pane
- * is gone. This was chosen over control mode (`tmux -C attach`), which gives
+ * is gone. A spawned pane is kept when its program exits (`remain-on-exit`),
+ * which leaves the pipe open, so its `pane-died` hook connects to a second
+ * loopback server (`run-shell` with bash's `/dev/tcp`), and the exit status
+ * is read from the dead pane (`#{pane_dead_status}`, `#{pane_dead_signal}`)
+ * before the session is killed (see `watch` for a tmux 3.3a race). This was
+ * chosen over control mode (`tmux -C attach`), which gives
  * `%output` events too but attaches a client to the session (which can change
  * the size of a user's window), and over a FIFO, whose reader cannot tell
  * "no writer yet" from "the writer left".
@@ -17,11 +22,16 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net'
+import { constants } from 'node:os'
 import type { TmuxNode } from '../../node/TmuxNode.js'
-import type { PaneBackend } from './paneTerminal.js'
+import type { PaneBackend, PaneExit } from './paneTerminal.js'
+import { TerminalExited } from './Terminal.js'
 
 /** How long `open` waits for tmux's `pipe-pane` to connect before giving up. */
 const CONNECT_MS = 10_000
+/** How long a spawned pane is quiet before {@link TmuxPane.watch} asks whether it died, and how often. */
+const WATCH_MS = 200
+const WATCH_TRIES = 10
 const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
 
 /** tmux answered with an error (an unknown pane, no server, a bad option). */
@@ -95,8 +105,11 @@ export class TmuxPane implements PaneBackend {
   private pane: string | undefined
   private session: string | undefined
   private listener: Server | undefined
+  private notifier: Server | undefined
   private connection: Socket | undefined
   private closing = false
+  private closed: Promise<void> | undefined
+  private watcher: ReturnType<typeof setTimeout> | undefined
 
   constructor(private readonly node: TmuxNode) {
     this.server = serverArgs(node)
@@ -121,8 +134,17 @@ export class TmuxPane implements PaneBackend {
     return this.pane
   }
 
-  async open(onOutput: () => void, onGone: () => void): Promise<void> {
+  async open(onOutput: () => void, onGone: (exit?: PaneExit) => void): Promise<void> {
+    let told = false
+    const tell = (exit?: PaneExit): void => {
+      if (told || this.closing) return
+      told = true
+      onGone(exit)
+    }
     const n = this.node
+    const listener = createServer()
+    this.listener = listener
+    const port = await listen(listener)
     if (n.paneId !== undefined) {
       const [pane, piped] = (
         await this.tmux('display-message', '-p', '-t', n.paneId, '#{pane_id} #{pane_pipe}')
@@ -136,6 +158,17 @@ export class TmuxPane implements PaneBackend {
         )
       }
     } else {
+      // The pane stays, dead, when its program exits (so its exit status can be read), and its
+      // pane-died hook connects to `notifier`: the pipe of a dead pane does not close by itself.
+      const notifier = createServer((socket) => {
+        socket.destroy()
+        // Only a dead pane counts: any local process can connect here.
+        void this.exit().then((exit) => {
+          if (exit !== undefined) tell(exit)
+        })
+      })
+      this.notifier = notifier
+      const notifyPort = await listen(notifier)
       const name = `nerve-${n.id}-${randomUUID().slice(0, 8)}`
       const args = ['new-session', '-d', '-P', '-F', '#{pane_id}', '-s', name]
       args.push('-x', String(n.cols ?? 200), '-y', String(n.rows ?? 50))
@@ -143,52 +176,124 @@ export class TmuxPane implements PaneBackend {
       for (const [k, v] of Object.entries(n.env ?? {})) args.push('-e', `${k}=${v}`)
       const command =
         n.command === undefined ? [...DEFAULT_COMMAND] : [n.command, ...(n.args ?? [])]
-      this.pane = (await this.tmux(...args, '--', ...command)).trim()
+      const hook = `run-shell -b "exec bash -c ': > /dev/tcp/127.0.0.1/${notifyPort}'"`
+      // One tmux call: the options are set before the server can see the program exit.
+      this.pane = (
+        await this.tmux(
+          ...args,
+          '--',
+          ...command,
+          ';',
+          'set-option',
+          '-w',
+          '-t',
+          `=${name}:`,
+          'remain-on-exit',
+          'on',
+          ';',
+          'set-hook',
+          '-p',
+          '-t',
+          `=${name}:`,
+          'pane-died',
+          hook,
+        )
+      ).trim()
       this.session = name
     }
-    const listener = createServer()
-    this.listener = listener
-    const port = await listen(listener)
     const connected = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`tmux pane ${this.target()}: pipe-pane did not connect`))
       }, CONNECT_MS)
+      timer.unref()
       listener.once('connection', (socket) => {
         clearTimeout(timer)
         listener.close()
         this.connection = socket
         socket.on('data', onOutput)
+        if (this.session !== undefined) {
+          socket.on('data', () => {
+            this.watch(tell, WATCH_TRIES)
+          })
+        }
         socket.on('error', () => undefined)
         socket.on('close', () => {
-          if (!this.closing) onGone()
+          if (!this.closing) void this.exit().then(tell)
         })
         resolve()
       })
     })
+    connected.catch(() => undefined) // awaited below, unless pipe-pane fails first
     // -o: never replace a pipe someone else opened on an attached pane (then the connect times out).
-    await this.tmux(
-      'pipe-pane',
-      ...(this.session === undefined ? ['-o'] : []),
-      '-t',
-      this.target(),
-      `exec bash -c 'exec cat > /dev/tcp/127.0.0.1/${port}'`,
-    )
+    try {
+      await this.tmux(
+        'pipe-pane',
+        ...(this.session === undefined ? ['-o'] : []),
+        '-t',
+        this.target(),
+        `exec bash -c 'exec cat > /dev/tcp/127.0.0.1/${port}'`,
+      )
+    } catch (e) {
+      const exit = await this.exit()
+      if (exit !== undefined) throw new TerminalExited(n.id, exit.exitCode, exit.signal, '')
+      throw e
+    }
     await connected
   }
 
-  async close(): Promise<void> {
-    if (this.closing) return
-    this.closing = true
-    this.listener?.close()
-    try {
-      if (this.session !== undefined) {
-        await this.tmux('kill-session', '-t', `=${this.session}`).catch(() => undefined)
-      } else if (this.pane !== undefined && this.connection !== undefined) {
-        await this.tmux('pipe-pane', '-t', this.pane).catch(() => undefined)
-      }
-    } finally {
-      this.connection?.destroy()
+  /**
+   * After output, checks once the pane is quiet whether its program exited:
+   * tmux 3.3a sometimes reaps a pane's program (and runs pane-died) only when
+   * another of its children exits, so a dead pane gets a `run-shell true`.
+   */
+  private watch(tell: (exit?: PaneExit) => void, tries: number): void {
+    clearTimeout(this.watcher)
+    this.watcher = setTimeout(() => {
+      void (async () => {
+        const dead = await this.tmux('display-message', '-p', '-t', this.target(), '#{pane_dead}')
+        if (dead.trim() !== '1' || this.closing) return
+        await this.tmux('run-shell', '-b', 'true')
+        const exit = await this.exit()
+        if (exit !== undefined && (exit.exitCode !== null || exit.signal !== undefined)) tell(exit)
+        else if (tries > 1) this.watch(tell, tries - 1)
+        else tell(exit)
+      })().catch(() => undefined)
+    }, WATCH_MS)
+    this.watcher.unref()
+  }
+
+  /** How the pane's program ended, if the pane is still there, dead (kept by `remain-on-exit`). */
+  private async exit(): Promise<PaneExit | undefined> {
+    if (this.pane === undefined) return undefined
+    const fields = '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}'
+    const out = await this.tmux('display-message', '-p', '-t', this.pane, fields).catch(() => '')
+    const [dead, status, signal] = out.trim().split(':')
+    if (dead !== '1') return undefined
+    const number = signal === undefined || signal === '' ? undefined : Number(signal)
+    const name = Object.entries(constants.signals).find(([, v]) => v === number)?.[0]
+    return {
+      exitCode: status === undefined || status === '' ? null : Number(status),
+      signal: name ?? (number === undefined ? undefined : String(number)),
     }
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true
+      clearTimeout(this.watcher)
+      this.listener?.close()
+      this.notifier?.close()
+      try {
+        if (this.session !== undefined) {
+          await this.tmux('kill-session', '-t', `=${this.session}`).catch(() => undefined)
+        } else if (this.pane !== undefined && this.connection !== undefined) {
+          await this.tmux('pipe-pane', '-t', this.pane).catch(() => undefined)
+        }
+      } finally {
+        this.connection?.destroy()
+      }
+    })()
+    return this.closed
   }
 
   private parseMark(out: string): number {

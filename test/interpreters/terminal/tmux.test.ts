@@ -38,6 +38,14 @@ const panes = (): string[] => {
   }
 }
 
+const sessions = (): string[] => {
+  try {
+    return tmuxCli('list-sessions', '-F', '#{session_name}').trim().split('\n')
+  } catch {
+    return []
+  }
+}
+
 const shell: TmuxOptions = {
   socketPath: SOCKET,
   command: 'bash',
@@ -191,9 +199,30 @@ describe('the tmux terminal', () => {
     expect((await t.execute('echo fine')).text).toBe('fine')
   })
 
-  it('fails a pending execute with TerminalExited when the program exits', async () => {
-    const t = await open('quitter')
-    await expect(t.execute('exit 3')).rejects.toBeInstanceOf(TerminalExited)
+  it('fails a pending execute with the exit code of a spawned program, leaving no session', async () => {
+    const t = await open('quitter', { ...shell, args: ['--norc'] })
+    const session = t.sessionName!
+    const error = (await t.execute('exit 3').catch((e: unknown) => e)) as TerminalExited
+    expect(error).toBeInstanceOf(TerminalExited)
+    expect(error.exitCode).toBe(3)
+    expect(t.state).toBe('stopped')
+    await expect.poll(sessions).not.toContain(session)
+    await expect(t.execute('echo no')).rejects.toMatchObject({ exitCode: 3 })
+  })
+
+  it('tells the signal that killed a spawned program', async () => {
+    const t = await open('killed')
+    const error = (await t.execute('kill -KILL $$').catch((e: unknown) => e)) as TerminalExited
+    expect(error).toBeInstanceOf(TerminalExited)
+    expect(error).toMatchObject({ exitCode: null, signal: 'SIGKILL' })
+    expect(t.state).toBe('stopped')
+  })
+
+  it('fails start with the exit code of a program that exits at once', async () => {
+    const t = openTmux(
+      tmux('brief', { socketPath: SOCKET, command: 'bash', args: ['-c', 'exit 7'] }),
+    )
+    await expect(t.start()).rejects.toMatchObject({ _tag: 'TerminalExited', exitCode: 7 })
     expect(t.state).toBe('stopped')
   })
 

@@ -6,7 +6,7 @@
  * @category errors
  * @example
  * import { UsageError, user } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.throws(() => user(['hi', { type: 'text', text: 'there' }] as never), UsageError)
  */

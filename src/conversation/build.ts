@@ -44,7 +44,7 @@ const headsOf = (on: Heads): readonly Conversation[] =>
  * @example
  * import { append, empty, messages } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, append({ type: 'message', role: 'user', content: 'hi' }))
  * assert.deepStrictEqual(messages(c), [{ type: 'message', role: 'user', content: 'hi' }])
@@ -62,7 +62,7 @@ export const append =
  * @example
  * import { appendTo, assistant, empty, messages, system, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const base = pipe(empty, system('Be brief.'))
  * const a = pipe(base, user('one'))
@@ -116,7 +116,7 @@ const message = (role: Role, content: Content, options?: VertexOptions): Builder
  * @example
  * import { empty, messages, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, user([{ type: 'text', text: 'look' }]))
  * assert.strictEqual(messages(c)[0]?.role, 'user')
@@ -173,7 +173,7 @@ export const execution = (toolName: string, result: ToolResult, options?: Vertex
  * @example
  * import { assistant, empty, messages, toolResults, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const asked = pipe(
  *   empty,

@@ -20,7 +20,7 @@ const entriesOf = <K extends Entry['type']>(on: Heads, type: K): Extract<Entry, 
  * @example
  * import { assistant, empty, messages, system, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, system('Be brief.'), user('hi'), assistant('hello'))
  * assert.deepStrictEqual(messages(c).map((m) => m.role), ['user', 'assistant'])
@@ -34,7 +34,7 @@ export const messages = (on: Heads): readonly Message[] => entriesOf(on, 'messag
  * @example
  * import { empty, system, systemPrompt } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.strictEqual(systemPrompt(pipe(empty, system('a'), system('b'))), 'a\n\nb')
  */
@@ -51,7 +51,7 @@ export const systemPrompt = (on: Heads): string =>
  * @example
  * import { empty, toolDefinitions, tools } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const schema = { type: 'object' }
  * const c = pipe(
@@ -75,7 +75,7 @@ export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => {
  * @example
  * import { empty, stop, usage, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, user('a'), stop('end_turn', { input_tokens: 3 }), user('b'), stop('end_turn', { input_tokens: 4 }))
  * assert.strictEqual(usage(c).input_tokens, 7)
@@ -115,7 +115,7 @@ export interface NotSingleHead {
  * import { child, head, root, type Entry } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root<Entry>({ type: 'system_prompt', content: 'x' })
  * const b = pipe(a, child<Entry>({ type: 'system_prompt', content: 'y' }))

@@ -144,7 +144,7 @@ export const isVertex = (u: unknown): u is Vertex<unknown> => u instanceof Verte
  * @category constructors
  * @example
  * import { vertex } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = vertex([], 'a')
  * const b = vertex([a], 'b')
@@ -188,7 +188,7 @@ export const vertex = <T>(
  * @category constructors
  * @example
  * import { root } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.deepStrictEqual(root('hello').parents, [])
  * assert.strictEqual(root('hello').id, root('hello').id)
@@ -202,7 +202,7 @@ export const root = <T>(data: T, options?: VertexOptions): Vertex<T> => vertex([
  * @example
  * import { child, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root('a')
  * const b = pipe(a, child('b'))
@@ -221,7 +221,7 @@ export const child =
  * @example
  * import { merge, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root('a')
  * const b = root('b')

@@ -10,7 +10,7 @@ import { parentAt, parentCount, type Vertex } from './Vertex.js'
  * @example
  * import { ancestors, child, merge, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root('a')
  * const b = pipe(a, child('b'))
@@ -74,7 +74,7 @@ export const ancestorsOfAll = <T>(
  * @example
  * import { child, fold, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const v = pipe(root(1), child(2), child(3))
  * assert.strictEqual(pipe(v, fold(0, (sum, x) => sum + x.data)), 6)
@@ -95,7 +95,7 @@ export const fold =
  * @example
  * import { child, heads, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root('a')
  * const b = pipe(a, child('b'))
@@ -121,7 +121,7 @@ export const heads = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
  * import { child, lowestCommonAncestor, root } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = root('a')
  * const b = pipe(a, child('b'))

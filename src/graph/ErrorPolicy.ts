@@ -73,7 +73,7 @@ export const fail: FailPolicy = Object.freeze({ _tag: 'fail' })
  * @category error policies
  * @example
  * import { skip } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.deepStrictEqual(skip(null), { _tag: 'skip', value: null })
  */
@@ -180,7 +180,7 @@ export const policyProblems = (policy: unknown, prefix = ''): readonly PolicyPro
  * @category error policies
  * @example
  * import { retry, skip } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const p = retry({ count: 3, delayMs: 100, backoff: 2, then: skip(null) })
  * assert.strictEqual(p.count, 3)
@@ -215,7 +215,7 @@ export const retry = (options: RetryOptions): RetryPolicy => {
  * @category error policies
  * @example
  * import { retry, retryDelay } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const p = retry({ count: 5, delayMs: 100, backoff: 2, maxDelayMs: 300, jitter: 0.5 })
  * assert.deepStrictEqual([1, 2, 3].map((n) => retryDelay(p, n, 0)), [100, 200, 300])

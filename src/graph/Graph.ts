@@ -233,7 +233,7 @@ export const isMaxParallel = (n: unknown): n is number =>
  * @category graphs
  * @example
  * import { graph } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = graph('review', { maxParallel: 4 })
  * assert.strictEqual(g.kind, 'graph')

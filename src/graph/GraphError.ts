@@ -137,7 +137,7 @@ const where = (path: readonly string[]): string =>
  * @category graph errors
  * @example
  * import { showGraphError } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.strictEqual(
  *   showGraphError({ _tag: 'UnknownDependency', path: ['b'], dependency: 'x' }),

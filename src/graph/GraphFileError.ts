@@ -90,7 +90,7 @@ const show = (u: unknown): string => {
  * @category graph files
  * @example
  * import { showGraphFileError } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.strictEqual(
  *   showGraphFileError({ _tag: 'UnknownStep', path: '/steps/3/dependsOn/0', stepId: 'x' }),

@@ -164,7 +164,7 @@ const copyLinks = (links: Links): Links => {
  * @example
  * import { addStep, fn, graph, listSteps, stepInput } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const id = fn('id', (ctx) => ctx.input)
  * const g = pipe(

@@ -18,7 +18,7 @@ const requireGraph = (api: string, g: unknown): Graph => {
  * @example
  * import { addStep, fn, graph, listSteps } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const g = pipe(graph('g'), addStep({ id: 'a', node: one }), addStep({ id: 'b', node: one }))
@@ -39,7 +39,7 @@ export const addStep =
  * import { addStepRef, graph, getStep } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = pipe(graph('g'), addStepRef('ask', 'claude', { input: 'hello' }))
  * assert.strictEqual(pipe(g, getStep('ask'), O.map((s) => s.nodeRef), O.toUndefined), 'claude')
@@ -63,7 +63,7 @@ export const addStepRef =
  * @example
  * import { addStep, chain, executionOrder, fn, graph } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const g = pipe(
@@ -108,7 +108,7 @@ export const chain =
  * import { addStep, fn, getStep, graph } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = pipe(graph('g'), addStep({ id: 'a', node: fn('one', () => 1) }))
  * assert.ok(O.isSome(pipe(g, getStep('a'))))

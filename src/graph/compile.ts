@@ -268,7 +268,7 @@ export const compile = (g: Graph): E.Either<readonly GraphError[], CompiledGraph
  * @example
  * import { addStep, fn, graph, validate } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const g = pipe(
@@ -296,7 +296,7 @@ export const validate = (g: Graph): E.Either<readonly GraphError[], Graph> =>
  * @example
  * import { addStep, executionOrder, fn, graph } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const g = pipe(

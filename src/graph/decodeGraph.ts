@@ -327,7 +327,7 @@ const graphOrder = (
  * @example
  * import { decodeGraph, executionOrder, fn, nodeRegistry } from 'nerve'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const nodes = nodeRegistry(fn('echo', (ctx) => ctx.input))
  * const file = {

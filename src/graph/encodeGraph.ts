@@ -41,7 +41,7 @@ const describe = (n: Node): NodeDescription => {
  * @example
  * import { addStep, encodeGraph, fn, graph, makeNode, retry } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const ls = makeNode({ id: 'ls', kind: 'bash', persistent: false, metadata: {}, command: 'ls' })
  * const g = pipe(

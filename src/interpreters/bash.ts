@@ -298,7 +298,7 @@ export const bashInterpreterWith = (
  * @category interpreters
  * @example
  * import { bash, bashInterpreter } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const greet = bash('greet', { command: 'echo "hi $WHO"; echo oops >&2', env: { WHO: 'you' } })
  * const ctx = { input: undefined, signal: new AbortController().signal } as never

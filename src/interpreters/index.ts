@@ -42,7 +42,7 @@ export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './t
  * @category interpreters
  * @example
  * import { defaultInterpreters, interpreters } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }
  * const mine = interpreters(...defaultInterpreters.values(), echo)

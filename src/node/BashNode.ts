@@ -112,7 +112,7 @@ const checkOptions = (api: string, id: string, options: BashOptions): void => {
  * @category bash nodes
  * @example
  * import { bash } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const ls = bash('ls', { command: 'ls -1', cwd: '/tmp', timeoutMs: 5000 })
  * assert.strictEqual(ls.kind, 'bash')
@@ -146,7 +146,7 @@ export const isBashNode = (node: Node): node is BashNode => node.kind === 'bash'
  * @example
  * import { bash, forkBash } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const build = bash('build', { command: 'make', cwd: '/src' })
  * const copy = pipe(build, forkBash('build-2', '2025-01-01T00:00:00.000Z'))

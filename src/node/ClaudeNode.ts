@@ -69,7 +69,7 @@ const requireUuid = (api: string, what: string, value: unknown): void => {
  * @category claude nodes
  * @example
  * import { claudeWezterm } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const id = '123e4567-e89b-12d3-a456-426614174000'
  * const agent = claudeWezterm('agent', { sessionId: id, cwd: '/src', args: ['--model', 'opus'] })
@@ -130,7 +130,7 @@ export const isClaudeWeztermNode = (node: Node): node is ClaudeWeztermNode =>
  * @category claude nodes
  * @example
  * import { claudeArgs, claudeWezterm } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'
  * const b = '223e4567-e89b-12d3-a456-426614174000'
@@ -161,7 +161,7 @@ export const claudeArgs =
  * @category claude nodes
  * @example
  * import { claudeWezterm, forkClaudeWezterm } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'
  * const b = '223e4567-e89b-12d3-a456-426614174000'

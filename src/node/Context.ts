@@ -82,7 +82,7 @@ export interface NodeContext<I = unknown> {
  * @category context
  * @example
  * import { fn, nodeRegistry } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const registry = nodeRegistry(one)

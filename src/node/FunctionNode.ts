@@ -51,7 +51,7 @@ const build = <I, O>(
  * @category function nodes
  * @example
  * import { fn } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const double = fn('double', (ctx: { input: number }) => ctx.input * 2)
  * assert.strictEqual(double.kind, 'function')

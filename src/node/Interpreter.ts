@@ -70,7 +70,7 @@ export type InterpreterRegistry = ReadonlyMap<string, Interpreter>
  * @category interpreters
  * @example
  * import { interpreters } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }
  * const registry = interpreters(echo)

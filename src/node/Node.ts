@@ -50,7 +50,7 @@ export const EMPTY_METADATA: Meta = Object.freeze({})
  * @category constructors
  * @example
  * import { makeNode } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const n = makeNode({ id: 'ls', kind: 'bash', persistent: false, metadata: {}, command: 'ls' })
  * assert.strictEqual(n.command, 'ls')

@@ -22,7 +22,7 @@ export interface NodeInfo {
  * @example
  * import { fn, nodeInfo } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const info = pipe(fn('double', (ctx) => Number(ctx.input) * 2), nodeInfo('ready'))
  * assert.deepStrictEqual(info, { id: 'double', type: 'function', state: 'ready', metadata: {} })

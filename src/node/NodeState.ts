@@ -39,7 +39,7 @@ export const nodeStates: readonly NodeState[] = Object.freeze([
  * @category lifecycle
  * @example
  * import { legalTransitions } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.deepStrictEqual(legalTransitions.busy, ['ready', 'stopping'])
  * assert.deepStrictEqual(legalTransitions.stopped, [])
@@ -81,7 +81,7 @@ export const canTransition = (from: NodeState, to: NodeState): boolean =>
  * @category lifecycle
  * @example
  * import { transition } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.deepStrictEqual(transition('ready', 'busy'), { _tag: 'Right', right: 'busy' })
  * assert.deepStrictEqual(transition('stopped', 'ready'), {

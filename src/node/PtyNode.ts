@@ -136,7 +136,7 @@ const checkOptions = (api: string, id: string, options: PtyOptions): void => {
  * @category pty nodes
  * @example
  * import { pty } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const sh = pty('sh', { command: 'bash', args: ['--norc'], env: { PS1: '$ ' }, cols: 100 })
  * assert.strictEqual(sh.kind, 'pty')
@@ -170,7 +170,7 @@ export const isPtyNode = (node: Node): node is PtyNode => node.kind === 'pty' &&
  * @example
  * import { forkPty, pty } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const sh = pty('sh', { command: 'bash', cwd: '/tmp' })
  * const copy = pipe(sh, forkPty('sh-2', '2025-01-01T00:00:00.000Z'))

@@ -86,7 +86,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
  * @category tmux nodes
  * @example
  * import { tmux } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const sh = tmux('sh', { command: 'bash', args: ['--norc'], cols: 100 })
  * assert.strictEqual(sh.kind, 'tmux')
@@ -143,7 +143,7 @@ export const isTmuxNode = (node: Node): node is TmuxNode => node.kind === 'tmux'
  * @category tmux nodes
  * @example
  * import { forkTmux, tmux } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const copy = forkTmux('sh-2', '2025-01-01T00:00:00.000Z')(tmux('sh', { command: 'bash' }))
  * assert.strictEqual(copy.command, 'bash')

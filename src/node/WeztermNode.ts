@@ -102,7 +102,7 @@ export const checkWeztermOptions = (
  * @category wezterm nodes
  * @example
  * import { wezterm } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const sh = wezterm('sh', { command: 'bash', cwd: '/tmp', wezterm: '/opt/wezterm/bin/wezterm' })
  * assert.strictEqual(sh.kind, 'wezterm')
@@ -134,7 +134,7 @@ export const isWeztermNode = (node: Node): node is WeztermNode => node.kind === 
  * @category wezterm nodes
  * @example
  * import { forkWezterm, wezterm } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const copy = forkWezterm('sh-2', '2025-01-01T00:00:00.000Z')(wezterm('sh', { command: 'zsh' }))
  * assert.strictEqual(copy.command, 'zsh')

@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js'
  * @category names
  * @example
  * import { namePattern } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.ok(namePattern.test('fetch-docs_v2.1'))
  * assert.ok(!namePattern.test('has space'))
@@ -49,7 +49,7 @@ const reasonOf = (name: unknown): string => {
  * @category names
  * @example
  * import { validateName } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.deepStrictEqual(validateName('summarise'), { _tag: 'Right', right: 'summarise' })
  * assert.deepStrictEqual(validateName('  '), {

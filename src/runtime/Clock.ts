@@ -27,7 +27,7 @@ const ORIGIN = performance.timeOrigin
  * @category runtime
  * @example
  * import { systemClock } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const before = systemClock.now()
  * await systemClock.sleep(1)

@@ -76,7 +76,7 @@ export interface Trace {
  * @example
  * import { addStep, defaultInterpreters, fn, graph, run, traceRecord } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = pipe(graph('g'), addStep({ id: 'a', node: fn('one', () => 1) }))
  * const { trace } = await run(g, { interpreters: defaultInterpreters })

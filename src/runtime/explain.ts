@@ -83,7 +83,7 @@ const lines = (trace: Trace, indent: string, out: string[]): void => {
  * @example
  * import { addStep, defaultInterpreters, explain, fn, graph, run } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = pipe(
  *   graph('hello'),

@@ -210,7 +210,7 @@ const result = (state: RunState, outcome: GraphOutcome): RunResult => {
  * @example
  * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const add = fn('add', (ctx) => Object.values(ctx.upstream).reduce((a: number, b) => a + Number(b), 0))
  * const g = pipe(

@@ -16,7 +16,7 @@ import type { RunEvent } from './RunEvent.js'
  * @example
  * import { addStep, chain, defaultInterpreters, fn, graph, stream } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const one = fn('one', () => 1)
  * const g = pipe(graph('g'), addStep({ id: 'a', node: one }), addStep({ id: 'b', node: one }), chain('a', 'b'))

@@ -76,7 +76,7 @@ export const historyPredicate = (
  * @example
  * import { filterHistory } from 'nerve'
  * import type { HistoryRecord } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const at = (seq: number, op: 'send' | 'read'): HistoryRecord =>
  *   ({ seq, op, node: 'sh', time: `2026-01-01T00:00:0${seq}.000Z` })

@@ -143,7 +143,7 @@ export type HistoryRecord = {
  * @category history
  * @example
  * import { HistoryRecordCodec } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const line = { seq: 1, op: 'run', time: '2026-01-01T00:00:00.000Z', node: 'sh', exitCode: 0, x: 1 }
  * const decoded = HistoryRecordCodec.decode(line)

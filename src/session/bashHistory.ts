@@ -37,7 +37,7 @@ const TAIL_CHARS = 4000
  * @category history
  * @example
  * import { bash, bashHistory, bashInterpreterWith, readHistory } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'
  * import { join } from 'node:path'

@@ -23,7 +23,7 @@ export interface HistoryLocation {
  * @category history
  * @example
  * import { historyPath } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const path = historyPath({ root: '/srv', server: 'local', session: 'dev', node: 'shell' })
  * assert.strictEqual(path, '/srv/.nerve/history/local/dev/shell.jsonl')

@@ -192,7 +192,7 @@ export const streamHistory = (
  * @category history
  * @example
  * import { openHistory, readHistory } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'
  * import { join } from 'node:path'

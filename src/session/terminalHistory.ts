@@ -66,7 +66,7 @@ const failureOf = (e: unknown): HistoryFields => {
  * @category history
  * @example
  * import { openPty, pty, readHistory, withHistory } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'
  * import { join } from 'node:path'

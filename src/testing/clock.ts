@@ -50,7 +50,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
  * @category clocks
  * @example
  * import { fakeClock } from 'nerve/testing'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const clock = fakeClock()
  * let woke = false

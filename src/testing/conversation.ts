@@ -148,7 +148,7 @@ export const settingsOf = (api: string, constraints?: ConversationConstraints): 
  * import { messages } from 'nerve'
  * import { conversation } from 'nerve/testing'
  * import fc from 'fast-check'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const textOnly = conversation({ blockKinds: ['text'] })
  * fc.assert(
@@ -174,7 +174,7 @@ export const conversation = (constraints?: ConversationConstraints): fc.Arbitrar
  * import { heads } from 'nerve'
  * import { conversationHeads } from 'nerve/testing'
  * import fc from 'fast-check'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const [hs] = fc.sample(conversationHeads({ maxBranches: 2 }), { numRuns: 1, seed: 7 })
  * assert.ok(hs !== undefined && hs.length >= 1)

@@ -138,7 +138,7 @@ interface Planned {
  * import { executionOrder } from 'nerve'
  * import { graph } from 'nerve/testing'
  * import fc from 'fast-check'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * fc.assert(
  *   fc.property(graph({ maxSteps: 6 }), (g) => executionOrder(g)._tag === 'Right'),
@@ -219,7 +219,7 @@ const referenceContext = (stepId: string, input: unknown, upstream: Upstream): N
  * import { addStep, graph as emptyGraph } from 'nerve'
  * import { hashNode, hashStep, referenceResults } from 'nerve/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const g = pipe(
  *   emptyGraph('g'),

@@ -135,7 +135,7 @@ const orInput = (node: Node, ctx: NodeContext): unknown =>
  * import { addStep, graph, interpreters, run } from 'nerve'
  * import { failure, scripted, scriptedNode, succeed } from 'nerve/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const model = scripted({ plan: { ask: [failure('rate limited'), succeed('42')] } })
  * const g = pipe(graph('g'), addStep({ id: 'ask', node: scriptedNode('llm') }))

@@ -11,7 +11,7 @@ import type { Conversation } from '../Entry.js'
  * @example
  * import { empty, encodeConversation, user, type ConversationDocument } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const doc: ConversationDocument = { heads: [pipe(empty, user('hi'))], metadata: { project: 'demo' } }
  * assert.strictEqual(encodeConversation(doc).vertices.length, 1)

@@ -161,7 +161,7 @@ export const isKnownBlock = (u: unknown): u is KnownBlock => {
  * @example
  * import { BlockCodec } from 'nerve'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const raw = { type: 'document', source: 'x' }
  * assert.deepStrictEqual(BlockCodec.decode(raw), E.right({ type: 'unknown', raw }))
@@ -242,7 +242,7 @@ const NanoMessageShape = struct('Message', { role: RoleCodec, content: ContentCo
  * @example
  * import { NanoMessageCodec } from 'nerve'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const m = { type: 'message', role: 'user', content: 'hi' } as const
  * assert.deepStrictEqual(NanoMessageCodec.decode({ role: 'user', content: 'hi' }), E.right(m))

@@ -133,7 +133,7 @@ const at = (path: string): string => (path === '' ? 'the top' : path)
  * @example
  * import { formatDecodeError, parseNano } from 'nerve'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const r = parseNano('{"head_ids": [], "nodes": {"a": 1}}')
  * assert.ok(E.isLeft(r))

@@ -357,7 +357,7 @@ export const encodeNano = (doc: ConversationDocument, options?: NanoEncodeOption
  * @example
  * import { messages, parseNano } from 'nerve'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const text = JSON.stringify({
  *   session_id: 's', created_at: 0, metadata: {}, head_ids: ['b'],

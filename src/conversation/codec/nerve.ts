@@ -224,7 +224,7 @@ const readGraph = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingGraph 
  * import { decodeConversation, empty, encodeConversation, messages, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, user('hi'))
  * const r = decodeConversation(encodeConversation({ heads: [c], metadata: {} }))
@@ -320,7 +320,7 @@ export const encodeConversation = (doc: ConversationDocument): NerveJson => {
  * import { empty, parseConversation, stringifyConversation, system, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(empty, system('Be brief.'), user('hi'))
  * const text = stringifyConversation({ heads: [c], metadata: {} })

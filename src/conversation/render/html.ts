@@ -93,7 +93,7 @@ export interface HtmlDocumentData {
  * @example
  * import { empty, renderHtml, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const html = renderHtml(pipe(empty, user('</script><b>hi</b>')), { title: 'Demo' })
  * assert.match(html, /<title>Demo<\/title>/)

@@ -49,7 +49,7 @@ interface Settings {
  * @example
  * import { assistant, empty, renderMermaid, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const chart = renderMermaid(pipe(empty, user('say "hi" [now]'), assistant('hi')))
  * assert.ok(chart.startsWith('flowchart TD\n'))

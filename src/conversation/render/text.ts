@@ -47,7 +47,7 @@ interface Settings {
  * @example
  * import { assistant, empty, renderText, toolResults, user } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const c = pipe(
  *   empty,

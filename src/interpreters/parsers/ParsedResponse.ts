@@ -81,7 +81,7 @@ export interface Parser {
  * @category parsers
  * @example
  * import { section } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const call = section('tool_call', 'a.txt', { tool: 'Bash', args: 'ls' })
  * assert.strictEqual(call.metadata['tool'], 'Bash')
@@ -100,7 +100,7 @@ export const section = (
  * @category parsers
  * @example
  * import { parsedResponse, section } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const r = parsedResponse({ raw: 'hi\n$ ', sections: [section('text', 'hi')], isReady: true })
  * assert.strictEqual(r.text, 'hi')

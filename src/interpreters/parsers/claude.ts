@@ -113,7 +113,7 @@ const isReady = (raw: string): boolean => {
  * @category parsers
  * @example
  * import { claudeParser } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const screen = ['> hi', '', '⏺ Hello!', '', '─────', '> ', '─────', '  ? for shortcuts'].join('\n')
  * const r = claudeParser.parse(screen, { input: 'hi' })

@@ -45,7 +45,7 @@ const isReady = (raw: string): boolean => {
  * @category parsers
  * @example
  * import { geminiParser } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const box = ['╭────────╮', '│ >   Type your message │', '╰────────╯']
  * const r = geminiParser.parse(['> hi', '', '✦ Hello!', '', ...box].join('\n'), { input: 'hi' })

@@ -64,7 +64,7 @@ const outputOf = (
  * @category parsers
  * @example
  * import { noneParser } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const raw = '\x1b[?2004h$ echo hi\r\n\x1b[?2004lhi\r\n\x1b[?2004h$ '
  * assert.strictEqual(noneParser.isReady(raw), true)

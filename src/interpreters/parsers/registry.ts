@@ -55,7 +55,7 @@ export const isParserName = (name: string): name is ParserName =>
  * @category parsers
  * @example
  * import { getParser, UnknownParser } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * assert.strictEqual(getParser('claude').name, 'claude')
  * assert.throws(() => getParser('codex'), UnknownParser)

@@ -147,7 +147,7 @@ export interface ClaudeWeztermInterpreterOptions {
  * @category interpreters
  * @example
  * import { claudeWeztermInterpreter, defaultInterpreters, interpreters } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), claudeWeztermInterpreter())
  * assert.ok(registry.has('claude-wezterm'))

@@ -468,7 +468,7 @@ export const openPty = (node: PtyNode, options: PtyTerminalOptions = {}): PtyTer
  * @category interpreters
  * @example
  * import { defaultInterpreters, interpreters, ptyInterpreter } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), ptyInterpreter())
  * assert.ok(registry.has('pty'))

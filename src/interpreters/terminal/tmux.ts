@@ -84,7 +84,7 @@ export interface TmuxInterpreterOptions {
  * @category interpreters
  * @example
  * import { defaultInterpreters, interpreters, tmuxInterpreter } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), tmuxInterpreter())
  * assert.ok(registry.has('tmux'))

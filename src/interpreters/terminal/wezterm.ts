@@ -116,7 +116,7 @@ export interface WeztermInterpreterOptions {
  * @category interpreters
  * @example
  * import { defaultInterpreters, interpreters, weztermInterpreter } from 'nerve'
- * import assert from 'node:assert'
+ * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), weztermInterpreter())
  * assert.ok(registry.has('wezterm'))

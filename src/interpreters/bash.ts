@@ -5,13 +5,12 @@ import type { Interpreter } from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
 import { systemClock, type Clock } from '../runtime/Clock.js'
 import { startBash, type BashChunk, type BashProcess, type BashResult } from './bashProcess.js'
+import { chunkStream } from './terminal/chunkStream.js'
 
 export type { BashChunk, BashResult } from './bashProcess.js'
 
 /** The output cap of a node without `maxOutputBytes`: 10 MiB per stream. */
 const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024
-/** Characters of output queued for a slow stream reader before the command is paused. */
-const HIGH_WATER = 1024 * 1024
 
 const lastLine = (text: string): string => {
   const lines = text.trimEnd().split('\n')
@@ -209,60 +208,24 @@ export const bashInterpreterWith = (
     throw new BashFailed(node.id, command, result, node.timeoutMs)
   }
 
-  async function* stream(
-    node: BashNode,
-    ctx: NodeContext,
-  ): AsyncGenerator<BashChunk, BashResult, undefined> {
+  const stream = (node: BashNode, ctx: NodeContext): AsyncGenerator<BashChunk, BashResult> => {
     const command = commandOf(node, ctx.input)
-    // Written by the process's callbacks, read by the loop below.
-    const state = { queue: [] as BashChunk[], queued: 0, paused: false, settled: false }
-    let wake: (() => void) | undefined
-    const notify = (): void => {
-      const w = wake
-      wake = undefined
-      w?.()
-    }
-    const proc = launch(node, command, ctx.signal, (chunk) => {
-      state.queue.push(chunk)
-      state.queued += chunk.data.length
-      if (!state.paused && state.queued > HIGH_WATER) {
-        state.paused = true
-        proc.pause()
-      }
-      notify()
-    })
-    const onSettled = (): void => {
-      state.settled = true
-      notify()
-    }
-    proc.result.then(onSettled, onSettled)
-    try {
-      while (true) {
-        if (state.queue.length > 0) {
-          const batch = state.queue
-          state.queue = []
-          state.queued = 0
-          if (state.paused) {
-            state.paused = false
-            proc.resume()
-          }
-          for (const chunk of batch) yield chunk
-        } else if (state.settled) {
-          return finish(node, command, await proc.result)
-        } else {
-          await new Promise<void>((resolve) => {
-            wake = resolve
-          })
-        }
-      }
-    } finally {
+    let proc: ReturnType<typeof launch> | undefined
+    return chunkStream<BashResult, BashChunk>({
+      run: (onChunk) => {
+        proc = launch(node, command, ctx.signal, onChunk)
+        return proc.result.then((result) => finish(node, command, result))
+      },
+      pause: () => proc?.pause(),
+      resume: () => proc?.resume(),
+      size: (chunk) => chunk.data.length,
       // The reader left early: end the command before the iteration closes.
-      if (!state.settled) {
-        proc.stop('SIGTERM')
-        proc.resume()
-        await proc.result.catch(() => undefined)
-      }
-    }
+      leave: async () => {
+        proc?.stop('SIGTERM')
+        proc?.resume()
+        await proc?.result.catch(() => undefined)
+      },
+    })
   }
 
   return Object.freeze({

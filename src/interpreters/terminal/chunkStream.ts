@@ -7,22 +7,27 @@
 /** Characters queued for a slow reader before the producer is paused. */
 const HIGH_WATER = 1024 * 1024
 
-export interface ChunkSource<R> {
+export interface ChunkSource<R, C = string> {
   /** Starts the work; `onChunk` receives its output until the promise settles. */
-  run(onChunk: (chunk: string) => void): Promise<R>
+  run(onChunk: (chunk: C) => void): Promise<R>
   /** Stops the flow of output (backpressure). */
   pause(): void
   resume(): void
+  /** Characters in a chunk, for the backpressure count; default: a string's length. */
+  readonly size?: (chunk: C) => number
+  /** Called when the reader leaves before the work settled; default: detach, the work goes on. */
+  readonly leave?: () => Promise<void>
 }
 
 /**
  * The chunks of `source.run`, then its result as the return value. A reader
- * that leaves early detaches (the work goes on, its output is dropped).
+ * that leaves early detaches (its output is dropped) and `source.leave` runs.
  */
-export async function* chunkStream<R>(
-  source: ChunkSource<R>,
-): AsyncGenerator<string, R, undefined> {
-  const state = { queue: [] as string[], queued: 0, paused: false, settled: false, left: false }
+export async function* chunkStream<R, C = string>(
+  source: ChunkSource<R, C>,
+): AsyncGenerator<C, R, undefined> {
+  const sizeOf = source.size ?? ((chunk: C) => (chunk as string).length)
+  const state = { queue: [] as C[], queued: 0, paused: false, settled: false, left: false }
   let wake: (() => void) | undefined
   const notify = (): void => {
     const w = wake
@@ -32,7 +37,7 @@ export async function* chunkStream<R>(
   const result = source.run((chunk) => {
     if (state.left) return
     state.queue.push(chunk)
-    state.queued += chunk.length
+    state.queued += sizeOf(chunk)
     if (!state.paused && state.queued > HIGH_WATER) {
       state.paused = true
       source.pause()
@@ -69,5 +74,6 @@ export async function* chunkStream<R>(
       state.paused = false
       source.resume()
     }
+    if (!state.settled) await source.leave?.()
   }
 }

@@ -1,6 +1,5 @@
 import { UsageError } from '../errors.js'
-import { requireName } from './name.js'
-import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
 
 /**
  * The configuration of a bash node, as given to {@link bash}.
@@ -155,20 +154,5 @@ export const isBashNode = (node: Node): node is BashNode => node.kind === 'bash'
  */
 export const forkBash =
   (id: string, forkTime: string) =>
-  (node: BashNode): BashNode => {
-    requireName('forkBash', 'the new node id', id)
-    if (typeof forkTime !== 'string') {
-      throw new UsageError('forkBash', `the fork time must be a string, got ${typeOf(forkTime)}`)
-    }
-    if (!isBashNode(node)) {
-      throw new UsageError('forkBash', `expects a bash node, got ${(node as Node).kind}`)
-    }
-    return makeNode<BashNode>(
-      {
-        ...node,
-        id,
-        metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime },
-      },
-      'forkBash',
-    )
-  }
+  (node: BashNode): BashNode =>
+    forkCopy<BashNode>('forkBash', 'bash', id, forkTime, node)

@@ -92,3 +92,39 @@ export const isNode = (u: unknown): u is Node => {
     n.metadata !== null
   )
 }
+
+/**
+ * The copy of a node under a new id for a fork: the same configuration less
+ * the `drop`ped keys (state that one node alone may hold, such as an attached
+ * pane), plus `changes`, with metadata `{ forked_from, fork_time }`. Checks
+ * the new id, the time and the node's kind, naming `api` in its errors.
+ *
+ * @internal
+ */
+export const forkCopy = <N extends Node>(
+  api: string,
+  kind: N['kind'],
+  id: string,
+  forkTime: string,
+  node: N,
+  drop: readonly (keyof N)[] = [],
+  changes: Partial<N> = {},
+): N => {
+  requireName(api, 'the new node id', id)
+  if (typeof forkTime !== 'string') {
+    throw new UsageError(api, `the fork time must be a string, got ${typeOf(forkTime)}`)
+  }
+  if ((node as Node).kind !== kind) {
+    throw new UsageError(api, `expects a ${kind} node, got ${(node as Node).kind}`)
+  }
+  const kept = Object.entries(node).filter(([key]) => !drop.includes(key as keyof N))
+  return makeNode<N>(
+    {
+      ...(Object.fromEntries(kept) as N),
+      ...changes,
+      id,
+      metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime },
+    },
+    api,
+  )
+}

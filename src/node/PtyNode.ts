@@ -1,6 +1,5 @@
 import { UsageError } from '../errors.js'
-import { requireName } from './name.js'
-import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
 
 /**
  * The configuration of a PTY node, as given to {@link pty}.
@@ -179,16 +178,5 @@ export const isPtyNode = (node: Node): node is PtyNode => node.kind === 'pty' &&
  */
 export const forkPty =
   (id: string, forkTime: string) =>
-  (node: PtyNode): PtyNode => {
-    requireName('forkPty', 'the new node id', id)
-    if (typeof forkTime !== 'string') {
-      throw new UsageError('forkPty', `the fork time must be a string, got ${typeOf(forkTime)}`)
-    }
-    if (!isPtyNode(node)) {
-      throw new UsageError('forkPty', `expects a pty node, got ${(node as Node).kind}`)
-    }
-    return makeNode<PtyNode>(
-      { ...node, id, metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime } },
-      'forkPty',
-    )
-  }
+  (node: PtyNode): PtyNode =>
+    forkCopy<PtyNode>('forkPty', 'pty', id, forkTime, node)

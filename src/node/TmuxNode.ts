@@ -1,6 +1,4 @@
-import { UsageError } from '../errors.js'
-import { requireName } from './name.js'
-import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
 import { optionChecks } from './paneOptions.js'
 
 /**
@@ -151,17 +149,5 @@ export const isTmuxNode = (node: Node): node is TmuxNode => node.kind === 'tmux'
  */
 export const forkTmux =
   (id: string, forkTime: string) =>
-  (node: TmuxNode): TmuxNode => {
-    requireName('forkTmux', 'the new node id', id)
-    if (typeof forkTime !== 'string') {
-      throw new UsageError('forkTmux', `the fork time must be a string, got ${typeof forkTime}`)
-    }
-    if (!isTmuxNode(node)) {
-      throw new UsageError('forkTmux', `expects a tmux node, got ${(node as Node).kind}`)
-    }
-    const { paneId: _attached, ...rest } = node
-    return makeNode<TmuxNode>(
-      { ...rest, id, metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime } },
-      'forkTmux',
-    )
-  }
+  (node: TmuxNode): TmuxNode =>
+    forkCopy<TmuxNode>('forkTmux', 'tmux', id, forkTime, node, ['paneId'])

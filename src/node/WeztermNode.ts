@@ -1,6 +1,4 @@
-import { UsageError } from '../errors.js'
-import { requireName } from './name.js'
-import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
+import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
 import { optionChecks } from './paneOptions.js'
 
 /**
@@ -142,17 +140,5 @@ export const isWeztermNode = (node: Node): node is WeztermNode => node.kind === 
  */
 export const forkWezterm =
   (id: string, forkTime: string) =>
-  (node: WeztermNode): WeztermNode => {
-    requireName('forkWezterm', 'the new node id', id)
-    if (typeof forkTime !== 'string') {
-      throw new UsageError('forkWezterm', `the fork time must be a string, got ${typeof forkTime}`)
-    }
-    if (!isWeztermNode(node)) {
-      throw new UsageError('forkWezterm', `expects a wezterm node, got ${(node as Node).kind}`)
-    }
-    const { paneId: _attached, ...rest } = node
-    return makeNode<WeztermNode>(
-      { ...rest, id, metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime } },
-      'forkWezterm',
-    )
-  }
+  (node: WeztermNode): WeztermNode =>
+    forkCopy<WeztermNode>('forkWezterm', 'wezterm', id, forkTime, node, ['paneId'])

@@ -133,6 +133,8 @@ interface Pending {
   readonly kick: () => void
   readonly fail: (e: Error) => void
   readonly partial: () => string
+  /** The pane's text since the input, read now (the last output event may not have been read yet). */
+  readonly fresh: () => Promise<string>
 }
 
 /** A {@link Terminal} over a {@link PaneBackend}. */
@@ -250,8 +252,11 @@ export class PaneTerminal implements Terminal {
 
   async interrupt(): Promise<void> {
     this.requireLive('Terminal.interrupt')
+    const pending = this.pending
+    // Read before Ctrl+C, so the partial answer holds what the pane showed when interrupted.
+    const partial = await pending?.fresh()
     await this.backend.sendInterrupt()
-    this.pending?.fail(new TerminalInterrupted(this.nodeId, this.pending.partial()))
+    pending?.fail(new TerminalInterrupted(this.nodeId, partial ?? ''))
   }
 
   /** The state now (a method, so the compiler does not narrow it across awaits). */
@@ -437,6 +442,7 @@ export class PaneTerminal implements Terminal {
           })
         },
         partial: () => last ?? '',
+        fresh: () => this.backend.capture(w.from).then(normalize, () => last ?? ''),
       }
       const deadline = setTimeout(() => {
         finish(() => {

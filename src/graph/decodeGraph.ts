@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { NodeRegistry } from '../node/Context.js'
-import { validateName } from '../node/name.js'
+import { isNameTemplate, validateName } from '../node/name.js'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
 import { addStep } from './build.js'
 import { compile } from './compile.js'
@@ -154,7 +154,9 @@ const checkDescription = (
     if (s.node !== undefined && !known(s.node)) {
       errors.push({ _tag: 'UnknownNode', path: `${at}/node`, ref: s.node })
     }
-    if (s.nodeRef !== undefined) errors.push(...nameError(`${at}/nodeRef`, s.nodeRef))
+    if (s.nodeRef !== undefined && !isNameTemplate(s.nodeRef)) {
+      errors.push(...nameError(`${at}/nodeRef`, s.nodeRef))
+    }
     if (s.parser !== undefined) errors.push(...nameError(`${at}/parser`, s.parser))
     if (s.timeoutMs !== undefined && !(s.timeoutMs > 0 && s.timeoutMs < Infinity)) {
       errors.push({ _tag: 'InvalidValue', path: `${at}/timeoutMs`, reason: 'must be a number > 0' })

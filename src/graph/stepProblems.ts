@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { namePattern, validateName } from '../node/name.js'
+import { isNameTemplate, namePattern, validateName } from '../node/name.js'
 import { policyProblems } from './ErrorPolicy.js'
 import type { GraphError } from './GraphError.js'
 import type { Step } from './Step.js'
@@ -30,7 +30,7 @@ export const stepProblems = (step: Step, index: number): readonly GraphError[] |
   // The common case, a valid step, allocates nothing.
   const idOk = namePattern.test(raw.id)
   const targetOk = (raw.node === undefined) !== (raw.nodeRef === undefined)
-  const refOk = typeof raw.nodeRef !== 'string' || namePattern.test(raw.nodeRef)
+  const refOk = typeof raw.nodeRef !== 'string' || isNameTemplate(raw.nodeRef)
   const inputOk = raw.input === undefined || raw.inputFn === undefined
   const timeoutOk =
     raw.timeoutMs === undefined ||

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js'
 import { forkBash, isBashNode, type BashNode } from '../node/BashNode.js'
 import type { NodeContext } from '../node/Context.js'
-import type { Interpreter } from '../node/Interpreter.js'
+import { refuseForkPoint, type ForkContext, type Interpreter } from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
 import { systemClock, type Clock } from '../runtime/Clock.js'
 import { startBash, type BashChunk, type BashProcess, type BashResult } from './bashProcess.js'
@@ -238,8 +238,9 @@ export const bashInterpreterWith = (
     executeStream(node: BashNode, ctx: NodeContext): AsyncGenerator<BashChunk, BashResult> {
       return stream(requireBash(node), ctx)
     },
-    fork(node: BashNode, id: string): Promise<BashNode> {
-      const time = new Date(clock.now()).toISOString()
+    fork(node: BashNode, id: string, ctx?: ForkContext): Promise<BashNode> {
+      refuseForkPoint('bashInterpreter', node, ctx)
+      const time = ctx?.time ?? new Date(clock.now()).toISOString()
       return Promise.resolve(forkBash(id, time)(requireBash(node)))
     },
   })

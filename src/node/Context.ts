@@ -33,6 +33,22 @@ export interface UsageReport {
  */
 export interface NodeRegistry {
   get(id: string): Node | undefined
+  /**
+   * The cell holding a persistent node's live value (an LLM node's
+   * conversation head), when a session keeps it. Interpreters that keep
+   * state in values rather than processes read and write it here.
+   */
+  cell?(nodeId: string): StateCell
+}
+
+/**
+ * One mutable slot of a session: the live value of one persistent node.
+ *
+ * @category context
+ */
+export interface StateCell<S = unknown> {
+  get(): S | undefined
+  set(value: S): void
 }
 
 /**
@@ -51,6 +67,8 @@ export interface NodeContext<I = unknown> {
   readonly signal: AbortSignal
   /** The id of the whole run (the same in nested graphs). */
   readonly runId: string
+  /** When the run started, in epoch milliseconds by the run's clock (`{timestamp}` in name templates). */
+  readonly runStartedAt: number
   /** The id of the step being run. */
   readonly stepId: string
   /** Step ids from the root graph down to this step, inclusive: `['outer', 'inner']`. */

@@ -1,3 +1,4 @@
+import type { Vertex } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import type { NodeContext, NodeRegistry } from './Context.js'
 import { requireName } from './name.js'
@@ -22,6 +23,39 @@ export type ChunkStream<O = unknown> = AsyncIterable<unknown, O, undefined>
 export interface LifecycleContext {
   readonly signal: AbortSignal
   readonly session: NodeRegistry
+}
+
+/**
+ * Where a fork starts in the state of the forked node: for an LLM node, a
+ * vertex of its conversation or the number of messages to keep. Kinds whose
+ * state has no history (terminals, bash) refuse it.
+ *
+ * @category interpreters
+ */
+export type ForkPoint = Vertex<unknown> | number
+
+/**
+ * What {@link Interpreter.fork} receives: the lifecycle context, the time to
+ * stamp as `fork_time` (ISO 8601) and, when asked for, the point to fork from.
+ * Only an LLM node's history has points: other kinds refuse `at`.
+ *
+ * @category interpreters
+ */
+export interface ForkContext extends LifecycleContext {
+  /** Default: the interpreter's clock. */
+  readonly time?: string
+  readonly at?: ForkPoint
+}
+
+/**
+ * Refuses a fork point for a kind whose state has no history to fork from.
+ *
+ * @internal
+ */
+export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | undefined): void => {
+  if (ctx?.at !== undefined) {
+    throw new UsageError(api, `a ${node.kind} node cannot fork from an earlier point (at)`)
+  }
 }
 
 /**
@@ -52,7 +86,7 @@ export interface Interpreter<N extends Node = Node> {
   materialize?(node: N, output: unknown, ctx: NodeContext): unknown
   start?(node: N, ctx: LifecycleContext): Promise<void>
   stop?(node: N, ctx: LifecycleContext): Promise<void>
-  fork?(node: N, id: string, ctx: LifecycleContext): Promise<N>
+  fork?(node: N, id: string, ctx: ForkContext): Promise<N>
 }
 
 /**

@@ -1,5 +1,5 @@
-export { namePattern, showInvalidName, validateName } from './name.js'
-export type { InvalidName } from './name.js'
+export { expandName, isNameTemplate, namePattern, showInvalidName, validateName } from './name.js'
+export type { InvalidName, NamePlaceholders } from './name.js'
 export { isNode, makeNode } from './Node.js'
 export type { Node, NodeOptions } from './Node.js'
 export {
@@ -13,10 +13,12 @@ export type { IllegalTransition, NodeState } from './NodeState.js'
 export { nodeInfo } from './NodeInfo.js'
 export type { NodeInfo } from './NodeInfo.js'
 export { nodeRegistry } from './Context.js'
-export type { NodeContext, NodeRegistry, Upstream, UsageReport } from './Context.js'
+export type { NodeContext, NodeRegistry, StateCell, Upstream, UsageReport } from './Context.js'
 export { interpreters } from './Interpreter.js'
 export type {
   ChunkStream,
+  ForkContext,
+  ForkPoint,
   Interpreter,
   InterpreterRegistry,
   LifecycleContext,

@@ -80,3 +80,40 @@ export const requireName = (api: string, what: string, value: unknown): string =
   if (E.isLeft(checked)) throw new UsageError(api, `${what}: ${showInvalidName(checked.left)}`)
   return checked.right
 }
+
+/**
+ * The placeholders a name template may hold: `{run_id}`, the run's id, and
+ * `{timestamp}`, the run's start in epoch milliseconds.
+ *
+ * @category names
+ */
+export interface NamePlaceholders {
+  readonly run_id: string
+  readonly timestamp: string
+}
+
+/**
+ * Fills the `{run_id}` and `{timestamp}` placeholders of a name template
+ * (a fork's target, a step's `nodeRef`). A name without placeholders is
+ * returned as it is.
+ *
+ * @category names
+ * @example
+ * import { expandName } from 'nerve'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(expandName('dev-{run_id}', { run_id: 'r7', timestamp: '0' }), 'dev-r7')
+ */
+export const expandName = (template: string, values: NamePlaceholders): string =>
+  template.includes('{')
+    ? template.replace(/\{(run_id|timestamp)\}/g, (_, key: keyof NamePlaceholders) => values[key])
+    : template
+
+/**
+ * Whether a value is a name, or a name once its placeholders are filled
+ * ({@link expandName}).
+ *
+ * @category names
+ */
+export const isNameTemplate = (u: unknown): u is string =>
+  typeof u === 'string' && namePattern.test(expandName(u, { run_id: 'r', timestamp: '0' }))

@@ -5,6 +5,7 @@ import { stepInput, type Step } from '../graph/Step.js'
 import type { Upstream, UsageReport } from '../node/Context.js'
 import type { Interpreter } from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
+import { expandName } from '../node/name.js'
 import { settleStep, type Outcome } from './attempt.js'
 import { Cancelled, MissingInterpreter, RunError, StepFailed, UnknownNodeRef } from './RunError.js'
 import type { RunState } from './RunState.js'
@@ -194,7 +195,9 @@ export class GraphRun {
         return
       }
     }
-    const node = step.node ?? st.session.get(step.nodeRef)
+    const node =
+      step.node ??
+      st.session.get(expandName(step.nodeRef, { run_id: st.runId, timestamp: String(st.start) }))
     if (node === undefined) {
       this.stop(new UnknownNodeRef(this.pathOf(i), String(step.nodeRef)))
       return

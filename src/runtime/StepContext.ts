@@ -66,6 +66,10 @@ export class StepContext implements NodeContext {
     return this.run.state.runId
   }
 
+  get runStartedAt(): number {
+    return this.run.state.start
+  }
+
   get stepId(): string {
     return this.run.ids[this.index]!
   }

@@ -195,6 +195,7 @@ const referenceContext = (stepId: string, input: unknown, upstream: Upstream): N
   upstream,
   signal: new AbortController().signal,
   runId: 'reference',
+  runStartedAt: 0,
   stepId,
   path: [stepId],
   attempt: 1,

@@ -1,6 +1,12 @@
 import { UsageError } from '../../errors.js'
 import type { NodeContext } from '../../node/Context.js'
-import type { ChunkStream, Interpreter, LifecycleContext } from '../../node/Interpreter.js'
+import {
+  refuseForkPoint,
+  type ChunkStream,
+  type ForkContext,
+  type Interpreter,
+  type LifecycleContext,
+} from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import type { NodeState } from '../../node/NodeState.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'
@@ -254,8 +260,9 @@ export const terminalInterpreter = <N extends Node>(
     executeStream(node: N, ctx: NodeContext): ChunkStream<ParsedResponse> {
       return stream(node, ctx)
     },
-    async fork(node: N, id: string, _ctx: LifecycleContext): Promise<N> {
-      const time = new Date(clock.now()).toISOString()
+    async fork(node: N, id: string, ctx?: ForkContext): Promise<N> {
+      refuseForkPoint(api, node, ctx)
+      const time = ctx?.time ?? new Date(clock.now()).toISOString()
       const copy = forkNode(id, time)(requireKind(node))
       await ensure(copy)
       return copy

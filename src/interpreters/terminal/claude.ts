@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { claudeArgs, forkClaudeWezterm, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
 import type { NodeState } from '../../node/NodeState.js'
-import type { LifecycleContext } from '../../node/Interpreter.js'
+import type { ForkContext } from '../../node/Interpreter.js'
 import { makeNode } from '../../node/Node.js'
 import { wezterm, type WeztermNode } from '../../node/WeztermNode.js'
 import type { Clock } from '../../runtime/Clock.js'
@@ -163,7 +163,7 @@ export const claudeWeztermInterpreter = (
   )
   return Object.freeze({
     ...base,
-    fork(node: ClaudeWeztermNode, id: string, ctx: LifecycleContext): Promise<ClaudeWeztermNode> {
+    fork(node: ClaudeWeztermNode, id: string, ctx: ForkContext): Promise<ClaudeWeztermNode> {
       const live = base.terminal(node.id) as ClaudeWeztermTerminal | undefined
       const known =
         node.sessionId === undefined && live !== undefined

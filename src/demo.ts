@@ -7,6 +7,7 @@
  * its trace; and a graph that drives a real shell through a PTY node,
  * streaming its output.
  */
+import { agentsDemo } from './demoAgents.js'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -237,3 +238,8 @@ try {
 } finally {
   await ptys.stopAll()
 }
+
+// 8. Agents: a developer and a coach (LLM nodes in a session) loop until the
+//    coach approves, the developer using real tools in a workspace; then the
+//    developer is forked to try two alternatives.
+await agentsDemo(out)

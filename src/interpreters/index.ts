@@ -8,6 +8,8 @@ export { graphInterpreter } from './graph.js'
 export { BashFailed, BashSpawnFailed, bashInterpreter, bashInterpreterWith } from './bash.js'
 export type { BashChunk, BashInterpreterOptions, BashResult, BashRun, BashRunHook } from './bash.js'
 export * from './parsers/index.js'
+export * from './llm/index.js'
+export * from './tools/index.js'
 export {
   terminalInterpreter,
   TerminalExited,

@@ -448,6 +448,9 @@ export class GraphRun {
     st.tokens += tokens
     st.apiCalls += apiCalls
     st.cost += cost
+    // Usage can go over a limit in the middle of a step (a long agent loop): stop the run there.
+    const over = st.overBudget(this.pathOf(i), st.stepsStarted)
+    if (over !== undefined) st.fail(over)
   }
 
   #addOwnUsage(i: number, tokens: number, apiCalls: number, cost: number): void {

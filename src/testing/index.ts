@@ -18,3 +18,10 @@ export type {
   ScriptedOptions,
   SucceedOptions,
 } from './scripted.js'
+export { scriptedProvider, ScriptExhausted, text, toolUse } from './scriptedProvider.js'
+export type {
+  ScriptedProvider,
+  ScriptedProviderOptions,
+  ScriptedReply,
+  ScriptedTurn,
+} from './scriptedProvider.js'

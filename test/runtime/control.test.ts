@@ -85,7 +85,7 @@ describe('budgets', () => {
     expect(model.calls).toHaveLength(2)
   })
 
-  it('maxTokens, maxApiCalls and maxCost are checked against reported usage before each step', async () => {
+  it('maxTokens, maxApiCalls and maxCost stop the run as soon as reported usage goes over', async () => {
     const model = scripted({
       plan: { m: succeed('x', { usage: { tokens: 60, apiCalls: 1, cost: 2 } }) },
     })
@@ -95,7 +95,7 @@ describe('budgets', () => {
       [{ maxCost: 3 }, 'maxCost'],
     ] as const) {
       await expect(run(three, { interpreters: withDefaults(model), budget })).rejects.toMatchObject(
-        { _tag: 'BudgetExceeded', limit, path: ['c'] },
+        { _tag: 'BudgetExceeded', limit, path: ['b'] },
       )
     }
   })
@@ -111,7 +111,7 @@ describe('budgets', () => {
     const g = pipe(graph('g'), addStep({ id: 'n', node: inner }))
     await expect(
       run(g, { interpreters: withDefaults(model), budget: { maxTokens: 5 } }),
-    ).rejects.toMatchObject({ _tag: 'BudgetExceeded', limit: 'maxTokens', path: ['n', 'y'] })
+    ).rejects.toMatchObject({ _tag: 'BudgetExceeded', limit: 'maxTokens', path: ['n', 'x'] })
   })
 
   it('maxTimeMs stops a run that goes on too long, by the clock', async () => {

@@ -1,16 +1,7 @@
 import type { Block, Message, ToolDefinition, Usage } from '../../conversation/Entry.js'
+import type { ToolChoice } from '../../node/LlmNode.js'
 
-/**
- * How the model may use tools: as it likes (`auto`), at least one (`any`),
- * none, or the named one.
- *
- * @category providers
- */
-export type ToolChoice =
-  | { readonly type: 'auto' }
-  | { readonly type: 'any' }
-  | { readonly type: 'none' }
-  | { readonly type: 'tool'; readonly name: string }
+export type { ToolChoice } from '../../node/LlmNode.js'
 
 /**
  * One call to a model, independent of the provider: what the agent loop asks

@@ -27,7 +27,9 @@ export const decodeAnswer = <A, O>(
   const first = result.left[0]
   const path = first === undefined ? '' : pointer(first.context)
   const got =
-    first === undefined ? '' : `got ${JSON.stringify(first.value)?.slice(0, 60) ?? 'undefined'}`
+    first === undefined
+      ? ''
+      : `got ${first.value === undefined ? 'nothing' : JSON.stringify(first.value).slice(0, 60)}`
   const expected = first?.context.at(-1)?.type.name ?? codec.name
   throw new ProviderMalformed(provider, `${at}${path}`, `expected ${expected}, ${got}`)
 }

@@ -57,15 +57,16 @@ const exchange = async <T>(
 ): Promise<T> => {
   post.signal.throwIfAborted()
   const inner = new AbortController()
-  const onAbort = () => inner.abort(post.signal.reason)
+  const onAbort = () => {
+    inner.abort(post.signal.reason)
+  }
   post.signal.addEventListener('abort', onAbort, { once: true })
   let timer: NodeJS.Timeout | undefined
   const arm = () => {
     clearTimeout(timer)
-    timer = setTimeout(
-      () => inner.abort(new ProviderTimeout(post.provider, post.timeoutMs)),
-      post.timeoutMs,
-    )
+    timer = setTimeout(() => {
+      inner.abort(new ProviderTimeout(post.provider, post.timeoutMs))
+    }, post.timeoutMs)
   }
   const failure = (e: unknown): unknown => {
     if (post.signal.aborted) return post.signal.reason

@@ -46,24 +46,28 @@ export const startServer = async (
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()
-        server.close(() => resolve())
+        server.close(() => {
+          resolve()
+        })
       }),
   }
 }
 
-/** Writes `events` as server-sent events (`event:` line when named), then ends unless `cut`. */
+/** Writes `events` as server-sent events (`event:` line when named), then ends — or, when `cut`, breaks the connection once they are sent. */
 export const sse = (
   res: ServerResponse,
   events: readonly { readonly event?: string; readonly data: unknown }[],
   cut = false,
 ): void => {
   res.writeHead(200, { 'content-type': 'text/event-stream' })
-  for (const e of events) {
-    const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data)
-    res.write(`${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${data}\n\n`)
-  }
-  if (cut) res.destroy()
-  else res.end()
+  const text = events
+    .map((e) => {
+      const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data)
+      return `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${data}\n\n`
+    })
+    .join('')
+  if (cut) res.write(text, () => res.destroy())
+  else res.end(text)
 }
 
 /** Answers with JSON and a status. */

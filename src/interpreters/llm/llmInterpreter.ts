@@ -1,0 +1,245 @@
+import { appendTo, empty, system, tools as toolsEntry, user } from '../../conversation/build.js'
+import type { Content, Conversation } from '../../conversation/Entry.js'
+import { isVertex } from '../../dag/Vertex.js'
+import { ancestors } from '../../dag/traverse.js'
+import { messages } from '../../conversation/project.js'
+import { UsageError } from '../../errors.js'
+import type { NodeContext, NodeRegistry, StateCell } from '../../node/Context.js'
+import type { ForkContext, Interpreter, LifecycleContext } from '../../node/Interpreter.js'
+import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
+import type { Node } from '../../node/Node.js'
+import { systemClock, type Clock } from '../../runtime/Clock.js'
+import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
+import { runAgent, type AgentResult } from './agent.js'
+import type { Provider } from './Provider.js'
+import type { ModelRetryOptions } from './retry.js'
+
+/**
+ * The live state of an LLM node, as a session's cell keeps it: the
+ * conversation head and how many messages it holds (so a fork stamps
+ * `fork_message_count` in O(1)).
+ *
+ * @category llm
+ */
+export interface LlmState {
+  readonly head: Conversation
+  readonly messageCount: number
+}
+
+/**
+ * Options of {@link llmInterpreter}.
+ *
+ * @category llm
+ */
+export interface LlmInterpreterOptions {
+  /** One provider (named `default`), or providers by the names LLM nodes use. */
+  readonly providers: Provider | Readonly<Record<string, Provider>>
+  /** The tools LLM nodes may name. */
+  readonly tools?: Toolbox | readonly Tool[]
+  readonly retry?: ModelRetryOptions
+  /** Where retries sleep and forks read `fork_time`. Default: the system clock. */
+  readonly clock?: Clock
+}
+
+/**
+ * The interpreter of LLM nodes, with access to their conversations.
+ *
+ * @category llm
+ */
+export interface LlmInterpreter extends Interpreter<LlmNode> {
+  /** The state of an LLM node in a registry (a session), if it has started. */
+  state(session: NodeRegistry, nodeId: string): LlmState | undefined
+}
+
+/**
+ * Reads the LLM state in a session's cell (or an interpreter's own cells,
+ * when no session keeps them).
+ */
+const cellOf = (
+  own: Map<string, StateCell>,
+  session: NodeRegistry,
+  nodeId: string,
+): StateCell<LlmState> => {
+  const kept = session.cell?.(nodeId)
+  if (kept !== undefined) return kept as StateCell<LlmState>
+  let cell = own.get(nodeId)
+  if (cell === undefined) {
+    let value: unknown
+    cell = { get: () => value, set: (v) => (value = v) }
+    own.set(nodeId, cell)
+  }
+  return cell as StateCell<LlmState>
+}
+
+const isContent = (u: unknown): u is Content => typeof u === 'string' || Array.isArray(u)
+
+/**
+ * The conversation up to the point `at` names: a vertex of it as it is, or
+ * the first `at` messages (with the entries that came before the next one).
+ */
+const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState => {
+  if (at === undefined) return state
+  const chain = ancestors(state.head)
+  if (isVertex(at)) {
+    if (!chain.includes(at as Conversation)) {
+      throw new UsageError(api, "options.at is not a vertex of the node's conversation")
+    }
+    return { head: at as Conversation, messageCount: messages(at as Conversation).length }
+  }
+  if (!Number.isInteger(at) || at < 0 || at > state.messageCount) {
+    throw new UsageError(
+      api,
+      `options.at must be a message count from 0 to ${state.messageCount}, got ${String(at)}`,
+    )
+  }
+  let seen = 0
+  let point: Conversation | undefined
+  for (const v of chain) {
+    if (v.data.type === 'message' && seen++ === at) break
+    point = v
+  }
+  if (point === undefined)
+    throw new UsageError(api, 'options.at: nothing comes before the first message')
+  return { head: point, messageCount: at }
+}
+
+/**
+ * Runs LLM nodes. Each node's state is a conversation head kept in the
+ * session's cell for the node: `start` writes the first one (the system
+ * prompt and the definitions of the node's tools), `execute` appends the
+ * step's input (a string or content blocks) as a user message, runs
+ * {@link runAgent} with the node's settings and the step's signal, reports
+ * usage to the run's budget, moves the head and answers the assistant's
+ * text. Executes on one node are queued, never interleaved. A failed turn
+ * leaves the head where it was; a cancelled one moves it to the recorded
+ * cancellation.
+ *
+ * `fork` gives the copy the same head in O(1) — the history is shared — or
+ * the point `at` names (a vertex of the conversation, or a message count).
+ *
+ * @category llm
+ */
+export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter => {
+  const api = 'llmInterpreter'
+  const providers: Readonly<Record<string, Provider>> =
+    typeof (options.providers as Provider).call === 'function'
+      ? { default: options.providers as Provider }
+      : (options.providers as Readonly<Record<string, Provider>>)
+  const box: Toolbox =
+    options.tools === undefined
+      ? new Map()
+      : Array.isArray(options.tools)
+        ? toolbox(...(options.tools as readonly Tool[]))
+        : (options.tools as Toolbox)
+  const clock = options.clock ?? systemClock
+  const own = new Map<string, StateCell>()
+  const queues = new WeakMap<NodeRegistry, Map<string, Promise<unknown>>>()
+
+  const checked = (node: LlmNode) => {
+    if ((node as Node).kind !== 'llm')
+      throw new UsageError(api, `node "${node.id}" is a ${node.kind} node, not llm`)
+    const provider = providers[node.provider]
+    if (provider === undefined) {
+      throw new UsageError(
+        api,
+        `node "${node.id}": no provider named "${node.provider}" (there are: ${Object.keys(providers).join(', ') || 'none'})`,
+      )
+    }
+    const missing = node.tools.filter((t) => !box.has(t))
+    if (missing.length > 0) {
+      throw new UsageError(
+        api,
+        `node "${node.id}": no tool named ${missing.map((m) => `"${m}"`).join(', ')} (there are: ${[...box.keys()].join(', ') || 'none'})`,
+      )
+    }
+    const tools: Toolbox = new Map(node.tools.map((t) => [t, box.get(t)!]))
+    return { provider, tools }
+  }
+
+  const initial = (node: LlmNode, tools: Toolbox): LlmState => ({
+    head: appendTo(
+      empty,
+      ...(node.system === '' ? [] : [system(node.system)]),
+      toolsEntry([...tools.values()].map((t) => t.definition)),
+    ),
+    messageCount: 0,
+  })
+
+  const stateOf = (node: LlmNode, session: NodeRegistry, tools: Toolbox): StateCell<LlmState> => {
+    const cell = cellOf(own, session, node.id)
+    if (cell.get() === undefined) cell.set(initial(node, tools))
+    return cell
+  }
+
+  const queued = <T>(session: NodeRegistry, id: string, work: () => Promise<T>): Promise<T> => {
+    let byId = queues.get(session)
+    if (byId === undefined) queues.set(session, (byId = new Map<string, Promise<unknown>>()))
+    const before = byId.get(id) ?? Promise.resolve()
+    const mine = before.then(work, work)
+    const tail = mine.catch(() => undefined)
+    byId.set(id, tail)
+    void tail.then(() => {
+      if (byId.get(id) === tail) byId.delete(id)
+    })
+    return mine
+  }
+
+  return Object.freeze({
+    kind: 'llm' as const,
+    state: (session: NodeRegistry, nodeId: string) => cellOf(own, session, nodeId).get(),
+    start(node: LlmNode, ctx: LifecycleContext): Promise<void> {
+      stateOf(node, ctx.session, checked(node).tools)
+      return Promise.resolve()
+    },
+    stop(): Promise<void> {
+      return Promise.resolve()
+    },
+    execute(node: LlmNode, ctx: NodeContext): Promise<string> {
+      const { provider, tools } = checked(node)
+      if (!isContent(ctx.input)) {
+        throw new UsageError(
+          api,
+          `node "${node.id}": the input must be a string or content blocks, got ${ctx.input === null ? 'null' : typeof ctx.input}`,
+        )
+      }
+      const input = ctx.input
+      return queued(ctx.session, node.id, async () => {
+        const cell = stateOf(node, ctx.session, tools)
+        const before = cell.get()!
+        const result: AgentResult = await runAgent(provider, user(input)(before.head), {
+          tools,
+          maxToolRounds: node.maxToolRounds,
+          toolChoice: node.toolChoice,
+          parallelToolCalls: node.parallelToolCalls,
+          signal: ctx.signal,
+          clock,
+          onUsage: (u) => {
+            ctx.reportUsage(u)
+          },
+          onDelta: (d) => {
+            if (d.type === 'text') ctx.emit(d.text)
+          },
+          ...(options.retry !== undefined && { retry: options.retry }),
+          ...(node.model !== undefined && { model: node.model }),
+          ...(node.maxTokens !== undefined && { maxTokens: node.maxTokens }),
+          ...(node.temperature !== undefined && { temperature: node.temperature }),
+        })
+        cell.set({ head: result.conversation, messageCount: result.messageCount })
+        if (result.stopReason === 'cancelled') throw ctx.signal.reason
+        return result.text
+      })
+    },
+    fork(node: LlmNode, id: string, ctx: ForkContext): Promise<LlmNode> {
+      return Promise.resolve().then(() => forkNow(node, id, ctx))
+    },
+  })
+
+  function forkNow(node: LlmNode, id: string, ctx: ForkContext): LlmNode {
+    const { tools } = checked(node)
+    const from = pointOf(stateOf(node, ctx.session, tools).get()!, ctx.at, api)
+    const time = ctx.time ?? new Date(clock.now()).toISOString()
+    const copy = forkLlm(id, time, from.messageCount)(node)
+    cellOf(own, ctx.session, id).set(from)
+    return copy
+  }
+}

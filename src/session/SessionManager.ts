@@ -1,0 +1,148 @@
+import { UsageError } from '../errors.js'
+import type { InterpreterRegistry } from '../node/Interpreter.js'
+import type { Clock } from '../runtime/Clock.js'
+import { createSession, Session, type SessionInfo, type SessionOptions } from './Session.js'
+import type { SessionRecord } from './SessionStore.js'
+
+/**
+ * Where a {@link SessionManager} saves the records of the sessions it
+ * creates and removes those of the sessions it closes (a `SessionStore` is one).
+ *
+ * @category session
+ */
+export interface SessionRecordSink {
+  save(record: SessionRecord): Promise<void>
+  remove(id: string): Promise<boolean>
+}
+
+/**
+ * Options of {@link sessionManager}: the defaults of the sessions it creates,
+ * and the store of their records.
+ *
+ * @category session
+ */
+export interface SessionManagerOptions {
+  readonly interpreters?: InterpreterRegistry
+  readonly clock?: Clock
+  readonly store?: SessionRecordSink
+}
+
+/**
+ * The live sessions of a process, by id. A session closed other than
+ * through the manager drops out of `get`, `findByName` and `list`; its
+ * record stays in the store until `close(id)`.
+ *
+ * @category session
+ */
+export interface SessionManager {
+  /** A new session with the manager's interpreters and clock unless `options` give others; with a store, its record is saved first. */
+  create(options?: SessionOptions): Promise<Session>
+  get(id: string): Session | undefined
+  /** The open sessions with this name, in creation order (names need not be unique). */
+  findByName(name: string): readonly Session[]
+  list(): readonly SessionInfo[]
+  /** Closes a session and removes its record; false when the manager has no such session. */
+  close(id: string): Promise<boolean>
+  closeAll(): Promise<void>
+}
+
+/**
+ * The record of a session, stamped `updated_at` now by its clock.
+ *
+ * @category session
+ */
+export const sessionRecord = (session: Session): SessionRecord => {
+  const info = session.info()
+  return Object.freeze({
+    id: info.id,
+    name: info.name,
+    tags: info.tags,
+    created_at: info.created_at,
+    updated_at: new Date(session.clock.now()).toISOString(),
+    metadata: info.metadata,
+    nodes: info.nodes,
+  })
+}
+
+/**
+ * A {@link SessionManager}. With a `store`, `create` saves the new session's
+ * record (a failed save closes the session and rejects) and `close` removes it.
+ *
+ * @category session
+ * @example
+ * import { sessionManager } from 'nerve'
+ * import assert from 'assert'
+ *
+ * const manager = sessionManager()
+ * const session = await manager.create({ name: 'review', tags: ['ci'] })
+ * assert.strictEqual(manager.get(session.id), session)
+ * assert.deepStrictEqual(manager.findByName('review'), [session])
+ * assert.strictEqual(await manager.close(session.id), true)
+ * assert.deepStrictEqual(manager.list(), [])
+ */
+export const sessionManager = (options: SessionManagerOptions = {}): SessionManager => {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new UsageError('sessionManager', 'options must be an object')
+  }
+  const { interpreters, clock, store } = options
+  if (
+    store !== undefined &&
+    (typeof store.save !== 'function' || typeof store.remove !== 'function')
+  ) {
+    throw new UsageError('sessionManager', 'options.store must have save and remove')
+  }
+  const sessions = new Map<string, Session>()
+
+  /** Kept until `close(id)`, so that the record of a session closed directly is still removed then. */
+  const open = (): Session[] => [...sessions.values()].filter((s) => !s.closed)
+
+  const create = async (given: SessionOptions = {}): Promise<Session> => {
+    const session = createSession({
+      ...(interpreters !== undefined && { interpreters }),
+      ...(clock !== undefined && { clock }),
+      ...given,
+    })
+    if (sessions.get(session.id)?.closed === false) {
+      throw new UsageError('SessionManager.create', `a session with id "${session.id}" is open`)
+    }
+    sessions.set(session.id, session)
+    if (store !== undefined) {
+      try {
+        await store.save(sessionRecord(session))
+      } catch (e) {
+        sessions.delete(session.id)
+        await session.close().catch(() => undefined)
+        throw e
+      }
+    }
+    return session
+  }
+
+  const close = async (id: string): Promise<boolean> => {
+    const session = sessions.get(id)
+    if (session === undefined) return false
+    sessions.delete(id)
+    try {
+      await session.close()
+    } finally {
+      await store?.remove(id)
+    }
+    return true
+  }
+
+  return Object.freeze({
+    create,
+    get: (id: string) => {
+      const s = sessions.get(id)
+      return s === undefined || s.closed ? undefined : s
+    },
+    findByName: (name: string) => open().filter((s) => s.name === name),
+    list: () => open().map((s) => s.info()),
+    close,
+    async closeAll(): Promise<void> {
+      const outcomes = await Promise.allSettled([...sessions.keys()].map(close))
+      const failed = outcomes.find((o) => o.status === 'rejected')
+      if (failed !== undefined) throw failed.reason
+    },
+  })
+}

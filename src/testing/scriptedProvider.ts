@@ -1,0 +1,200 @@
+import type { Block, ToolUseBlock, Usage } from '../conversation/Entry.js'
+import { zeroUsage } from '../conversation/Entry.js'
+import { UsageError } from '../errors.js'
+import type {
+  CallOptions,
+  ModelRequest,
+  ModelResponse,
+  Provider,
+} from '../interpreters/llm/Provider.js'
+import { ProviderError } from '../interpreters/llm/ProviderError.js'
+
+/**
+ * One scripted answer: the assistant's content (a string is one text
+ * block), and optionally its stop reason (default `tool_use` when it asks
+ * for tools, else `end_turn`), usage, cost and a delay before it arrives.
+ * `error` makes the call fail instead (a {@link ProviderError} to test retries).
+ *
+ * @category scripted
+ */
+export interface ScriptedTurn {
+  readonly content?: string | readonly Block[]
+  readonly stopReason?: string
+  readonly usage?: Partial<Usage>
+  readonly cost?: number
+  /** Milliseconds (real time) before the answer; the call's signal cuts it short. */
+  readonly delayMs?: number
+  readonly error?: Error
+}
+
+/**
+ * What a script holds for one call: a turn, its content alone, or a function
+ * of the request (and the call's index) that gives one — to answer from the
+ * tool results the model has seen.
+ *
+ * @category scripted
+ */
+export type ScriptedReply =
+  | string
+  | readonly Block[]
+  | ScriptedTurn
+  | ((request: ModelRequest, index: number) => string | readonly Block[] | ScriptedTurn)
+
+/**
+ * Options of {@link scriptedProvider}.
+ *
+ * @category scripted
+ */
+export interface ScriptedProviderOptions {
+  /** Default: `'scripted'`. */
+  readonly name?: string
+  /** Start again at the first reply when the script runs out. Default: false. */
+  readonly loop?: boolean
+  /** The usage of a turn that gives none. Default: zero. */
+  readonly usage?: Partial<Usage>
+}
+
+/**
+ * A provider that answers from a script, and the requests it was sent.
+ *
+ * @category scripted
+ */
+export interface ScriptedProvider extends Provider {
+  /** Every request, in order. */
+  readonly requests: readonly ModelRequest[]
+  /** How many replies are left (Infinity when looping). */
+  readonly remaining: number
+}
+
+/**
+ * The script ran out: the workflow called the model more often than planned.
+ *
+ * @category scripted
+ */
+export class ScriptExhausted extends ProviderError {
+  readonly _tag = 'ScriptExhausted'
+  readonly calls: number
+  constructor(provider: string, calls: number) {
+    super(provider, `the script has no reply for call ${calls + 1}`, false)
+    this.name = 'ScriptExhausted'
+    this.calls = calls
+  }
+}
+
+/**
+ * A text block.
+ *
+ * @category scripted
+ */
+export const text = (t: string): Block => ({ type: 'text', text: t })
+
+/**
+ * A tool use block. Without an id, the provider numbers it
+ * (`call_<call>_<position>`), so ids are unique and the same on every run.
+ *
+ * @category scripted
+ */
+export const toolUse = (
+  name: string,
+  input: Readonly<Record<string, unknown>> = {},
+  id = '',
+): ToolUseBlock => ({ type: 'tool_use', id, name, input })
+
+const wait = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error)
+      return
+    }
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      if (signal.aborted) reject(signal.reason as Error)
+      else resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+
+const checkScript = (script: unknown): void => {
+  if (!Array.isArray(script)) {
+    throw new UsageError('scriptedProvider', 'the script must be an array of replies')
+  }
+}
+
+const isScriptFunction = (
+  r: ScriptedReply,
+): r is (request: ModelRequest, index: number) => string | readonly Block[] | ScriptedTurn =>
+  typeof r === 'function'
+
+const turnOf = (reply: string | readonly Block[] | ScriptedTurn): ScriptedTurn =>
+  typeof reply === 'string' || Array.isArray(reply)
+    ? { content: reply as string | readonly Block[] }
+    : (reply as ScriptedTurn)
+
+/**
+ * A deterministic model: each call answers with the next reply of the
+ * script. The default provider of the demo and of users' tests; it streams
+ * text deltas to `onDelta` like a real provider.
+ *
+ * @category scripted
+ * @example
+ * import { scriptedProvider, toolUse } from 'nerve/testing'
+ * import assert from 'assert'
+ *
+ * const model = scriptedProvider([[toolUse('bash', { command: 'ls' })], 'Done.'])
+ * const signal = new AbortController().signal
+ * const ask = { system: '', messages: [], tools: [] }
+ * const first = await model.call(ask, { signal })
+ * assert.strictEqual(first.stopReason, 'tool_use')
+ * assert.deepStrictEqual((await model.call(ask, { signal })).content, [{ type: 'text', text: 'Done.' }])
+ */
+export const scriptedProvider = (
+  script: readonly ScriptedReply[],
+  options: ScriptedProviderOptions = {},
+): ScriptedProvider => {
+  checkScript(script)
+  const name = options.name ?? 'scripted'
+  const base = { ...zeroUsage, ...options.usage }
+  const requests: ModelRequest[] = []
+  const provider: ScriptedProvider = {
+    name,
+    requests,
+    get remaining() {
+      return options.loop === true ? Infinity : Math.max(0, script.length - requests.length)
+    },
+    async call(request: ModelRequest, call: CallOptions): Promise<ModelResponse> {
+      call.signal.throwIfAborted()
+      const index = requests.length
+      if (index >= script.length && (options.loop !== true || script.length === 0)) {
+        throw new ScriptExhausted(name, index)
+      }
+      requests.push(request)
+      const reply = script[index % script.length]!
+      const turn = turnOf(isScriptFunction(reply) ? reply(request, index) : reply)
+      if (turn.delayMs !== undefined && turn.delayMs > 0) await wait(turn.delayMs, call.signal)
+      if (turn.error !== undefined) throw turn.error
+      const raw = turn.content ?? ''
+      const blocks: readonly Block[] = typeof raw === 'string' ? [text(raw)] : raw
+      let n = 0
+      const content = blocks.map((b) =>
+        b.type === 'tool_use' && b.id === '' ? { ...b, id: `call_${index}_${n++}` } : b,
+      )
+      if (call.onDelta !== undefined) {
+        for (const b of content) {
+          if (b.type === 'text') call.onDelta({ type: 'text', text: b.text })
+          else if (b.type === 'tool_use') call.onDelta({ type: 'tool_use', id: b.id, name: b.name })
+        }
+      }
+      const asksTools = content.some((b) => b.type === 'tool_use')
+      return {
+        content,
+        stopReason: turn.stopReason ?? (asksTools ? 'tool_use' : 'end_turn'),
+        usage: turn.usage === undefined ? base : { ...base, ...turn.usage },
+        ...(turn.cost !== undefined && { cost: turn.cost }),
+        model: request.model ?? name,
+      }
+    },
+  }
+  return provider
+}

@@ -158,10 +158,5 @@ export const isLlmNode = (n: Node): n is LlmNode => n.kind === 'llm'
  */
 export const forkLlm =
   (id: string, forkTime: string, messageCount: number) =>
-  (node: LlmNode): LlmNode => {
-    const copy = forkCopy('forkLlm', 'llm', id, forkTime, node)
-    return makeNode<LlmNode>(
-      { ...copy, metadata: { ...copy.metadata, fork_message_count: messageCount } },
-      'forkLlm',
-    )
-  }
+  (node: LlmNode): LlmNode =>
+    forkCopy('forkLlm', 'llm', id, forkTime, node, [], {}, { fork_message_count: messageCount })

@@ -96,7 +96,7 @@ export const isNode = (u: unknown): u is Node => {
 /**
  * The copy of a node under a new id for a fork: the same configuration less
  * the `drop`ped keys (state that one node alone may hold, such as an attached
- * pane), plus `changes`, with metadata `{ forked_from, fork_time }`. Checks
+ * pane), plus `changes`, with metadata `{ forked_from, fork_time }` and `metadata`. Checks
  * the new id, the time and the node's kind, naming `api` in its errors.
  *
  * @internal
@@ -109,6 +109,7 @@ export const forkCopy = <N extends Node>(
   node: N,
   drop: readonly (keyof N)[] = [],
   changes: Partial<N> = {},
+  metadata: Meta = EMPTY_METADATA,
 ): N => {
   requireName(api, 'the new node id', id)
   if (typeof forkTime !== 'string') {
@@ -117,14 +118,22 @@ export const forkCopy = <N extends Node>(
   if ((node as Node).kind !== kind) {
     throw new UsageError(api, `expects a ${kind} node, got ${(node as Node).kind}`)
   }
-  const kept = Object.entries(node).filter(([key]) => !drop.includes(key as keyof N))
-  return makeNode<N>(
-    {
-      ...(Object.fromEntries(kept) as N),
-      ...changes,
-      id,
-      metadata: { ...node.metadata, forked_from: node.id, fork_time: forkTime },
-    },
-    api,
-  )
+  const kept =
+    drop.length === 0
+      ? node
+      : (Object.fromEntries(
+          Object.entries(node).filter(([key]) => !drop.includes(key as keyof N)),
+        ) as N)
+  // The node was checked and frozen when it was made: only the new parts need it.
+  return Object.freeze({
+    ...kept,
+    ...deepFreeze(changes),
+    id,
+    metadata: deepFreeze({
+      ...node.metadata,
+      forked_from: node.id,
+      fork_time: forkTime,
+      ...metadata,
+    }),
+  })
 }

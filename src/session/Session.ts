@@ -413,7 +413,7 @@ export class Session implements NodeRegistry {
   /** @internal holds names for a fork in progress (NameTaken if one is taken); returns the release. */
   static reserve(s: Session, names: readonly string[]): () => void {
     for (const name of names) if (s.#taken(name)) throw new NameTaken(s.id, name)
-    const distinct = [...new Set(names)]
+    const distinct = names.length === 1 ? names : [...new Set(names)]
     distinct.forEach((n) => s.#reserved.add(n))
     return () => {
       for (const n of distinct) s.#reserved.delete(n)

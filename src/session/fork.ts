@@ -59,7 +59,7 @@ const refuseStopped = (session: Session, name: string, state: NodeState): void =
 }
 
 /** Runs one interpreter fork and checks what it answers. */
-const forkOne = async (
+const forkOne = (
   session: Session,
   interpreter: Interpreter,
   node: Node,
@@ -73,11 +73,12 @@ const forkOne = async (
     time: Session.now(session),
     ...(at !== undefined && { at }),
   }
-  const copy = await interpreter.fork!(node, newName, ctx)
-  if (!isNode(copy)) {
-    throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
-  }
-  return copy
+  return interpreter.fork!(node, newName, ctx).then((copy) => {
+    if (!isNode(copy)) {
+      throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
+    }
+    return copy
+  })
 }
 
 /** Undoes forks when the session closed meanwhile or a sibling fork failed. */

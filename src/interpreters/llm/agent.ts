@@ -1,9 +1,11 @@
-import { append, assistant, execution, stop, subConversation } from '../../conversation/build.js'
+import { append, execution, stop, subConversation } from '../../conversation/build.js'
+import { deepFreeze } from '../../dag/freeze.js'
 import type {
   Block,
   Conversation,
   Heads,
   Message,
+  ToolDefinition,
   ToolResultBlock,
   ToolUseBlock,
   Usage,
@@ -64,8 +66,8 @@ export interface AgentResult {
   readonly cost: number
   /** Model calls that answered. */
   readonly calls: number
-  /** How many messages the conversation holds at the end. */
-  readonly messageCount: number
+  /** The messages of the conversation at the end, in order (what the next call would send). */
+  readonly messages: readonly Message[]
 }
 
 /**
@@ -220,10 +222,43 @@ const recordResults = (
  * assert.strictEqual(result.stopReason, 'end_turn')
  * assert.deepStrictEqual(messages(result.conversation).map((m) => m.role), ['user', 'assistant'])
  */
-export const runAgent = async (
+export const runAgent = (
   provider: Provider,
   conversation: Heads,
   options: AgentOptions = {},
+): Promise<AgentResult> => runAgentOn(provider, conversation, viewOf(conversation), options)
+
+/**
+ * What a model request needs of a conversation: its messages, system
+ * prompt and tool definitions. Projecting them walks the history; the LLM
+ * interpreter keeps them with the head instead.
+ *
+ * @internal
+ */
+export interface ConversationView {
+  readonly messages: readonly Message[]
+  readonly system: string
+  readonly tools: readonly ToolDefinition[]
+}
+
+/** The {@link ConversationView} of a conversation, projected. @internal */
+export const viewOf = (conversation: Heads): ConversationView => ({
+  messages: messages(conversation),
+  system: systemPrompt(conversation),
+  tools: toolDefinitions(conversation),
+})
+
+/**
+ * {@link runAgent} given the conversation's view (a caller that keeps it, as
+ * the LLM interpreter does, spares projecting the history).
+ *
+ * @internal
+ */
+export const runAgentOn = async (
+  provider: Provider,
+  conversation: Heads,
+  view: ConversationView,
+  options: AgentOptions,
 ): Promise<AgentResult> => {
   const signal = options.signal ?? NEVER
   // A function, not the property: the checks come after awaits, which the compiler does not see.
@@ -232,11 +267,10 @@ export const runAgent = async (
   const maxRounds = options.maxToolRounds ?? 20
   const parallel = options.parallelToolCalls ?? true
   const depth = options.depth ?? 0
-  const defined = toolDefinitions(conversation)
-  const msgs = [...messages(conversation)]
+  const msgs = [...view.messages]
   const base = {
-    system: systemPrompt(conversation),
-    tools: defined.length > 0 ? defined : toolDefinitionsOf(box),
+    system: view.system,
+    tools: view.tools.length > 0 ? view.tools : toolDefinitionsOf(box),
     parallelToolCalls: parallel,
     ...(options.toolChoice !== undefined && { toolChoice: options.toolChoice }),
     ...(options.model !== undefined && { model: options.model }),
@@ -255,7 +289,7 @@ export const runAgent = async (
     usage: used,
     cost,
     calls,
-    messageCount: msgs.length,
+    messages: Object.freeze(msgs.slice()),
   })
   for (let round = 0; ; round++) {
     if (aborted()) return finish('cancelled')
@@ -280,11 +314,13 @@ export const runAgent = async (
       apiCalls: 1,
       cost: response.cost ?? 0,
     })
-    const asked = assistant(response.content)(head)
+    // Providers give fresh, decoded blocks: frozen in place, they need no defensive copy.
+    const content = deepFreeze(response.content)
+    const asked = append({ type: 'message', role: 'assistant', content })(head)
     head = asked
     msgs.push(asked.data as Message)
-    lastText = textOf(response.content)
-    const uses = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use')
+    lastText = textOf(content)
+    const uses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use')
     if (uses.length === 0) return finish(response.stopReason)
     const outputs =
       round < maxRounds

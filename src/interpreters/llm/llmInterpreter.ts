@@ -1,8 +1,7 @@
 import { appendTo, empty, system, tools as toolsEntry, user } from '../../conversation/build.js'
-import type { Content, Conversation } from '../../conversation/Entry.js'
+import type { Content, Conversation, Message } from '../../conversation/Entry.js'
 import { isVertex } from '../../dag/Vertex.js'
 import { ancestors } from '../../dag/traverse.js'
-import { messages } from '../../conversation/project.js'
 import { UsageError } from '../../errors.js'
 import type { NodeContext, NodeRegistry, StateCell } from '../../node/Context.js'
 import type { ForkContext, Interpreter, LifecycleContext } from '../../node/Interpreter.js'
@@ -10,20 +9,20 @@ import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
 import type { Node } from '../../node/Node.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'
 import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
-import { runAgent, type AgentResult } from './agent.js'
+import { runAgentOn, viewOf, type AgentResult, type ConversationView } from './agent.js'
 import type { Provider } from './Provider.js'
 import type { ModelRetryOptions } from './retry.js'
 
 /**
  * The live state of an LLM node, as a session's cell keeps it: the
- * conversation head and how many messages it holds (so a fork stamps
+ * conversation head, with its messages, system prompt and tool definitions
+ * (so a turn does not walk the history again, and a fork stamps
  * `fork_message_count` in O(1)).
  *
  * @category llm
  */
-export interface LlmState {
+export interface LlmState extends ConversationView {
   readonly head: Conversation
-  readonly messageCount: number
 }
 
 /**
@@ -84,12 +83,12 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
     if (!chain.includes(at as Conversation)) {
       throw new UsageError(api, "options.at is not a vertex of the node's conversation")
     }
-    return { head: at as Conversation, messageCount: messages(at as Conversation).length }
+    return { head: at as Conversation, ...viewOf(at as Conversation) }
   }
-  if (!Number.isInteger(at) || at < 0 || at > state.messageCount) {
+  if (!Number.isInteger(at) || at < 0 || at > state.messages.length) {
     throw new UsageError(
       api,
-      `options.at must be a message count from 0 to ${state.messageCount}, got ${String(at)}`,
+      `options.at must be a message count from 0 to ${state.messages.length}, got ${String(at)}`,
     )
   }
   let seen = 0
@@ -100,7 +99,7 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
   }
   if (point === undefined)
     throw new UsageError(api, 'options.at: nothing comes before the first message')
-  return { head: point, messageCount: at }
+  return { ...state, head: point, messages: state.messages.slice(0, at) }
 }
 
 /**
@@ -135,7 +134,10 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
   const own = new Map<string, StateCell>()
   const queues = new WeakMap<NodeRegistry, Map<string, Promise<unknown>>>()
 
+  const resolved = new WeakMap<LlmNode, { readonly provider: Provider; readonly tools: Toolbox }>()
   const checked = (node: LlmNode) => {
+    const known = resolved.get(node)
+    if (known !== undefined) return known
     if ((node as Node).kind !== 'llm')
       throw new UsageError(api, `node "${node.id}" is a ${node.kind} node, not llm`)
     const provider = providers[node.provider]
@@ -152,18 +154,24 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
         `node "${node.id}": no tool named ${missing.map((m) => `"${m}"`).join(', ')} (there are: ${[...box.keys()].join(', ') || 'none'})`,
       )
     }
-    const tools: Toolbox = new Map(node.tools.map((t) => [t, box.get(t)!]))
-    return { provider, tools }
+    const found = { provider, tools: new Map(node.tools.map((t) => [t, box.get(t)!])) }
+    resolved.set(node, found)
+    return found
   }
 
-  const initial = (node: LlmNode, tools: Toolbox): LlmState => ({
-    head: appendTo(
-      empty,
-      ...(node.system === '' ? [] : [system(node.system)]),
-      toolsEntry([...tools.values()].map((t) => t.definition)),
-    ),
-    messageCount: 0,
-  })
+  const initial = (node: LlmNode, tools: Toolbox): LlmState => {
+    const definitions = [...tools.values()].map((t) => t.definition)
+    return {
+      head: appendTo(
+        empty,
+        ...(node.system === '' ? [] : [system(node.system)]),
+        toolsEntry(definitions),
+      ),
+      messages: [],
+      system: node.system,
+      tools: definitions,
+    }
+  }
 
   const stateOf = (node: LlmNode, session: NodeRegistry, tools: Toolbox): StateCell<LlmState> => {
     const cell = cellOf(own, session, node.id)
@@ -206,7 +214,9 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
       return queued(ctx.session, node.id, async () => {
         const cell = stateOf(node, ctx.session, tools)
         const before = cell.get()!
-        const result: AgentResult = await runAgent(provider, user(input)(before.head), {
+        const asked = user(input)(before.head)
+        const view = { ...before, messages: [...before.messages, asked.data as Message] }
+        const result: AgentResult = await runAgentOn(provider, asked, view, {
           tools,
           maxToolRounds: node.maxToolRounds,
           toolChoice: node.toolChoice,
@@ -224,13 +234,13 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
           ...(node.maxTokens !== undefined && { maxTokens: node.maxTokens }),
           ...(node.temperature !== undefined && { temperature: node.temperature }),
         })
-        cell.set({ head: result.conversation, messageCount: result.messageCount })
+        cell.set({ ...before, head: result.conversation, messages: result.messages })
         if (result.stopReason === 'cancelled') throw ctx.signal.reason
         return result.text
       })
     },
     fork(node: LlmNode, id: string, ctx: ForkContext): Promise<LlmNode> {
-      return Promise.resolve().then(() => forkNow(node, id, ctx))
+      return new Promise((resolve) => { resolve(forkNow(node, id, ctx)); })
     },
   })
 
@@ -238,7 +248,7 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
     const { tools } = checked(node)
     const from = pointOf(stateOf(node, ctx.session, tools).get()!, ctx.at, api)
     const time = ctx.time ?? new Date(clock.now()).toISOString()
-    const copy = forkLlm(id, time, from.messageCount)(node)
+    const copy = forkLlm(id, time, from.messages.length)(node)
     cellOf(own, ctx.session, id).set(from)
     return copy
   }

@@ -71,7 +71,10 @@ describe('llmInterpreter', () => {
     expect(await exec('second')).toBe('two')
     const roles = messages(interpreter.state(session, 'dev')!.head).map((m) => m.role)
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant'])
-    expect(interpreter.state(session, 'dev')!.messageCount).toBe(6)
+    expect(interpreter.state(session, 'dev')!.messages).toEqual(
+      messages(interpreter.state(session, 'dev')!.head),
+    )
+    expect(interpreter.state(session, 'dev')!.messages).toHaveLength(6)
     expect(model.requests[2]!.messages.map((m) => m.content)).toContainEqual('first')
     expect(session.values.has('dev')).toBe(true)
   })
@@ -169,12 +172,12 @@ describe('llmInterpreter', () => {
         'a',
         [{ type: 'text', text: 'one' }],
       ])
-      expect(early.messageCount).toBe(2)
+      expect(early.messages).toEqual(messages(early.head))
       const first = await interpreter.fork!(node, 'first', { ...lifecycle, at: 0 })
       expect(first.metadata.fork_message_count).toBe(0)
       expect(messages(interpreter.state(session, 'first')!.head)).toEqual([])
       await interpreter.fork!(node, 'at-vertex', { ...lifecycle, at: early.head })
-      expect(interpreter.state(session, 'at-vertex')!.messageCount).toBe(2)
+      expect(interpreter.state(session, 'at-vertex')!.messages).toHaveLength(2)
       await expect(interpreter.fork!(node, 'x', { ...lifecycle, at: 9 })).rejects.toThrow(
         /from 0 to 4/,
       )

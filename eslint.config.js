@@ -4,7 +4,16 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'docs/api/', 'out/', 'test/examples/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.bench-build/',
+      'docs/api/',
+      'out/',
+      'test/examples/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

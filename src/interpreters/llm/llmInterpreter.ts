@@ -240,7 +240,9 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
       })
     },
     fork(node: LlmNode, id: string, ctx: ForkContext): Promise<LlmNode> {
-      return new Promise((resolve) => { resolve(forkNow(node, id, ctx)); })
+      return new Promise((resolve) => {
+        resolve(forkNow(node, id, ctx))
+      })
     },
   })
 

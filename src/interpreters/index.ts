@@ -10,6 +10,8 @@ export type { BashChunk, BashInterpreterOptions, BashResult, BashRun, BashRunHoo
 export * from './parsers/index.js'
 export * from './llm/index.js'
 export * from './tools/index.js'
+export { writeFileAtomic } from './atomicWrite.js'
+export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
   terminalInterpreter,
   TerminalExited,

@@ -9,7 +9,7 @@ import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
 import type { NodeState } from '../node/NodeState.js'
-import { writeFileAtomic } from './atomicWrite.js'
+import { writeFileAtomic } from '../interpreters/atomicWrite.js'
 import type { StoreProblem } from './SessionStoreError.js'
 import { describeFound, StoreCorrupt } from './SessionStoreError.js'
 

@@ -12,7 +12,7 @@ import type { Conversation } from '../conversation/Entry.js'
 import { viewOf } from '../interpreters/llm/agent.js'
 import { UsageError } from '../errors.js'
 import type { LlmState } from '../interpreters/llm/llmInterpreter.js'
-import { writeFileAtomic } from './atomicWrite.js'
+import { writeFileAtomic } from '../interpreters/atomicWrite.js'
 import type { Session } from './Session.js'
 import { UnknownNode } from './SessionError.js'
 

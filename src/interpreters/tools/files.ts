@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { stat } from 'node:fs/promises'
+import { writeFileAtomic } from '../atomicWrite.js'
 
 /**
  * How many leading bytes are looked at to tell a binary file.
@@ -34,16 +33,14 @@ export const strictUtf8 = (bytes: Uint8Array): string | undefined => {
 }
 
 /**
- * Writes `text` to `path` so that readers see the old contents or the new,
- * never a part: into a new temporary file beside it, then renamed over it.
- * Missing parent directories are created; an existing file keeps its mode.
- * `path` must already be resolved (no link left to follow).
+ * Writes `text` to `path` atomically ({@link writeFileAtomic}: readers see
+ * the old contents or the new, an existing file keeps its mode), and says
+ * whether the file is new. `path` must already be resolved (no link left to
+ * follow); a directory there is refused with `EISDIR`.
  *
  * @internal
  */
 export const atomicWrite = async (path: string, text: string): Promise<{ created: boolean }> => {
-  const dir = dirname(path)
-  await mkdir(dir, { recursive: true })
   const old = await stat(path).catch((e: unknown) => {
     if ((e as { code?: unknown }).code === 'ENOENT') return undefined
     throw e
@@ -51,15 +48,6 @@ export const atomicWrite = async (path: string, text: string): Promise<{ created
   if (old?.isDirectory() === true) {
     throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' })
   }
-  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
-  try {
-    // `wx`: never through something already at the temporary name.
-    await writeFile(temp, text, { flag: 'wx' })
-    if (old !== undefined) await chmod(temp, old.mode & 0o7777)
-    await rename(temp, path)
-  } catch (e) {
-    await rm(temp, { force: true })
-    throw e
-  }
+  await writeFileAtomic(path, text)
   return { created: old === undefined }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
-import { writeFileAtomic } from '../../src/session/atomicWrite.js'
+import { writeFileAtomic } from '../../src/interpreters/atomicWrite.js'
 
 let base: string
 let n = 0

@@ -95,7 +95,12 @@ export const saveConversation = async (
       `node "${name}" has no conversation yet: start it first`,
     )
   }
-  const doc = { heads: [head], metadata: { node: name, session: session.id } }
+  const doc = {
+    heads: [head],
+    metadata: { node: name },
+    sessionId: session.id,
+    createdAt: Math.floor(Date.now() / 1000),
+  }
   await writeFileAtomic(path, format === 'nano' ? stringifyNano(doc) : stringifyConversation(doc))
 }
 

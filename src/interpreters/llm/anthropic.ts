@@ -11,36 +11,33 @@ import {
   type RawBlock,
 } from '../../conversation/codec/entry.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import { UsageError } from '../../errors.js'
-import { alternate, decodeAnswer, parseEvent } from './decode.js'
-import { postJson, postSse, type Post, type SseEvent } from './http.js'
+import { alternate, decodeAnswer, orNull, parseEvent } from './decode.js'
+import type { SseEvent } from './http.js'
+import {
+  apiKeyFrom,
+  baseUrlOf,
+  checkProviderOptions,
+  httpProvider,
+  isPositiveInteger,
+  optionError,
+  type CacheRates,
+  type ProviderOptions,
+} from './httpProvider.js'
 import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { ProviderHttpError, ProviderMalformed, ProviderStreamCut } from './ProviderError.js'
 
 const NAME = 'anthropic'
 
 /**
- * How {@link anthropic} reaches the Anthropic Messages API. Every field is optional.
+ * How {@link anthropic} reaches the Anthropic Messages API: the common
+ * {@link ProviderOptions} (defaults: the key in `ANTHROPIC_API_KEY`,
+ * `baseUrl` `https://api.anthropic.com`, `model` `claude-sonnet-4-5`,
+ * `maxTokens` 8192; `pricing` counts cache writes at 1.25 times and cache
+ * reads at 0.1 times the input price), and extended thinking.
  *
  * @category providers
  */
-export interface AnthropicOptions {
-  /** Default: the `ANTHROPIC_API_KEY` environment variable, read when the provider is made. */
-  readonly apiKey?: string
-  /** Default: `https://api.anthropic.com`. */
-  readonly baseUrl?: string
-  /** Default: `claude-sonnet-4-5`. A request's own `model` wins. */
-  readonly model?: string
-  /** `max_tokens` when the request sets none. Default 8192. */
-  readonly maxTokens?: number
-  /** Stream the answer (SSE) and report deltas to `onDelta`. Default `false`. */
-  readonly stream?: boolean
-  /** Milliseconds to wait for the headers, then for each chunk. Default 60 000. */
-  readonly timeoutMs?: number
-  /** Extra headers, such as `anthropic-beta`. */
-  readonly headers?: Readonly<Record<string, string>>
-  /** Prices per million tokens: the response then has a `cost`. */
-  readonly pricing?: { readonly inputPerMTok: number; readonly outputPerMTok: number }
+export interface AnthropicOptions extends ProviderOptions {
   /** Extended thinking with a budget of tokens (less than `max_tokens`). Default: off. */
   readonly thinking?: { readonly budgetTokens: number }
 }
@@ -180,16 +177,8 @@ export const anthropicRequest = (
 
 // ------------------------------------------------------------------ answers
 
-/** A value of `type` or null (without the member index a `t.union` adds to error paths). */
-const orNull = <A>(name: string, is: (u: unknown) => u is A): t.Type<A | null> =>
-  new t.Type<A | null>(
-    `${name} | null`,
-    (u): u is A | null => u === null || is(u),
-    (u, c) => (u === null || is(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  )
-const Count = orNull('number', (u): u is number => typeof u === 'number')
-const Reason = orNull('string', (u): u is string => typeof u === 'string')
+const Count = orNull(t.number)
+const Reason = orNull(t.string)
 
 const UsageJson = struct(
   'Usage',
@@ -455,23 +444,8 @@ const gatherStream = (onDelta: ((d: ModelDelta) => void) | undefined) => {
 
 // ----------------------------------------------------------------- provider
 
-const positive = (name: string, v: number | undefined): void => {
-  if (v !== undefined && !(Number.isFinite(v) && v > 0)) {
-    throw new UsageError(NAME, `options.${name} must be a positive number, got ${String(v)}`)
-  }
-}
-
-const priced = (r: ModelResponse, p: AnthropicOptions['pricing']): ModelResponse => {
-  if (p === undefined) return r
-  const u = r.usage
-  // Cache writes cost 1.25 times the input price, cache reads 0.1 times.
-  const input =
-    u.input_tokens + 1.25 * u.cache_creation_input_tokens + 0.1 * u.cache_read_input_tokens
-  return Object.freeze({
-    ...r,
-    cost: (input * p.inputPerMTok + u.output_tokens * p.outputPerMTok) / 1e6,
-  })
-}
+// Cache writes cost 1.25 times the input price, cache reads 0.1 times.
+const CACHE_RATES: CacheRates = { write: 1.25, read: 0.1 }
 
 /**
  * A {@link Provider} for the Anthropic Messages API (`POST {baseUrl}/v1/messages`,
@@ -492,37 +466,22 @@ const priced = (r: ModelResponse, p: AnthropicOptions['pricing']): ModelResponse
  * assert.strictEqual(claude.name, 'anthropic')
  */
 export const anthropic = (options: AnthropicOptions = {}): Provider => {
-  const envKey = process.env.ANTHROPIC_API_KEY
-  const apiKey = options.apiKey ?? (envKey === '' ? undefined : envKey)
-  if (apiKey === undefined || apiKey === '') {
-    throw new UsageError(NAME, 'no API key: pass options.apiKey or set ANTHROPIC_API_KEY')
-  }
-  positive('timeoutMs', options.timeoutMs)
-  positive('maxTokens', options.maxTokens)
-  positive('thinking.budgetTokens', options.thinking?.budgetTokens)
-  const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`
-  const headers = {
-    'x-api-key': apiKey,
-    'anthropic-version': '2023-06-01',
-    ...options.headers,
-  }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  return Object.freeze({
-    name: NAME,
-    call: async (request, { signal, onDelta }) => {
-      const post: Post = {
-        provider: NAME,
-        url,
-        headers,
-        body: anthropicRequest(request, options),
-        signal,
-        timeoutMs,
-      }
-      if (options.stream !== true)
-        return priced(anthropicResponse(await postJson(post)), options.pricing)
-      const stream = gatherStream(onDelta)
-      await postSse(post, stream.onEvent)
-      return priced(stream.result(), options.pricing)
+  checkProviderOptions(NAME, options)
+  const budget = options.thinking?.budgetTokens
+  if (budget !== undefined && !isPositiveInteger(budget))
+    throw optionError(NAME, 'thinking.budgetTokens', 'a positive integer', budget)
+  const apiKey = apiKeyFrom(NAME, options.apiKey, ['ANTHROPIC_API_KEY'])!
+  const url = `${baseUrlOf(options, 'https://api.anthropic.com')}/v1/messages`
+  return httpProvider(
+    {
+      name: NAME,
+      url: () => url,
+      headers: { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
+      body: (request) => anthropicRequest(request, options),
+      answer: anthropicResponse,
+      stream: (_request, onDelta) => gatherStream(onDelta),
+      cacheRates: CACHE_RATES,
     },
-  } satisfies Provider)
+    options,
+  )
 }

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import type * as t from 'io-ts'
+import * as t from 'io-ts'
 import type { Message } from '../../conversation/Entry.js'
 import { ProviderMalformed } from './ProviderError.js'
 
@@ -83,3 +83,17 @@ export const toolNamesById = (messages: readonly Message[]): ReadonlyMap<string,
   }
   return names
 }
+
+/**
+ * `codec` or `null` (compatible servers send `null` for what they do not
+ * report). Unlike `t.union`, it adds no member index to error paths.
+ *
+ * @internal
+ */
+export const orNull = <A, O>(codec: t.Type<A, O>): t.Type<A | null, O | null> =>
+  new t.Type<A | null, O | null, unknown>(
+    `${codec.name} | null`,
+    (u): u is A | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : codec.encode(a)),
+  )

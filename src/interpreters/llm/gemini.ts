@@ -2,39 +2,31 @@ import * as t from 'io-ts'
 import type { Block, Message, Role, ToolResultBlock, Usage } from '../../conversation/Entry.js'
 import { isRecord, struct } from '../../conversation/codec/combinators.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import { UsageError } from '../../errors.js'
 import { alternate, decodeAnswer, parseEvent, toolNamesById } from './decode.js'
-import { postJson, postSse, type Post, type SseEvent } from './http.js'
+import type { SseEvent } from './http.js'
+import {
+  apiKeyFrom,
+  baseUrlOf,
+  checkProviderOptions,
+  httpProvider,
+  type ProviderOptions,
+} from './httpProvider.js'
 import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { ProviderHttpError, ProviderStreamCut } from './ProviderError.js'
 
 const NAME = 'gemini'
 
 /**
- * How {@link gemini} reaches the Gemini API (`generateContent`). Every field is optional.
+ * How {@link gemini} reaches the Gemini API (`generateContent`): the common
+ * {@link ProviderOptions} (defaults: the key in `GEMINI_API_KEY`, else
+ * `GOOGLE_API_KEY`, `baseUrl` `https://generativelanguage.googleapis.com`,
+ * `model` `gemini-2.5-flash`, `maxTokens` (sent as `maxOutputTokens`) the
+ * model's; `stream` uses `streamGenerateContent`; `pricing` counts cached
+ * tokens at the input price), and thinking.
  *
  * @category providers
  */
-export interface GeminiOptions {
-  /**
-   * Default: the `GEMINI_API_KEY` environment variable, else `GOOGLE_API_KEY`,
-   * read when the provider is made.
-   */
-  readonly apiKey?: string
-  /** Default: `https://generativelanguage.googleapis.com`. */
-  readonly baseUrl?: string
-  /** Default: `gemini-2.5-flash`. A request's own `model` wins. */
-  readonly model?: string
-  /** `maxOutputTokens` when the request sets none. Default: the model's. */
-  readonly maxTokens?: number
-  /** Stream the answer (`streamGenerateContent`, SSE) and report deltas to `onDelta`. Default `false`. */
-  readonly stream?: boolean
-  /** Milliseconds to wait for the headers, then for each chunk. Default 60 000. */
-  readonly timeoutMs?: number
-  /** Extra headers. */
-  readonly headers?: Readonly<Record<string, string>>
-  /** Prices per million tokens: the response then has a `cost` (cached tokens at the input price). */
-  readonly pricing?: { readonly inputPerMTok: number; readonly outputPerMTok: number }
+export interface GeminiOptions extends ProviderOptions {
   /** `thinkingConfig`: a budget of thinking tokens, and whether to return thought summaries. */
   readonly thinking?: { readonly budgetTokens?: number; readonly includeThoughts?: boolean }
 }
@@ -538,23 +530,6 @@ const gatherStream = (onDelta: ((d: ModelDelta) => void) | undefined, taken: Ite
 
 // ----------------------------------------------------------------- provider
 
-const positive = (name: string, v: number | undefined): void => {
-  if (v !== undefined && !(Number.isFinite(v) && v > 0)) {
-    throw new UsageError(NAME, `options.${name} must be a positive number, got ${String(v)}`)
-  }
-}
-
-const present = (v: string | undefined): string | undefined => (v === '' ? undefined : v)
-
-const priced = (r: ModelResponse, p: GeminiOptions['pricing']): ModelResponse =>
-  p === undefined
-    ? r
-    : Object.freeze({
-        ...r,
-        cost:
-          (r.usage.input_tokens * p.inputPerMTok + r.usage.output_tokens * p.outputPerMTok) / 1e6,
-      })
-
 /**
  * A {@link Provider} for the Gemini API over plain `fetch`: `POST
  * {baseUrl}/v1beta/models/{model}:generateContent` (or
@@ -574,36 +549,23 @@ const priced = (r: ModelResponse, p: GeminiOptions['pricing']): ModelResponse =>
  * assert.strictEqual(flash.name, 'gemini')
  */
 export const gemini = (options: GeminiOptions = {}): Provider => {
-  const apiKey =
-    options.apiKey ?? present(process.env.GEMINI_API_KEY) ?? present(process.env.GOOGLE_API_KEY)
-  if (apiKey === undefined || apiKey === '') {
-    throw new UsageError(NAME, 'no API key: pass options.apiKey or set GEMINI_API_KEY')
-  }
-  positive('timeoutMs', options.timeoutMs)
-  positive('maxTokens', options.maxTokens)
-  const base = (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, '')
-  const headers = { 'x-goog-api-key': apiKey, ...options.headers }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  return Object.freeze({
-    name: NAME,
-    call: async (request, { signal, onDelta }) => {
-      const model = (request.model ?? options.model ?? DEFAULT_MODEL).replace(/^models\//, '')
-      const method = options.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent'
-      const post: Post = {
-        provider: NAME,
-        url: `${base}/v1beta/models/${encodeURIComponent(model)}:${method}`,
-        headers,
-        body: geminiRequest(request, options),
-        signal,
-        timeoutMs,
-      }
-      const taken = toolNamesById(request.messages).keys()
-      if (options.stream !== true) {
-        return priced(geminiResponse(await postJson(post), taken), options.pricing)
-      }
-      const stream = gatherStream(onDelta, taken)
-      await postSse(post, stream.onEvent)
-      return priced(stream.result(), options.pricing)
+  checkProviderOptions(NAME, options)
+  const apiKey = apiKeyFrom(NAME, options.apiKey, ['GEMINI_API_KEY', 'GOOGLE_API_KEY'])!
+  const base = baseUrlOf(options, 'https://generativelanguage.googleapis.com')
+  const method = options.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent'
+  const taken = (request: ModelRequest) => toolNamesById(request.messages).keys()
+  return httpProvider(
+    {
+      name: NAME,
+      url: (request) => {
+        const model = (request.model ?? options.model ?? DEFAULT_MODEL).replace(/^models\//, '')
+        return `${base}/v1beta/models/${encodeURIComponent(model)}:${method}`
+      },
+      headers: { 'x-goog-api-key': apiKey },
+      body: (request) => geminiRequest(request, options),
+      answer: (json, request) => geminiResponse(json, taken(request)),
+      stream: (request, onDelta) => gatherStream(onDelta, taken(request)),
     },
-  } satisfies Provider)
+    options,
+  )
 }

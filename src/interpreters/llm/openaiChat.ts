@@ -2,54 +2,49 @@ import * as t from 'io-ts'
 import type { Block, ToolResultBlock } from '../../conversation/Entry.js'
 import { struct } from '../../conversation/codec/combinators.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import { alternate, decodeAnswer, parseEvent } from './decode.js'
-import { postJson, postSse, type Post } from './http.js'
+import { alternate, decodeAnswer, orNull, parseEvent } from './decode.js'
+import type { SseEvent } from './http.js'
+import {
+  apiKeyFrom,
+  baseUrlOf,
+  checkProviderOptions,
+  httpProvider,
+  type ProviderOptions,
+  type StreamReader,
+} from './httpProvider.js'
 import {
   ERROR_PREFIX,
   OPENAI_BASE_URL,
-  apiKeyOf,
-  checkOptions,
+  OPENAI_KEY_VARIABLE,
   dataUrl,
   isOpenAIHost,
-  orNull,
   orphanText,
   pairedCalls,
   parseArguments,
   resultText,
-  trimBase,
   usageOf,
-  withCost,
-  type Pricing,
 } from './openaiCommon.js'
-import type { CallOptions, ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
+import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { ProviderHttpError, ProviderMalformed, ProviderStreamCut } from './ProviderError.js'
 
 const NAME = 'openai-chat'
 const DEFAULT_MODEL = 'gpt-4.1'
 
 /**
- * Options of {@link openaiChat}.
+ * Options of {@link openaiChat}: the common {@link ProviderOptions}, the
+ * token limit's field and the reasoning effort. Defaults: `baseUrl`
+ * `https://api.openai.com/v1`, or a compatible server's, e.g.
+ * `http://localhost:11434/v1` (Ollama) or `http://localhost:8000/v1` (vLLM)
+ * (the provider POSTs to `{baseUrl}/chat/completions`); `model` `gpt-4.1`;
+ * `maxTokens` the model's; `pricing` counts cached tokens at the input price.
+ * The key is sent as `Authorization: Bearer`: for OpenAI's own API it
+ * defaults to `OPENAI_API_KEY` and is required; for another `baseUrl` there
+ * is no default (the OpenAI key is not sent to another server) and none
+ * sends no header.
  *
  * @category providers
  */
-export interface OpenAIChatOptions {
-  /**
-   * Sent as `Authorization: Bearer`. For OpenAI's own API the default is the
-   * environment variable OPENAI_API_KEY (read when the provider is made) and
-   * a key is required; for another `baseUrl` there is no default (the
-   * OpenAI key is not sent to another server) and none sends no header.
-   */
-  readonly apiKey?: string
-  /**
-   * Default: `https://api.openai.com/v1`; a compatible server's, e.g.
-   * `http://localhost:11434/v1` (Ollama) or `http://localhost:8000/v1` (vLLM).
-   * The provider POSTs to `{baseUrl}/chat/completions`.
-   */
-  readonly baseUrl?: string
-  /** Default: `gpt-4.1` (a request's `model` wins). */
-  readonly model?: string
-  /** The most output tokens when the request gives none. Default: the model's. */
-  readonly maxTokens?: number
+export interface OpenAIChatOptions extends ProviderOptions {
   /**
    * The field that carries the most output tokens. Default:
    * `max_completion_tokens` for OpenAI (its reasoning models reject
@@ -58,14 +53,6 @@ export interface OpenAIChatOptions {
   readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens'
   /** Sent as `reasoning_effort` (e.g. `'low'`). */
   readonly reasoningEffort?: string
-  /** Stream the answer (SSE) and report deltas to `onDelta`. Default: false. */
-  readonly stream?: boolean
-  /** Milliseconds to wait for the headers and then for each chunk. Default: 60 000. */
-  readonly timeoutMs?: number
-  /** Extra headers (they win over the provider's own). */
-  readonly headers?: Readonly<Record<string, string>>
-  /** Prices per million tokens, to fill in the response's `cost`. */
-  readonly pricing?: Pricing
 }
 
 /**
@@ -433,8 +420,8 @@ interface CallBuilding {
  * does, so a bad field's path is into that answer. No `data: [DONE]` is a
  * ProviderStreamCut.
  */
-const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<ModelResponse> => {
-  const stream = { done: false }
+const streamReader = (onDelta?: (d: ModelDelta) => void): StreamReader => {
+  let done = false
   let text = ''
   let reasoning = ''
   let refusal = ''
@@ -443,10 +430,10 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
   let model: string | undefined
   const calls = new Map<number, CallBuilding>()
   let n = 0
-  await postSse(post, (e) => {
+  const onEvent = (e: SseEvent): void => {
     const at = `/events/${n++}`
     if (e.data.trim() === '[DONE]') {
-      stream.done = true
+      done = true
       return
     }
     const chunk = decodeAnswer(NAME, Chunk, parseEvent(NAME, e.data, at), at)
@@ -482,30 +469,33 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
         onDelta?.({ type: 'tool_use', id: c.id, name: c.name })
       }
     })
-  })
-  if (!stream.done) throw new ProviderStreamCut(NAME, 'no data: [DONE]')
-  const toolCalls = [...calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, c]) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: c.args },
-    }))
-  return openaiChatResponse({
-    ...(model !== undefined && { model }),
-    choices: [
-      {
-        message: {
-          content: text,
-          reasoning_content: reasoning,
-          refusal: refusal === '' ? null : refusal,
-          ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+  }
+  const result = (): ModelResponse => {
+    if (!done) throw new ProviderStreamCut(NAME, 'no data: [DONE]')
+    const toolCalls = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.args },
+      }))
+    return openaiChatResponse({
+      ...(model !== undefined && { model }),
+      choices: [
+        {
+          message: {
+            content: text,
+            reasoning_content: reasoning,
+            refusal: refusal === '' ? null : refusal,
+            ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+          },
+          finish_reason: finish,
         },
-        finish_reason: finish,
-      },
-    ],
-    usage,
-  })
+      ],
+      usage,
+    })
+  }
+  return { onEvent, result }
 }
 
 /**
@@ -521,26 +511,21 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
  * @category providers
  */
 export const openaiChat = (options: OpenAIChatOptions = {}): Provider => {
-  checkOptions('openaiChat', options)
-  const base = trimBase(options.baseUrl ?? OPENAI_BASE_URL)
+  checkProviderOptions('openaiChat', options)
+  const base = baseUrlOf(options, OPENAI_BASE_URL)
   const openai = isOpenAIHost(base)
-  const apiKey = apiKeyOf('openaiChat', options.apiKey, openai, openai)
+  const variables = openai ? [OPENAI_KEY_VARIABLE] : []
+  const apiKey = apiKeyFrom('openaiChat', options.apiKey, variables, openai)
   const url = `${base}/chat/completions`
-  const headers = {
-    ...(apiKey !== undefined && { authorization: `Bearer ${apiKey}` }),
-    ...options.headers,
-  }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  return Object.freeze({
-    name: NAME,
-    call: async (request: ModelRequest, call: CallOptions): Promise<ModelResponse> => {
-      const body = openaiChatRequest(request, options)
-      const post: Post = { provider: NAME, url, headers, body, signal: call.signal, timeoutMs }
-      const response =
-        options.stream === true
-          ? await streamed(post, call.onDelta)
-          : openaiChatResponse(await postJson(post))
-      return deepFreeze(withCost(response, options.pricing))
+  return httpProvider(
+    {
+      name: NAME,
+      url: () => url,
+      headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+      body: (request) => openaiChatRequest(request, options),
+      answer: openaiChatResponse,
+      stream: (_request, onDelta) => streamReader(onDelta),
     },
-  })
+    options,
+  )
 }

@@ -1,11 +1,10 @@
 /**
  * What the two OpenAI protocols (Responses and Chat Completions) share: the
- * API key rule, images as data URLs, tool calls that may be sent, tool
- * arguments as JSON strings, usage in Nerve's terms, and cost.
+ * API and its key's variable, images as data URLs, tool calls that may be
+ * sent, tool arguments as JSON strings, and usage in Nerve's terms.
  *
  * @internal
  */
-import * as t from 'io-ts'
 import type {
   ImageBlock,
   Message,
@@ -13,8 +12,6 @@ import type {
   ToolResultContent,
   Usage,
 } from '../../conversation/Entry.js'
-import { UsageError } from '../../errors.js'
-import type { ModelResponse } from './Provider.js'
 import { ProviderMalformed } from './ProviderError.js'
 
 /** OpenAI's own API. @internal */
@@ -30,32 +27,6 @@ export const isOpenAIHost = (baseUrl: string): boolean => {
   } catch {
     return false
   }
-}
-
-/** `baseUrl` without trailing slashes, so that paths join with one. @internal */
-export const trimBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, '')
-
-/**
- * The key given, or else the one in OPENAI_API_KEY (read now); `required`
- * and none → a UsageError naming the variable.
- *
- * @internal
- */
-export const apiKeyOf = (
-  api: string,
-  given: string | undefined,
-  fromEnvironment: boolean,
-  required: boolean,
-): string | undefined => {
-  const key = given ?? (fromEnvironment ? process.env[OPENAI_KEY_VARIABLE] : undefined)
-  if (key !== undefined && key !== '') return key
-  if (required) {
-    throw new UsageError(
-      api,
-      `no options.apiKey was given and the environment variable ${OPENAI_KEY_VARIABLE} is not set`,
-    )
-  }
-  return undefined
 }
 
 /** An image block as a `data:` URL. @internal */
@@ -171,73 +142,5 @@ export const usageOf = (tokens: OpenAITokens): Usage => {
     ...(tokens.cached !== undefined && { cached_tokens: tokens.cached }),
     ...(tokens.reasoning !== undefined && { reasoning_tokens: tokens.reasoning }),
     ...(tokens.total !== undefined && { total_tokens: tokens.total }),
-  }
-}
-
-/** Prices per million tokens. @internal */
-export interface Pricing {
-  readonly inputPerMTok: number
-  readonly outputPerMTok: number
-}
-
-/**
- * The response with its `cost`: every input token (cached ones too, at the
- * input price: the pricing has no cache rate) and every output token.
- *
- * @internal
- */
-export const withCost = (response: ModelResponse, pricing: Pricing | undefined): ModelResponse => {
-  if (pricing === undefined) return response
-  const u = response.usage
-  const input = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
-  const cost = (input * pricing.inputPerMTok + u.output_tokens * pricing.outputPerMTok) / 1e6
-  return { ...response, cost }
-}
-
-/**
- * `codec` or `null` (compatible servers send `null` for what they do not
- * report). Unlike `t.union`, it adds no member index to error paths.
- *
- * @internal
- */
-export const orNull = <A, O>(codec: t.Type<A, O>): t.Type<A | null, O | null> =>
-  new t.Type<A | null, O | null, unknown>(
-    `${codec.name} | null`,
-    (u): u is A | null => u === null || codec.is(u),
-    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
-    (a) => (a === null ? null : codec.encode(a)),
-  )
-
-/** The options both OpenAI providers take. @internal */
-export interface CommonOptions {
-  readonly baseUrl?: string
-  readonly maxTokens?: number
-  readonly timeoutMs?: number
-  readonly pricing?: Pricing
-}
-
-const show = (u: unknown): string => (u === undefined ? 'undefined' : JSON.stringify(u))
-
-/**
- * Checks the options a provider factory was given; throws a UsageError
- * naming the first bad one and its value.
- *
- * @internal
- */
-export const checkOptions = (api: string, options: CommonOptions): void => {
-  const fail = (name: string, rule: string, value: unknown): never => {
-    throw new UsageError(api, `options.${name} must be ${rule}, got ${show(value)}`)
-  }
-  const { baseUrl, maxTokens, timeoutMs, pricing } = options
-  if (baseUrl !== undefined && !URL.canParse(baseUrl)) fail('baseUrl', 'a URL', baseUrl)
-  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0))
-    fail('maxTokens', 'a positive integer', maxTokens)
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
-    fail('timeoutMs', 'a positive number of milliseconds', timeoutMs)
-  if (pricing !== undefined) {
-    for (const k of ['inputPerMTok', 'outputPerMTok'] as const) {
-      const v = pricing[k]
-      if (!(Number.isFinite(v) && v >= 0)) fail(`pricing.${k}`, 'a number ≥ 0', v)
-    }
   }
 }

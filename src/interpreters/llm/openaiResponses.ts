@@ -2,52 +2,43 @@ import * as t from 'io-ts'
 import type { Block, ToolResultBlock } from '../../conversation/Entry.js'
 import { struct } from '../../conversation/codec/combinators.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import { alternate, decodeAnswer, parseEvent } from './decode.js'
-import { postJson, postSse, type Post } from './http.js'
+import { alternate, decodeAnswer, orNull, parseEvent } from './decode.js'
+import type { SseEvent } from './http.js'
+import {
+  apiKeyFrom,
+  baseUrlOf,
+  checkProviderOptions,
+  httpProvider,
+  type ProviderOptions,
+  type StreamReader,
+} from './httpProvider.js'
 import {
   ERROR_PREFIX,
   OPENAI_BASE_URL,
-  apiKeyOf,
-  checkOptions,
+  OPENAI_KEY_VARIABLE,
   dataUrl,
   isOpenAIReasoning,
-  orNull,
   orphanText,
   pairedCalls,
   parseArguments,
-  trimBase,
   usageOf,
-  withCost,
-  type Pricing,
 } from './openaiCommon.js'
-import type { CallOptions, ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
+import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { ProviderHttpError, ProviderStreamCut } from './ProviderError.js'
 
 const NAME = 'openai-responses'
 const DEFAULT_MODEL = 'gpt-5'
 
 /**
- * Options of {@link openaiResponses}.
+ * Options of {@link openaiResponses}: the common {@link ProviderOptions}
+ * (defaults: the key in `OPENAI_API_KEY`, `baseUrl`
+ * `https://api.openai.com/v1` (the provider POSTs to `{baseUrl}/responses`),
+ * `model` `gpt-5`, `maxTokens` (sent as `max_output_tokens`) the model's;
+ * `pricing` counts cached tokens at the input price), and reasoning.
  *
  * @category providers
  */
-export interface OpenAIResponsesOptions {
-  /** Default: the environment variable OPENAI_API_KEY, read when the provider is made. */
-  readonly apiKey?: string
-  /** Default: `https://api.openai.com/v1`; the provider POSTs to `{baseUrl}/responses`. */
-  readonly baseUrl?: string
-  /** Default: `gpt-5` (a request's `model` wins). */
-  readonly model?: string
-  /** `max_output_tokens` when the request gives none. Default: the model's. */
-  readonly maxTokens?: number
-  /** Stream the answer (SSE) and report deltas to `onDelta`. Default: false. */
-  readonly stream?: boolean
-  /** Milliseconds to wait for the headers and then for each chunk. Default: 60 000. */
-  readonly timeoutMs?: number
-  /** Extra headers (they win over the provider's own). */
-  readonly headers?: Readonly<Record<string, string>>
-  /** Prices per million tokens, to fill in the response's `cost`. */
-  readonly pricing?: Pricing
+export interface OpenAIResponsesOptions extends ProviderOptions {
   /** Sent as `reasoning` (e.g. `{ effort: 'low', summary: 'auto' }`). */
   readonly reasoning?: { readonly effort?: string; readonly summary?: string }
   /**
@@ -458,13 +449,11 @@ const assembled = (items: ReadonlyMap<number, Building>): unknown[] =>
  * events, and decodes the response of `response.completed` (or
  * `response.incomplete`), with the built items when it lists none.
  */
-const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<ModelResponse> => {
+const streamReader = (onDelta?: (d: ModelDelta) => void): StreamReader => {
   const items = new Map<number, Building>()
-  const stream: {
-    end?: { readonly json: Readonly<Record<string, unknown>>; readonly at: string }
-  } = {}
+  let end: { readonly json: Readonly<Record<string, unknown>>; readonly at: string } | undefined
   let n = 0
-  await postSse(post, (e) => {
+  const onEvent = (e: SseEvent): void => {
     const at = `/events/${n++}`
     const data = parseEvent(NAME, e.data, at)
     const { type } = decodeAnswer(NAME, Event, data, at)
@@ -508,7 +497,7 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
       }
       case 'response.completed':
       case 'response.incomplete':
-        stream.end = { json: decodeAnswer(NAME, EndEvent, data, at).response, at: `${at}/response` }
+        end = { json: decodeAnswer(NAME, EndEvent, data, at).response, at: `${at}/response` }
         return
       case 'response.failed':
         throw failed(decodeAnswer(NAME, FailedEvent, data, at).response.error)
@@ -520,11 +509,13 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
       default:
         return
     }
-  })
-  const { end } = stream
-  if (end === undefined) throw new ProviderStreamCut(NAME, 'no response.completed event')
-  const listed = Array.isArray(end.json.output) && end.json.output.length > 0
-  return decodeResponse(listed ? end.json : { ...end.json, output: assembled(items) }, end.at)
+  }
+  const result = (): ModelResponse => {
+    if (end === undefined) throw new ProviderStreamCut(NAME, 'no response.completed event')
+    const listed = Array.isArray(end.json.output) && end.json.output.length > 0
+    return decodeResponse(listed ? end.json : { ...end.json, output: assembled(items) }, end.at)
+  }
+  return { onEvent, result }
 }
 
 /**
@@ -541,21 +532,18 @@ const streamed = async (post: Post, onDelta?: (d: ModelDelta) => void): Promise<
  * @category providers
  */
 export const openaiResponses = (options: OpenAIResponsesOptions = {}): Provider => {
-  checkOptions('openaiResponses', options)
-  const apiKey = apiKeyOf('openaiResponses', options.apiKey, true, true)!
-  const url = `${trimBase(options.baseUrl ?? OPENAI_BASE_URL)}/responses`
-  const headers = { authorization: `Bearer ${apiKey}`, ...options.headers }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  return Object.freeze({
-    name: NAME,
-    call: async (request: ModelRequest, call: CallOptions): Promise<ModelResponse> => {
-      const body = openaiResponsesRequest(request, options)
-      const post: Post = { provider: NAME, url, headers, body, signal: call.signal, timeoutMs }
-      const response =
-        options.stream === true
-          ? await streamed(post, call.onDelta)
-          : decodeResponse(await postJson(post), '')
-      return deepFreeze(withCost(response, options.pricing))
+  checkProviderOptions('openaiResponses', options)
+  const apiKey = apiKeyFrom('openaiResponses', options.apiKey, [OPENAI_KEY_VARIABLE])!
+  const url = `${baseUrlOf(options, OPENAI_BASE_URL)}/responses`
+  return httpProvider(
+    {
+      name: NAME,
+      url: () => url,
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: (request) => openaiResponsesRequest(request, options),
+      answer: (json) => decodeResponse(json, ''),
+      stream: (_request, onDelta) => streamReader(onDelta),
     },
-  })
+    options,
+  )
 }

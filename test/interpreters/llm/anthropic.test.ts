@@ -1,96 +1,31 @@
-import type { ServerResponse } from 'node:http'
-import fc from 'fast-check'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { messages, UsageError, type ImageBlock } from 'nerve'
-import { conversation } from 'nerve/testing'
+import { describe, expect, it } from 'vitest'
+import { UsageError } from 'nerve'
 import {
   anthropic,
   anthropicRequest,
   anthropicResponse,
-  type AnthropicOptions,
 } from '../../../src/interpreters/llm/anthropic.js'
 import type {
   ModelDelta,
-  ModelRequest,
+  ModelResponse,
   ToolChoice,
 } from '../../../src/interpreters/llm/Provider.js'
+import { ProviderMalformed } from '../../../src/interpreters/llm/ProviderError.js'
 import {
-  ProviderHttpError,
-  ProviderMalformed,
-  ProviderStreamCut,
-  ProviderTimeout,
-} from '../../../src/interpreters/llm/ProviderError.js'
-import { json, sse, startServer, type Received, type TestServer } from './server.js'
-
-const servers: TestServer[] = []
-afterEach(async () => {
-  vi.unstubAllEnvs()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-})
-
-const serve = async (
-  handle: (req: Received, res: ServerResponse) => void | Promise<void>,
-): Promise<TestServer> => {
-  const s = await startServer(handle)
-  servers.push(s)
-  return s
-}
-
-const providerAt = (s: TestServer, options: AnthropicOptions = {}) =>
-  anthropic({ apiKey: 'sk-test', baseUrl: s.url, ...options })
-
-const signal = () => new AbortController().signal
-
-const failureOf = async (work: Promise<unknown>): Promise<unknown> =>
-  work.then(
-    () => expect.fail('the call succeeded'),
-    (e: unknown) => e,
-  )
-
-const image: ImageBlock = {
-  type: 'image',
-  source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
-}
-
-const readTool = {
-  name: 'read',
-  description: 'Reads a file',
-  input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-}
-
-const request: ModelRequest = {
-  system: 'You are terse.',
-  messages: [
-    { type: 'message', role: 'user', content: 'What is in a.png?' },
-    { type: 'message', role: 'user', content: [image] },
-    {
-      type: 'message',
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'Read it.', signature: 'c2lnMQ==' },
-        { type: 'text', text: 'Let me look.' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.png' } },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'toolu_1',
-          content: [{ type: 'text', text: 'the picture:' }, image],
-          is_error: false,
-        },
-      ],
-    },
-  ],
-  tools: [readTool],
-  toolChoice: { type: 'tool', name: 'read' },
-  parallelToolCalls: false,
-  maxTokens: 1024,
-  temperature: 0.5,
-}
+  answering,
+  failureOf,
+  image,
+  providerSuite,
+  readTool,
+  requestLaw,
+  roundTrip,
+  serve,
+  signal,
+  streaming,
+  stubEnv,
+  type ProtocolCase,
+  type Step,
+} from './providerKit.js'
 
 /** A non-streamed answer with thinking, text, two tool calls and usage. */
 const answer = {
@@ -114,7 +49,7 @@ const answer = {
   },
 }
 
-const expected = {
+const expected: ModelResponse = {
   content: [
     { type: 'thinking', thinking: 'Two files.', signature: 'c2ln' },
     { type: 'text', text: 'Reading both.' },
@@ -226,9 +161,42 @@ const expectedDeltas: ModelDelta[] = [
   { type: 'tool_use', id: 'toolu_b', name: 'read' },
 ]
 
+const anthropicCase: ProtocolCase = {
+  name: 'anthropic',
+  provider: (options) => anthropic({ apiKey: 'sk-test', ...options }),
+  body: anthropicRequest,
+  answer,
+  expected,
+  // Cache writes at 1.25 times the input price, cache reads at 0.1 times.
+  pricing: { inputPerMTok: 3, outputPerMTok: 15 },
+  cost: ((1000 + 125 + 200) * 3 + 200 * 15) / 1e6,
+  stream: events,
+  deltas: expectedDeltas,
+  eventPath: (i) => `/${i}`,
+  errorBody: { type: 'error', error: { type: 'some_error', message: 'no' } },
+  wrongField: {
+    body: { ...answer, content: [answer.content[0], { type: 'text', text: 5 }] },
+    path: '/content/1/text',
+  },
+  wrongEvent: {
+    events: [
+      ...events.slice(0, 8),
+      { data: { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 5 } } },
+    ],
+    path: '/8/delta/text',
+  },
+  errorEvent: {
+    events: [
+      ...events.slice(0, 3),
+      { data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
+    ],
+    status: 529,
+  },
+}
+
 describe('anthropicRequest', () => {
   it('maps system, tools, tool choice, images, a tool call and its result, thinking, and joins same-role messages', () => {
-    expect(anthropicRequest(request)).toEqual({
+    expect(anthropicRequest(roundTrip)).toEqual({
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
       system: 'You are terse.',
@@ -348,24 +316,29 @@ describe('anthropicRequest', () => {
     ])
   })
 
-  it('for any conversation, never throws, alternates roles with no empty message, and sends every tool result after its tool use', () => {
-    fc.assert(
-      fc.property(conversation(), (c) => {
-        const body = anthropicRequest({ system: '', messages: messages(c), tools: [] })
-        const used = new Set<string>()
+  requestLaw({
+    map: (r) => anthropicRequest(r),
+    steps: (body) =>
+      body.messages.flatMap((m) =>
+        typeof m.content === 'string'
+          ? []
+          : m.content.flatMap((b): Step[] =>
+              b.type === 'tool_use'
+                ? [{ call: (b as { id: string }).id }]
+                : b.type === 'tool_result'
+                  ? [{ output: (b as { tool_use_id: string }).tool_use_id }]
+                  : [],
+            ),
+      ),
+    also: {
+      name: 'alternates roles with no empty message',
+      check: (body) => {
         body.messages.forEach((m, i) => {
           expect(m.role).not.toBe(body.messages[i - 1]?.role)
           expect(m.content.length).toBeGreaterThan(0)
-          if (typeof m.content === 'string') return
-          for (const b of m.content) {
-            if (b.type === 'tool_use') used.add((b as { id: string }).id)
-            if (b.type === 'tool_result') {
-              expect(used).toContain((b as { tool_use_id: string }).tool_use_id)
-            }
-          }
         })
-      }),
-    )
+      },
+    },
   })
 })
 
@@ -386,67 +359,43 @@ describe('anthropicResponse', () => {
 })
 
 describe('anthropic', () => {
+  providerSuite(anthropicCase)
+
   it('posts to /v1/messages with the key, the version and extra headers', async () => {
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
-    await providerAt(s, { headers: { 'anthropic-beta': 'test-1' } }).call(request, {
-      signal: signal(),
-    })
+    const s = await serve(answering(answer))
+    await anthropic({
+      apiKey: 'sk-test',
+      baseUrl: s.url,
+      headers: { 'anthropic-beta': 'test-1' },
+    }).call(roundTrip, { signal: signal() })
     const [r] = s.received
     expect(r?.method).toBe('POST')
     expect(r?.path).toBe('/v1/messages')
     expect(r?.headers['x-api-key']).toBe('sk-test')
     expect(r?.headers['anthropic-version']).toBe('2023-06-01')
     expect(r?.headers['anthropic-beta']).toBe('test-1')
-    expect(r?.body).toEqual(anthropicRequest(request))
   })
 
   it('reads the key from ANTHROPIC_API_KEY, and refuses to start without one', async () => {
-    vi.stubEnv('ANTHROPIC_API_KEY', 'sk-env')
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
-    await anthropic({ baseUrl: s.url }).call(request, { signal: signal() })
+    stubEnv('ANTHROPIC_API_KEY', 'sk-env')
+    const s = await serve(answering(answer))
+    await anthropic({ baseUrl: s.url }).call(roundTrip, { signal: signal() })
     expect(s.received[0]?.headers['x-api-key']).toBe('sk-env')
-    vi.stubEnv('ANTHROPIC_API_KEY', '')
+    stubEnv('ANTHROPIC_API_KEY', '')
     expect(() => anthropic()).toThrow(UsageError)
     expect(() => anthropic()).toThrow(/ANTHROPIC_API_KEY/)
   })
 
-  it('refuses a timeout that is not a positive number', () => {
-    expect(() => anthropic({ apiKey: 'k', timeoutMs: 0 })).toThrow(/timeoutMs/)
-  })
-
-  it('maps a non-streamed answer and prices it', async () => {
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
-    const r = await providerAt(s, { pricing: { inputPerMTok: 3, outputPerMTok: 15 } }).call(
-      request,
-      { signal: signal() },
+  it('refuses a thinking budget that is not a positive integer', () => {
+    expect(() => anthropic({ apiKey: 'k', thinking: { budgetTokens: 0 } })).toThrow(
+      /options\.thinking\.budgetTokens/,
     )
-    expect(r).toEqual({ ...expected, cost: ((1000 + 125 + 200) * 3 + 200 * 15) / 1e6 })
-  })
-
-  it('gives the same response for the streamed answer, and the deltas in order', async () => {
-    const s = await serve((_req, res) => {
-      sse(res, events)
-    })
-    const deltas: ModelDelta[] = []
-    const r = await providerAt(s, { stream: true }).call(request, {
-      signal: signal(),
-      onDelta: (d) => deltas.push(d),
-    })
-    expect(r).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-    expect(s.received[0]?.body).toMatchObject({ stream: true })
   })
 
   it('gathers the streamed input of a server tool use into its unknown block', async () => {
     const start = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }
-    const s = await serve((_req, res) => {
-      sse(res, [
+    const s = await serve(
+      streaming([
         events[0]!,
         { data: { type: 'content_block_start', index: 0, content_block: start } },
         {
@@ -458,83 +407,17 @@ describe('anthropic', () => {
         },
         { data: { type: 'content_block_stop', index: 0 } },
         { data: { type: 'message_stop' } },
-      ])
+      ]),
+    )
+    const r = await anthropic({ apiKey: 'sk-test', baseUrl: s.url, stream: true }).call(roundTrip, {
+      signal: signal(),
     })
-    const r = await providerAt(s, { stream: true }).call(request, { signal: signal() })
     expect(r.content).toEqual([{ type: 'unknown', raw: { ...start, input: { query: 'cats' } } }])
   })
 
-  it('reads events split across arbitrary chunk boundaries', async () => {
-    const text = events.map((e) => `event: ${e.event}\r\ndata: ${JSON.stringify(e.data)}\r\n\r\n`)
-    const s = await serve(async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const all = text.join('')
-      for (let i = 0; i < all.length; i += 29) {
-        res.write(all.slice(i, i + 29))
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      res.end()
-    })
-    const r = await providerAt(s, { stream: true }).call(request, { signal: signal() })
-    expect(r).toEqual(expected)
-  })
-
-  describe('faults', () => {
-    it.each([
-      [500, true],
-      [529, true],
-      [400, false],
-      [401, false],
-    ])('status %i is a ProviderHttpError, retryable: %s', async (status, retryable) => {
-      const body = { type: 'error', error: { type: 'some_error', message: 'no' } }
-      const s = await serve((_req, res) => {
-        json(res, body, status)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderHttpError)
-      expect(e).toMatchObject({ status, retryable, provider: 'anthropic' })
-      expect((e as ProviderHttpError).body).toContain('some_error')
-    })
-
-    it('429 with Retry-After: 2 is retryable after 2000 ms', async () => {
-      const s = await serve((_req, res) => {
-        json(res, {}, 429, { 'retry-after': '2' })
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toMatchObject({ _tag: 'ProviderHttpError', retryable: true, retryAfterMs: 2000 })
-    })
-
-    it('a body that is not JSON is malformed at the root', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end('<html>oops</html>')
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      expect(e).toMatchObject({ path: '', retryable: false })
-    })
-
-    it('a field of the wrong type is malformed at its path', async () => {
-      const bad = { ...answer, content: [answer.content[0], { type: 'text', text: 5 }] }
-      const s = await serve((_req, res) => {
-        json(res, bad)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      expect(e).toMatchObject({ path: '/content/1/text' })
-    })
-
-    it('a malformed event is malformed at its index and field', async () => {
-      const bad = { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 5 } }
-      const s = await serve((_req, res) => {
-        sse(res, [...events.slice(0, 8), { data: bad }])
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toMatchObject({ _tag: 'ProviderMalformed', path: '/8/delta/text' })
-    })
-
-    it('tool input that is not JSON is malformed', async () => {
-      const broken = [
+  it('tool input that is not JSON is malformed at its event', async () => {
+    const s = await serve(
+      streaming([
         events[0]!,
         {
           data: {
@@ -551,85 +434,11 @@ describe('anthropic', () => {
           },
         },
         { data: { type: 'content_block_stop', index: 0 } },
-      ]
-      const s = await serve((_req, res) => {
-        sse(res, broken)
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      expect(e).toMatchObject({ path: '/3' })
-    })
-
-    it('an error event is a ProviderHttpError with the status of its type', async () => {
-      const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }
-      const s = await serve((_req, res) => {
-        sse(res, [...events.slice(0, 3), { data: error }])
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderHttpError)
-      expect(e).toMatchObject({ status: 529, retryable: true })
-    })
-
-    it('a stream that ends before message_stop is cut', async () => {
-      const s = await serve((_req, res) => {
-        sse(res, events.slice(0, -1))
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderStreamCut)
-    })
-
-    it('a connection dropped mid-stream is cut', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        const text = events.slice(0, 5).map((e) => `data: ${JSON.stringify(e.data)}\n\n`)
-        res.write(text.join(''), () => res.destroy())
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderStreamCut)
-    })
-
-    it('a server that never answers is a timeout', async () => {
-      const s = await serve(() => undefined)
-      const e = await failureOf(
-        providerAt(s, { timeoutMs: 100 }).call(request, { signal: signal() }),
-      )
-      expect(e).toBeInstanceOf(ProviderTimeout)
-    })
-
-    it('a stream that stalls is a timeout', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        res.write(`data: ${JSON.stringify(events[0]!.data)}\n\n`)
-      })
-      const provider = providerAt(s, { stream: true, timeoutMs: 100 })
-      const e = await failureOf(provider.call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderTimeout)
-    })
-
-    it('aborting before the headers rejects with the reason', async () => {
-      const controller = new AbortController()
-      const reason = new Error('user stop')
-      const s = await serve(() => {
-        controller.abort(reason)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: controller.signal }))
-      expect(e).toBe(reason)
-    })
-
-    it('aborting mid-stream rejects with the reason', async () => {
-      const controller = new AbortController()
-      const reason = new Error('user stop')
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        for (const e of events.slice(0, 4)) res.write(`data: ${JSON.stringify(e.data)}\n\n`)
-      })
-      const work = providerAt(s, { stream: true }).call(request, {
-        signal: controller.signal,
-        onDelta: () => {
-          controller.abort(reason)
-        },
-      })
-      expect(await failureOf(work)).toBe(reason)
-    })
+      ]),
+    )
+    const provider = anthropic({ apiKey: 'sk-test', baseUrl: s.url, stream: true })
+    const e = await failureOf(provider.call(roundTrip, { signal: signal() }))
+    expect(e).toBeInstanceOf(ProviderMalformed)
+    expect(e).toMatchObject({ path: '/3' })
   })
 })

@@ -1,98 +1,27 @@
-import type { ServerResponse } from 'node:http'
-import fc from 'fast-check'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { messages, UsageError, type ImageBlock } from 'nerve'
-import { conversation } from 'nerve/testing'
-import {
-  gemini,
-  geminiRequest,
-  geminiResponse,
-  type GeminiOptions,
-} from '../../../src/interpreters/llm/gemini.js'
+import { describe, expect, it } from 'vitest'
+import { UsageError } from 'nerve'
+import { gemini, geminiRequest, geminiResponse } from '../../../src/interpreters/llm/gemini.js'
 import type {
   ModelDelta,
   ModelRequest,
+  ModelResponse,
   ToolChoice,
 } from '../../../src/interpreters/llm/Provider.js'
 import {
-  ProviderHttpError,
-  ProviderMalformed,
-  ProviderStreamCut,
-  ProviderTimeout,
-} from '../../../src/interpreters/llm/ProviderError.js'
-import { json, sse, startServer, type Received, type TestServer } from './server.js'
+  answering,
+  providerSuite,
+  readSchema,
+  readTool,
+  requestLaw,
+  roundTrip,
+  serve,
+  signal,
+  streaming,
+  stubEnv,
+  type ProtocolCase,
+} from './providerKit.js'
 
-const servers: TestServer[] = []
-afterEach(async () => {
-  vi.unstubAllEnvs()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-})
-
-const serve = async (
-  handle: (req: Received, res: ServerResponse) => void | Promise<void>,
-): Promise<TestServer> => {
-  const s = await startServer(handle)
-  servers.push(s)
-  return s
-}
-
-const providerAt = (s: TestServer, options: GeminiOptions = {}) =>
-  gemini({ apiKey: 'g-test', baseUrl: s.url, ...options })
-
-const signal = () => new AbortController().signal
-
-const failureOf = async (work: Promise<unknown>): Promise<unknown> =>
-  work.then(
-    () => expect.fail('the call succeeded'),
-    (e: unknown) => e,
-  )
-
-const image: ImageBlock = {
-  type: 'image',
-  source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
-}
 const inline = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }
-
-const readSchema = {
-  type: 'object',
-  properties: { path: { type: 'string' } },
-  required: ['path'],
-}
-const readTool = { name: 'read', description: 'Reads a file', input_schema: readSchema }
-
-const request: ModelRequest = {
-  system: 'You are terse.',
-  messages: [
-    { type: 'message', role: 'user', content: 'What is in a.png?' },
-    { type: 'message', role: 'user', content: [image] },
-    {
-      type: 'message',
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'Read it.', signature: 'gemini:c2lnMQ==' },
-        { type: 'text', text: 'Let me look.' },
-        { type: 'thinking', thinking: '', signature: 'gemini:c2ln' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.png' } },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'toolu_1',
-          content: [{ type: 'text', text: 'the picture:' }, image],
-        },
-      ],
-    },
-  ],
-  tools: [readTool],
-  toolChoice: { type: 'tool', name: 'read' },
-  parallelToolCalls: false,
-  maxTokens: 1024,
-  temperature: 0.5,
-}
 
 /** A non-streamed answer with a thought, text, two function calls (no ids) and usage. */
 const answer = {
@@ -122,7 +51,7 @@ const answer = {
   responseId: 'resp-1',
 }
 
-const expected = {
+const expected: ModelResponse = {
   content: [
     { type: 'thinking', thinking: 'Two files.', signature: 'gemini:' },
     { type: 'text', text: 'Reading both.' },
@@ -172,9 +101,38 @@ const expectedDeltas: ModelDelta[] = [
   { type: 'tool_use', id: 'gemini_call_2', name: 'read' },
 ]
 
+const geminiCase: ProtocolCase = {
+  name: 'gemini',
+  provider: (options) => gemini({ apiKey: 'g-test', ...options }),
+  body: geminiRequest,
+  answer,
+  expected,
+  pricing: { inputPerMTok: 1, outputPerMTok: 4 },
+  cost: (1000 * 1 + 200 * 4) / 1e6,
+  stream: chunks,
+  deltas: expectedDeltas,
+  eventPath: (i) => `/${i}`,
+  errorBody: { error: { code: 500, message: 'no', status: 'SOME_STATUS' } },
+  wrongField: {
+    body: { candidates: [{ content: { parts: [{ text: 'a' }, { text: 5 }] } }] },
+    path: '/candidates/0/content/parts/1/text',
+  },
+  wrongEvent: {
+    events: [...chunks.slice(0, 2), { data: { candidates: [{ finishReason: 5 }] } }],
+    path: '/2/candidates/0/finishReason',
+  },
+  errorEvent: {
+    events: [
+      ...chunks.slice(0, 2),
+      { data: { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } } },
+    ],
+    status: 503,
+  },
+}
+
 describe('geminiRequest', () => {
   it('maps system, tools, tool choice, images, a call and its result, thoughts with signatures, and joins same-role messages', () => {
-    expect(geminiRequest(request)).toEqual({
+    expect(geminiRequest(roundTrip)).toEqual({
       systemInstruction: { parts: [{ text: 'You are terse.' }] },
       contents: [
         { role: 'user', parts: [{ text: 'What is in a.png?' }, inline] },
@@ -298,22 +256,30 @@ describe('geminiRequest', () => {
     expect(body.contents).toEqual([{ role: 'model', parts: withIds }])
   })
 
-  it('for any conversation, never throws, alternates roles with no empty turn, and sends every function response after its call', () => {
-    fc.assert(
-      fc.property(conversation(), (c) => {
-        const body = geminiRequest({ system: '', messages: messages(c), tools: [] })
-        const calls = new Map<string, string>()
+  requestLaw({
+    map: (r) => geminiRequest(r),
+    steps: (body) =>
+      body.contents.flatMap((c) =>
+        c.parts.flatMap((p) => [
+          ...(p.functionCall === undefined ? [] : [{ call: p.functionCall.id ?? '' }]),
+          ...(p.functionResponse === undefined ? [] : [{ output: p.functionResponse.id ?? '' }]),
+        ]),
+      ),
+    also: {
+      name: 'alternates roles with no empty turn, each response naming its function',
+      check: (body) => {
+        const names = new Map<string, string>()
         body.contents.forEach((content, i) => {
           expect(content.role).not.toBe(body.contents[i - 1]?.role)
           expect(content.parts.length).toBeGreaterThan(0)
           for (const p of content.parts) {
-            if (p.functionCall?.id !== undefined) calls.set(p.functionCall.id, p.functionCall.name)
+            if (p.functionCall?.id !== undefined) names.set(p.functionCall.id, p.functionCall.name)
             const r = p.functionResponse
-            if (r !== undefined) expect(calls.get(r.id ?? '')).toBe(r.name)
+            if (r !== undefined) expect(names.get(r.id ?? '')).toBe(r.name)
           }
         })
-      }),
-    )
+      },
+    },
   })
 })
 
@@ -349,51 +315,49 @@ describe('geminiResponse', () => {
 })
 
 describe('gemini', () => {
+  providerSuite(geminiCase)
+
   it('posts to generateContent of the model with the key header and extra headers', async () => {
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
-    await providerAt(s, { headers: { 'x-extra': '1' } }).call(request, { signal: signal() })
+    const s = await serve(answering(answer))
+    await gemini({ apiKey: 'g-test', baseUrl: s.url, headers: { 'x-extra': '1' } }).call(
+      roundTrip,
+      {
+        signal: signal(),
+      },
+    )
     const [r] = s.received
     expect(r?.method).toBe('POST')
     expect(r?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
     expect(r?.headers['x-goog-api-key']).toBe('g-test')
     expect(r?.headers['x-extra']).toBe('1')
-    expect(r?.body).toEqual(geminiRequest(request))
   })
 
   it('streams from streamGenerateContent with alt=sse, for the request model', async () => {
-    const s = await serve((_req, res) => {
-      sse(res, chunks)
-    })
-    await providerAt(s, { stream: true }).call(
-      { ...request, model: 'models/gemini-x' },
+    const s = await serve(streaming(chunks))
+    await gemini({ apiKey: 'g-test', baseUrl: s.url, stream: true }).call(
+      { ...roundTrip, model: 'models/gemini-x' },
       { signal: signal() },
     )
     expect(s.received[0]?.path).toBe('/v1beta/models/gemini-x:streamGenerateContent?alt=sse')
   })
 
   it('reads the key from GEMINI_API_KEY, then GOOGLE_API_KEY, and refuses to start without one', async () => {
-    vi.stubEnv('GEMINI_API_KEY', '')
-    vi.stubEnv('GOOGLE_API_KEY', 'g-env')
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
-    await gemini({ baseUrl: s.url }).call(request, { signal: signal() })
+    stubEnv('GEMINI_API_KEY', '')
+    stubEnv('GOOGLE_API_KEY', 'g-env')
+    const s = await serve(answering(answer))
+    await gemini({ baseUrl: s.url }).call(roundTrip, { signal: signal() })
     expect(s.received[0]?.headers['x-goog-api-key']).toBe('g-env')
-    vi.stubEnv('GOOGLE_API_KEY', '')
+    stubEnv('GOOGLE_API_KEY', '')
     expect(() => gemini()).toThrow(UsageError)
     expect(() => gemini()).toThrow(/GEMINI_API_KEY/)
   })
 
-  it('maps a non-streamed answer with ids unique in the conversation, and prices it', async () => {
-    const s = await serve((_req, res) => {
-      json(res, answer)
-    })
+  it('maps a whole answer with tool use ids unique in the conversation', async () => {
+    const s = await serve(answering(answer))
     const taken: ModelRequest = {
-      ...request,
+      ...roundTrip,
       messages: [
-        ...request.messages,
+        ...roundTrip.messages,
         {
           type: 'message',
           role: 'assistant',
@@ -406,166 +370,10 @@ describe('gemini', () => {
         },
       ],
     }
-    const provider = providerAt(s, { pricing: { inputPerMTok: 1, outputPerMTok: 4 } })
-    const r = await provider.call(taken, { signal: signal() })
+    const r = await gemini({ apiKey: 'g-test', baseUrl: s.url }).call(taken, { signal: signal() })
     expect(r.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))).toEqual([
       'gemini_call_2',
       'gemini_call_3',
     ])
-    expect(r.cost).toBe((1000 * 1 + 200 * 4) / 1e6)
-  })
-
-  it('gives the same response for the streamed answer, and the deltas in order', async () => {
-    const s = await serve((_req, res) => {
-      sse(res, chunks)
-    })
-    const deltas: ModelDelta[] = []
-    const r = await providerAt(s, { stream: true }).call(request, {
-      signal: signal(),
-      onDelta: (d) => deltas.push(d),
-    })
-    expect(r).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-  })
-
-  it('reads chunks split across arbitrary boundaries', async () => {
-    const s = await serve(async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const all = chunks.map((c) => `data: ${JSON.stringify(c.data)}\r\n\r\n`).join('')
-      for (let i = 0; i < all.length; i += 29) {
-        res.write(all.slice(i, i + 29))
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      res.end()
-    })
-    const r = await providerAt(s, { stream: true }).call(request, { signal: signal() })
-    expect(r).toEqual(expected)
-  })
-
-  describe('faults', () => {
-    it.each([
-      [500, true],
-      [503, true],
-      [400, false],
-      [401, false],
-    ])('status %i is a ProviderHttpError, retryable: %s', async (status, retryable) => {
-      const body = { error: { code: status, message: 'no', status: 'SOME_STATUS' } }
-      const s = await serve((_req, res) => {
-        json(res, body, status)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderHttpError)
-      expect(e).toMatchObject({ status, retryable, provider: 'gemini' })
-      expect((e as ProviderHttpError).body).toContain('SOME_STATUS')
-    })
-
-    it('429 with Retry-After: 2 is retryable after 2000 ms', async () => {
-      const s = await serve((_req, res) => {
-        json(res, {}, 429, { 'retry-after': '2' })
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toMatchObject({ _tag: 'ProviderHttpError', retryable: true, retryAfterMs: 2000 })
-    })
-
-    it('a body that is not JSON is malformed at the root', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end('<html>oops</html>')
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      expect(e).toMatchObject({ path: '', retryable: false })
-    })
-
-    it('a field of the wrong type is malformed at its path', async () => {
-      const bad = { candidates: [{ content: { parts: [{ text: 'a' }, { text: 5 }] } }] }
-      const s = await serve((_req, res) => {
-        json(res, bad)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      expect(e).toMatchObject({ path: '/candidates/0/content/parts/1/text' })
-    })
-
-    it('a malformed chunk is malformed at its index and field', async () => {
-      const bad = { data: { candidates: [{ finishReason: 5 }] } }
-      const s = await serve((_req, res) => {
-        sse(res, [...chunks.slice(0, 2), bad])
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toMatchObject({ _tag: 'ProviderMalformed', path: '/2/candidates/0/finishReason' })
-    })
-
-    it('an error chunk is a ProviderHttpError with its code', async () => {
-      const error = { data: { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } } }
-      const s = await serve((_req, res) => {
-        sse(res, [...chunks.slice(0, 2), error])
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderHttpError)
-      expect(e).toMatchObject({ status: 503, retryable: true })
-    })
-
-    it('a stream that ends before a finish reason is cut', async () => {
-      const s = await serve((_req, res) => {
-        sse(res, chunks.slice(0, -1))
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderStreamCut)
-    })
-
-    it('a connection dropped mid-stream is cut', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        const text = chunks.slice(0, 3).map((c) => `data: ${JSON.stringify(c.data)}\n\n`)
-        res.write(text.join(''), () => res.destroy())
-      })
-      const e = await failureOf(providerAt(s, { stream: true }).call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderStreamCut)
-    })
-
-    it('a server that never answers is a timeout', async () => {
-      const s = await serve(() => undefined)
-      const e = await failureOf(
-        providerAt(s, { timeoutMs: 100 }).call(request, { signal: signal() }),
-      )
-      expect(e).toBeInstanceOf(ProviderTimeout)
-    })
-
-    it('a stream that stalls is a timeout', async () => {
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        res.write(`data: ${JSON.stringify(chunks[0]!.data)}\n\n`)
-      })
-      const provider = providerAt(s, { stream: true, timeoutMs: 100 })
-      const e = await failureOf(provider.call(request, { signal: signal() }))
-      expect(e).toBeInstanceOf(ProviderTimeout)
-    })
-
-    it('aborting before the headers rejects with the reason', async () => {
-      const controller = new AbortController()
-      const reason = new Error('user stop')
-      const s = await serve(() => {
-        controller.abort(reason)
-      })
-      const e = await failureOf(providerAt(s).call(request, { signal: controller.signal }))
-      expect(e).toBe(reason)
-    })
-
-    it('aborting mid-stream rejects with the reason', async () => {
-      const controller = new AbortController()
-      const reason = new Error('user stop')
-      const s = await serve((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        for (const c of chunks.slice(0, 2)) res.write(`data: ${JSON.stringify(c.data)}\n\n`)
-      })
-      const work = providerAt(s, { stream: true }).call(request, {
-        signal: controller.signal,
-        onDelta: () => {
-          controller.abort(reason)
-        },
-      })
-      expect(await failureOf(work)).toBe(reason)
-    })
   })
 })

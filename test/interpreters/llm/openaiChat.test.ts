@@ -1,9 +1,5 @@
-import type { ServerResponse } from 'node:http'
-import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { messages, systemPrompt, toolDefinitions, UsageError } from 'nerve'
-import { conversation } from 'nerve/testing'
-import type { ImageBlock } from '../../../src/conversation/Entry.js'
+import { describe, expect, it } from 'vitest'
+import { UsageError } from 'nerve'
 import {
   openaiChat,
   openaiChatRequest,
@@ -15,93 +11,39 @@ import type {
   ModelRequest,
   ModelResponse,
 } from '../../../src/interpreters/llm/Provider.js'
+import { ProviderMalformed } from '../../../src/interpreters/llm/ProviderError.js'
+import type { TestServer } from './server.js'
 import {
-  ProviderHttpError,
-  ProviderMalformed,
-  ProviderStreamCut,
-  ProviderTimeout,
-} from '../../../src/interpreters/llm/ProviderError.js'
-import { json, sse, startServer, type Received, type TestServer } from './server.js'
+  answering,
+  ask,
+  failureOf,
+  imageUrl,
+  providerSuite,
+  readSchema,
+  readTool,
+  requestLaw,
+  serve,
+  signal,
+  streaming,
+  stubEnv,
+  twoCalls,
+  type ProtocolCase,
+  type Step,
+  type StreamEvent,
+} from './providerKit.js'
 
-type Handler = (req: Received, res: ServerResponse) => void
-let server: TestServer
-const answering =
-  (body: unknown, status = 200, headers: Record<string, string> = {}): Handler =>
-  (_req, res) => {
-    json(res, body, status, headers)
-  }
-const streaming =
-  (events: Parameters<typeof sse>[1]): Handler =>
-  (_req, res) => {
-    sse(res, events)
-  }
-let handler: Handler = answering({}, 500)
-beforeAll(async () => {
-  server = await startServer((req, res) => {
-    handler(req, res)
-  })
-})
-afterAll(() => server.close())
-
-const signal = () => new AbortController().signal
-const provider = (options: OpenAIChatOptions = {}) =>
-  openaiChat({ apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...options })
-const ask: ModelRequest = {
-  system: '',
-  messages: [{ type: 'message', role: 'user', content: 'hi' }],
-  tools: [],
-}
-const last = (): Received => server.received.at(-1)!
-
-const png: ImageBlock['source'] = { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }
-const pngUrl = 'data:image/png;base64,iVBORw0KGgo='
-const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }
-
+const provider = (s: TestServer, options: OpenAIChatOptions = {}) =>
+  openaiChat({ apiKey: 'sk-test', baseUrl: `${s.url}/v1`, ...options })
 const conversationRequest: ModelRequest = {
   model: 'llama3.2',
   system: 'Be brief.',
-  tools: [{ name: 'read', description: 'Reads a file', input_schema: schema }],
+  tools: [readTool],
   toolChoice: { type: 'tool', name: 'read' },
   parallelToolCalls: false,
   maxTokens: 500,
   temperature: 0.2,
   messages: [
-    { type: 'message', role: 'user', content: 'Look at this' },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        { type: 'image', source: png },
-        { type: 'text', text: 'and read a.txt' },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'I should read it.', signature: 'sig' },
-        { type: 'redacted_thinking', data: 'opaque' },
-        { type: 'text', text: 'Reading.' },
-        { type: 'tool_use', id: 'call_1', name: 'read', input: { path: 'a.txt' } },
-        { type: 'tool_use', id: 'call_2', name: 'read', input: { path: 'b.txt' } },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'call_1',
-          content: [
-            { type: 'text', text: 'hello' },
-            { type: 'image', source: png },
-          ],
-        },
-        { type: 'tool_result', tool_use_id: 'call_2', content: 'not found', is_error: true },
-        { type: 'text', text: 'Thanks' },
-      ],
-    },
+    ...twoCalls,
     { type: 'message', role: 'assistant', content: 'It says hello.' },
     { type: 'message', role: 'assistant', content: [{ type: 'compaction', content: 'Summary.' }] },
     {
@@ -153,6 +95,7 @@ const answer = {
 }
 
 const pricing = { inputPerMTok: 2, outputPerMTok: 8 }
+const cost = (1200 * 2 + 300 * 8) / 1e6
 const expected: ModelResponse = {
   content: [
     { type: 'thinking', thinking: 'Need the file.', signature: '' },
@@ -171,11 +114,9 @@ const expected: ModelResponse = {
     total_tokens: 1500,
   },
   model: 'gpt-4.1-2025-04-14',
-  cost: (1200 * 2 + 300 * 8) / 1e6,
 }
 
-type Chunk = { readonly data: unknown }
-const chunk = (delta: Record<string, unknown>, finish: string | null = null): Chunk => ({
+const chunk = (delta: Record<string, unknown>, finish: string | null = null): StreamEvent => ({
   data: {
     id: 'chatcmpl-1',
     object: 'chat.completion.chunk',
@@ -187,7 +128,7 @@ const call = (index: number, fn: Record<string, unknown>, id?: string) => ({
   tool_calls: [{ index, ...(id !== undefined && { id, type: 'function' }), function: fn }],
 })
 /** The answer as OpenAI streams it; the second call's arguments interleave with the first's. */
-const chunks: readonly Chunk[] = [
+const chunks: readonly StreamEvent[] = [
   chunk({ role: 'assistant', content: '' }),
   chunk({ reasoning_content: 'Need ' }),
   chunk({ reasoning_content: 'the file.' }),
@@ -219,29 +160,39 @@ const expectedDeltas: ModelDelta[] = [
   { type: 'tool_use', id: 'call_10', name: 'read' },
 ]
 
-const streamedCall = async (events: readonly Chunk[]) => {
-  handler = streaming(events)
-  const deltas: ModelDelta[] = []
-  const response = await provider({ stream: true, pricing }).call(ask, {
-    signal: signal(),
-    onDelta: (d) => deltas.push(d),
-  })
-  return { response, deltas }
+const chatCase: ProtocolCase = {
+  name: 'openai-chat',
+  provider: (options) => openaiChat({ apiKey: 'sk-test', ...options }),
+  body: openaiChatRequest,
+  answer,
+  expected,
+  pricing,
+  cost,
+  stream: chunks,
+  deltas: expectedDeltas,
+  eventPath: (i) => `/events/${i}`,
+  errorBody: { error: { message: 'no' } },
+  wrongField: {
+    body: { ...answer, usage: { ...answer.usage, prompt_tokens: '1' } },
+    path: '/usage/prompt_tokens',
+  },
+  wrongEvent: {
+    events: [chunks[0]!, chunk({ content: 7 })],
+    path: '/events/1/choices/0/delta/content',
+  },
+  errorEvent: {
+    events: [chunks[0]!, { data: { error: { message: 'overloaded', code: 503 } } }],
+    status: 503,
+  },
 }
-
-const failure = (p: Promise<unknown>): Promise<unknown> =>
-  p.then(
-    () => {
-      throw new Error('expected the call to fail')
-    },
-    (e: unknown) => e,
-  )
 
 describe('openaiChatRequest', () => {
   it('maps a conversation with tools, images and tool calls to Chat Completions messages', async () => {
-    handler = answering(answer)
-    await provider({ headers: { 'x-extra': '1' } }).call(conversationRequest, { signal: signal() })
-    const r = last()
+    const s = await serve(answering(answer))
+    await provider(s, { headers: { 'x-extra': '1' } }).call(conversationRequest, {
+      signal: signal(),
+    })
+    const r = s.received[0]!
     expect(r.method).toBe('POST')
     expect(r.path).toBe('/v1/chat/completions')
     expect(r.headers.authorization).toBe('Bearer sk-test')
@@ -254,7 +205,7 @@ describe('openaiChatRequest', () => {
           role: 'user',
           content: [
             { type: 'text', text: 'Look at this' },
-            { type: 'image_url', image_url: { url: pngUrl } },
+            { type: 'image_url', image_url: { url: imageUrl } },
             { type: 'text', text: 'and read a.txt' },
           ],
         },
@@ -280,7 +231,7 @@ describe('openaiChatRequest', () => {
           role: 'user',
           content: [
             { type: 'text', text: '[images of the result of tool call call_1]' },
-            { type: 'image_url', image_url: { url: pngUrl } },
+            { type: 'image_url', image_url: { url: imageUrl } },
             { type: 'text', text: 'Thanks' },
           ],
         },
@@ -290,7 +241,7 @@ describe('openaiChatRequest', () => {
       tools: [
         {
           type: 'function',
-          function: { name: 'read', description: 'Reads a file', parameters: schema },
+          function: { name: 'read', description: 'Reads a file', parameters: readSchema },
         },
       ],
       tool_choice: { type: 'function', function: { name: 'read' } },
@@ -363,14 +314,19 @@ describe('openaiChatRequest', () => {
     ])
   })
 
-  it('puts every tool message right after the call it answers, for any conversation', () => {
-    fc.assert(
-      fc.property(conversation(), (c) => {
-        const body = openaiChatRequest({
-          system: systemPrompt(c),
-          messages: messages(c),
-          tools: toolDefinitions(c),
-        })
+  requestLaw({
+    map: (r) => openaiChatRequest(r),
+    steps: (body) =>
+      body.messages.flatMap((m): Step[] =>
+        m.role === 'tool'
+          ? [{ output: m.tool_call_id }]
+          : m.role === 'assistant'
+            ? (m.tool_calls ?? []).map((c) => ({ call: c.id }))
+            : [],
+      ),
+    also: {
+      name: 'puts every tool message right after the call it answers',
+      check: (body) => {
         let open = new Set<string>() // calls of the last assistant message not yet answered
         body.messages.forEach((m) => {
           if (m.role === 'tool') {
@@ -382,20 +338,12 @@ describe('openaiChatRequest', () => {
           open = new Set(m.role === 'assistant' ? (m.tool_calls ?? []).map((x) => x.id) : [])
         })
         expect([...open]).toEqual([])
-        expect(JSON.parse(JSON.stringify(body))).toEqual(body)
-      }),
-    )
+      },
+    },
   })
 })
 
 describe('openaiChatResponse', () => {
-  it('maps a non-streamed answer with reasoning, text, tool calls and usage', async () => {
-    handler = answering(answer)
-    const response = await provider({ pricing }).call(ask, { signal: signal() })
-    expect(response).toEqual(expected)
-    expect(Object.isFrozen(response.content)).toBe(true)
-  })
-
   it('normalises the finish reason', () => {
     const stop = (finish: string | null, message: Record<string, unknown> = { content: 'x' }) =>
       openaiChatResponse({ choices: [{ message, finish_reason: finish }] }).stopReason
@@ -465,164 +413,32 @@ describe('openaiChatResponse', () => {
   })
 })
 
-describe('openaiChat streaming', () => {
-  it('gives the same response as without streaming, and the deltas in order', async () => {
-    const { response, deltas } = await streamedCall(chunks)
-    expect(response).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-    expect(last().body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
-  })
+describe('openaiChat', () => {
+  providerSuite(chatCase)
 
-  it('reads chunks split across small writes', async () => {
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const text = chunks
-        .map((c) => `data: ${typeof c.data === 'string' ? c.data : JSON.stringify(c.data)}\n\n`)
-        .join('')
-      for (let i = 0; i < text.length; i += 5) res.write(text.slice(i, i + 5))
-      res.end()
-    }
-    const deltas: ModelDelta[] = []
-    const response = await provider({ stream: true, pricing }).call(ask, {
-      signal: signal(),
-      onDelta: (d) => deltas.push(d),
-    })
-    expect(response).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-  })
-
-  it('is a ProviderStreamCut without data: [DONE]', async () => {
-    const events = chunks.slice(0, -1)
-    await expect(streamedCall(events)).rejects.toBeInstanceOf(ProviderStreamCut)
-    handler = (_req, res) => {
-      sse(res, events, true)
-    }
-    const cut = await failure(provider({ stream: true }).call(ask, { signal: signal() }))
-    expect(cut).toBeInstanceOf(ProviderStreamCut)
-    expect(cut).toMatchObject({ retryable: true })
-  })
-
-  it('turns an error chunk into a ProviderHttpError', async () => {
-    const e = await failure(
-      streamedCall([chunks[0]!, { data: { error: { message: 'overloaded', code: 503 } } }]),
+  it('is a 429 on a rate limit error chunk', async () => {
+    const s = await serve(
+      streaming([{ data: { error: { message: 'slow', type: 'rate_limit_exceeded' } } }]),
     )
-    expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 503, retryable: true })
-    const limited = await failure(
-      streamedCall([{ data: { error: { message: 'slow', type: 'rate_limit_exceeded' } } }]),
-    )
-    expect(limited).toMatchObject({ status: 429 })
-  })
-
-  it('gives the event and field of a malformed chunk', async () => {
-    const bad = async (events: readonly Chunk[]) => {
-      const e = await failure(streamedCall(events))
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      return (e as ProviderMalformed).path
-    }
-    expect(await bad([chunks[0]!, { data: '{oops' }])).toBe('/events/1')
-    expect(await bad([chunks[0]!, chunk({ content: 7 })])).toBe('/events/1/choices/0/delta/content')
-  })
-})
-
-describe('openaiChat faults', () => {
-  it.each([
-    [500, true],
-    [503, true],
-    [529, true],
-    [400, false],
-    [401, false],
-  ])('turns HTTP %i into a ProviderHttpError (retryable: %s)', async (status, retryable) => {
-    handler = answering({ error: { message: 'no' } }, status)
-    const e = await failure(provider().call(ask, { signal: signal() }))
-    expect(e).toBeInstanceOf(ProviderHttpError)
-    expect(e).toMatchObject({ status, retryable, provider: 'openai-chat' })
-  })
-
-  it('reads Retry-After of a 429', async () => {
-    handler = answering({ error: { message: 'slow' } }, 429, { 'retry-after': '2' })
-    const e = await failure(provider().call(ask, { signal: signal() }))
-    expect(e).toMatchObject({ status: 429, retryable: true, retryAfterMs: 2000 })
-  })
-
-  it('is a ProviderMalformed at the root when the body is not JSON', async () => {
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' })
-      res.end('Bad Gateway')
-    }
-    const e = await failure(provider().call(ask, { signal: signal() }))
-    expect(e).toBeInstanceOf(ProviderMalformed)
-    expect((e as ProviderMalformed).path).toBe('')
+    const e = await failureOf(provider(s, { stream: true }).call(ask, { signal: signal() }))
+    expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 429, retryable: true })
   })
 
   it('is a ProviderHttpError when a 200 answer is an error', async () => {
-    handler = answering({ error: { message: 'model not found', code: 404 } })
-    const e = await failure(provider().call(ask, { signal: signal() }))
+    const s = await serve(answering({ error: { message: 'model not found', code: 404 } }))
+    const e = await failureOf(provider(s).call(ask, { signal: signal() }))
     expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 404, retryable: false })
   })
 
-  it('is a ProviderTimeout when the server stalls, before the headers or mid-stream', async () => {
-    handler = () => undefined
-    await expect(
-      provider({ timeoutMs: 100 }).call(ask, { signal: signal() }),
-    ).rejects.toBeInstanceOf(ProviderTimeout)
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(`data: ${JSON.stringify(chunks[1]!.data)}\n\n`)
-    }
-    await expect(
-      provider({ timeoutMs: 100, stream: true }).call(ask, { signal: signal() }),
-    ).rejects.toBeInstanceOf(ProviderTimeout)
-  })
-
-  it('rejects with the abort reason when aborted before the headers', async () => {
-    const controller = new AbortController()
-    const reason = new Error('stop now')
-    handler = () => {
-      controller.abort(reason)
-    }
-    await expect(provider().call(ask, { signal: controller.signal })).rejects.toBe(reason)
-  })
-
-  it('rejects with the abort reason when aborted mid-stream', async () => {
-    const controller = new AbortController()
-    const reason = new Error('stop streaming')
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(`data: ${JSON.stringify(chunks[3]!.data)}\n\n`)
-    }
-    const call = provider({ stream: true }).call(ask, {
-      signal: controller.signal,
-      onDelta: () => {
-        controller.abort(reason)
-      },
-    })
-    await expect(call).rejects.toBe(reason)
-  })
-})
-
-describe('openaiChat options', () => {
   it('needs a key for OpenAI, read from OPENAI_API_KEY, and sends none to another server unless given', async () => {
-    const saved = process.env.OPENAI_API_KEY
-    try {
-      process.env.OPENAI_API_KEY = 'sk-env'
-      expect(openaiChat().name).toBe('openai-chat')
-      handler = answering(answer)
-      await openaiChat({ baseUrl: server.url }).call(ask, { signal: signal() })
-      expect(last().headers.authorization).toBeUndefined()
-      expect(last().path).toBe('/chat/completions')
-      delete process.env.OPENAI_API_KEY
-      expect(() => openaiChat()).toThrow(UsageError)
-      expect(() => openaiChat({ baseUrl: 'https://api.openai.com/v1/' })).toThrow(/OPENAI_API_KEY/)
-    } finally {
-      if (saved === undefined) delete process.env.OPENAI_API_KEY
-      else process.env.OPENAI_API_KEY = saved
-    }
-  })
-
-  it('names a bad option', () => {
-    expect(() => openaiChat({ baseUrl: 'http://x', timeoutMs: 0 })).toThrow(/options\.timeoutMs/)
-    expect(() =>
-      openaiChat({ baseUrl: 'http://x', pricing: { inputPerMTok: -1, outputPerMTok: 1 } }),
-    ).toThrow(/options\.pricing\.inputPerMTok/)
+    stubEnv('OPENAI_API_KEY', 'sk-env')
+    expect(openaiChat().name).toBe('openai-chat')
+    const s = await serve(answering(answer))
+    await openaiChat({ baseUrl: s.url }).call(ask, { signal: signal() })
+    expect(s.received[0]?.headers.authorization).toBeUndefined()
+    expect(s.received[0]?.path).toBe('/chat/completions')
+    stubEnv('OPENAI_API_KEY', undefined)
+    expect(() => openaiChat()).toThrow(UsageError)
+    expect(() => openaiChat({ baseUrl: 'https://api.openai.com/v1/' })).toThrow(/OPENAI_API_KEY/)
   })
 })

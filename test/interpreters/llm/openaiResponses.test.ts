@@ -1,9 +1,5 @@
-import type { ServerResponse } from 'node:http'
-import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { messages, systemPrompt, toolDefinitions, UsageError } from 'nerve'
-import { conversation } from 'nerve/testing'
-import type { ImageBlock } from '../../../src/conversation/Entry.js'
+import { describe, expect, it } from 'vitest'
+import { UsageError } from 'nerve'
 import {
   openaiResponses,
   openaiResponsesRequest,
@@ -18,91 +14,41 @@ import type {
 import {
   ProviderHttpError,
   ProviderMalformed,
-  ProviderStreamCut,
-  ProviderTimeout,
 } from '../../../src/interpreters/llm/ProviderError.js'
-import { json, sse, startServer, type Received, type TestServer } from './server.js'
+import type { TestServer } from './server.js'
+import {
+  OPENAI_REASONING,
+  answering,
+  ask,
+  failureOf,
+  imageUrl,
+  providerSuite,
+  readSchema,
+  readTool,
+  requestLaw,
+  serve,
+  signal,
+  streaming,
+  stubEnv,
+  twoCalls,
+  type ProtocolCase,
+  type Step,
+  type StreamEvent,
+} from './providerKit.js'
 
-type Handler = (req: Received, res: ServerResponse) => void
-let server: TestServer
-const answering =
-  (body: unknown, status = 200, headers: Record<string, string> = {}): Handler =>
-  (_req, res) => {
-    json(res, body, status, headers)
-  }
-const streaming =
-  (events: Parameters<typeof sse>[1]): Handler =>
-  (_req, res) => {
-    sse(res, events)
-  }
-let handler: Handler = answering({}, 500)
-beforeAll(async () => {
-  server = await startServer((req, res) => {
-    handler(req, res)
-  })
-})
-afterAll(() => server.close())
-
-const signal = () => new AbortController().signal
-const provider = (options: OpenAIResponsesOptions = {}) =>
-  openaiResponses({ apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...options })
-const ask: ModelRequest = {
-  system: '',
-  messages: [{ type: 'message', role: 'user', content: 'hi' }],
-  tools: [],
-}
-const last = (): Received => server.received.at(-1)!
-
-const png: ImageBlock['source'] = { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }
-const pngUrl = 'data:image/png;base64,iVBORw0KGgo='
-const OURS = 'gAAAAABoFirstReasoning=='
+const provider = (s: TestServer, options: OpenAIResponsesOptions = {}) =>
+  openaiResponses({ apiKey: 'sk-test', baseUrl: `${s.url}/v1`, ...options })
+const OURS = OPENAI_REASONING
 const OURS_TOO = 'gAAAAABoSecondReasoning=='
-const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }
 
 const conversationRequest: ModelRequest = {
   system: 'Be brief.',
-  tools: [{ name: 'read', description: 'Reads a file', input_schema: schema }],
+  tools: [readTool],
   toolChoice: { type: 'tool', name: 'read' },
   parallelToolCalls: false,
   maxTokens: 500,
   messages: [
-    { type: 'message', role: 'user', content: 'Look at this' },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        { type: 'image', source: png },
-        { type: 'text', text: 'and read a.txt' },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'I should read it.', signature: OURS },
-        { type: 'redacted_thinking', data: 'EmwKAhgBEgyAnthropicData' },
-        { type: 'thinking', thinking: 'Theirs.', signature: 'ErUBCkYIBBgC' },
-        { type: 'text', text: 'Reading.' },
-        { type: 'tool_use', id: 'call_1', name: 'read', input: { path: 'a.txt' } },
-        { type: 'tool_use', id: 'call_2', name: 'read', input: { path: 'b.txt' } },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'call_1',
-          content: [
-            { type: 'text', text: 'hello' },
-            { type: 'image', source: png },
-          ],
-        },
-        { type: 'tool_result', tool_use_id: 'call_2', content: 'not found', is_error: true },
-        { type: 'text', text: 'Thanks' },
-      ],
-    },
+    ...twoCalls,
     {
       type: 'message',
       role: 'assistant',
@@ -183,12 +129,11 @@ const expected: ModelResponse = {
     total_tokens: 1500,
   },
   model: 'gpt-5-2025-08-07',
-  cost: (1200 * 1.25 + 300 * 10) / 1e6,
 }
 const pricing = { inputPerMTok: 1.25, outputPerMTok: 10 }
+const cost = (1200 * 1.25 + 300 * 10) / 1e6
 
-type Event = { readonly event: string; readonly data: Record<string, unknown> }
-const ev = (type: string, data: Record<string, unknown> = {}): Event => ({
+const ev = (type: string, data: Record<string, unknown> = {}): StreamEvent => ({
   event: type,
   data: { type, ...data },
 })
@@ -199,7 +144,7 @@ const [reasoning, message, call9, call10] = answer.output as unknown as [
   Record<string, unknown>,
 ]
 /** The answer as OpenAI streams it, with the completed response at the end. */
-const streamEvents = (completedOutput: readonly unknown[] = answer.output): Event[] => [
+const streamEvents = (completedOutput: readonly unknown[] = answer.output): StreamEvent[] => [
   ev('response.created', { response: { ...answer, status: 'in_progress', output: [] } }),
   ev('response.output_item.added', {
     output_index: 0,
@@ -247,24 +192,51 @@ const expectedDeltas: ModelDelta[] = [
   { type: 'tool_use', id: 'call_10', name: 'read' },
 ]
 
-const streamedCall = async (events: readonly Event[]) => {
-  handler = streaming(events)
+const streamedCall = async (events: readonly StreamEvent[]) => {
+  const s = await serve(streaming(events))
   const deltas: ModelDelta[] = []
-  const response = await provider({ stream: true, pricing }).call(ask, {
+  const response = await provider(s, { stream: true }).call(ask, {
     signal: signal(),
     onDelta: (d) => deltas.push(d),
   })
   return { response, deltas }
 }
 
+const failedEvent = ev('response.failed', {
+  response: { ...answer, status: 'failed', error: { code: 'server_error', message: 'boom' } },
+})
+
+const responsesCase: ProtocolCase = {
+  name: 'openai-responses',
+  provider: (options) => openaiResponses({ apiKey: 'sk-test', ...options }),
+  body: openaiResponsesRequest,
+  answer,
+  expected,
+  pricing,
+  cost,
+  stream: streamEvents(),
+  deltas: expectedDeltas,
+  eventPath: (i) => `/events/${i}`,
+  errorBody: { error: { message: 'no', type: 'x' } },
+  wrongField: {
+    body: { ...answer, output: [{ ...call9, call_id: 5 }] },
+    path: '/output/0/call_id',
+  },
+  wrongEvent: {
+    events: [streamEvents()[0]!, ev('response.output_text.delta', { output_index: 0, delta: 5 })],
+    path: '/events/1/delta',
+  },
+  errorEvent: { events: [streamEvents()[0]!, failedEvent], status: 500 },
+}
+
 describe('openaiResponsesRequest', () => {
   it('maps a conversation with tools, images, tool calls and reasoning to Responses input items', async () => {
-    handler = answering(answer)
-    await provider({ model: 'gpt-4.1', headers: { 'openai-organization': 'org-1' } }).call(
+    const s = await serve(answering(answer))
+    await provider(s, { model: 'gpt-4.1', headers: { 'openai-organization': 'org-1' } }).call(
       conversationRequest,
       { signal: signal() },
     )
-    const r = last()
+    const r = s.received[0]!
     expect(r.method).toBe('POST')
     expect(r.path).toBe('/v1/responses')
     expect(r.headers.authorization).toBe('Bearer sk-test')
@@ -279,7 +251,7 @@ describe('openaiResponsesRequest', () => {
           role: 'user',
           content: [
             { type: 'input_text', text: 'Look at this' },
-            { type: 'input_image', image_url: pngUrl, detail: 'auto' },
+            { type: 'input_image', image_url: imageUrl, detail: 'auto' },
             { type: 'input_text', text: 'and read a.txt' },
           ],
         },
@@ -300,7 +272,7 @@ describe('openaiResponsesRequest', () => {
           call_id: 'call_1',
           output: [
             { type: 'input_text', text: 'hello' },
-            { type: 'input_image', image_url: pngUrl, detail: 'auto' },
+            { type: 'input_image', image_url: imageUrl, detail: 'auto' },
           ],
         },
         { type: 'function_call_output', call_id: 'call_2', output: 'Error: not found' },
@@ -318,7 +290,7 @@ describe('openaiResponsesRequest', () => {
           type: 'function',
           name: 'read',
           description: 'Reads a file',
-          parameters: schema,
+          parameters: readSchema,
           strict: false,
         },
       ],
@@ -401,39 +373,31 @@ describe('openaiResponsesRequest', () => {
     ])
   })
 
-  it('keeps every function output after its call, for any conversation', () => {
-    fc.assert(
-      fc.property(conversation(), (c) => {
-        const body = openaiResponsesRequest({
-          system: systemPrompt(c),
-          messages: messages(c),
-          tools: toolDefinitions(c),
-        })
-        const called = new Map<string, number>()
-        const answered = new Set<string>()
-        body.input.forEach((item, i) => {
-          if (item.type === 'function_call') called.set(item.call_id, i)
-          if (item.type === 'function_call_output') {
-            expect(called.get(item.call_id)).toBeLessThan(i)
-            expect(answered.has(item.call_id)).toBe(false)
-            answered.add(item.call_id)
-          }
-        })
-        expect([...answered].sort()).toEqual([...called.keys()].sort())
-        expect(JSON.parse(JSON.stringify(body))).toEqual(body)
-      }),
-    )
+  requestLaw({
+    map: (r) => openaiResponsesRequest(r),
+    steps: (body) =>
+      body.input.flatMap((item): Step[] =>
+        item.type === 'function_call'
+          ? [{ call: item.call_id }]
+          : item.type === 'function_call_output'
+            ? [{ output: item.call_id }]
+            : [],
+      ),
+    also: {
+      name: 'answers every call it sends exactly once',
+      check: (body) => {
+        const called = body.input.flatMap((i) => (i.type === 'function_call' ? [i.call_id] : []))
+        const answered = body.input.flatMap((i) =>
+          i.type === 'function_call_output' ? [i.call_id] : [],
+        )
+        expect([...answered].sort()).toEqual([...called].sort())
+        expect(new Set(answered).size).toBe(answered.length)
+      },
+    },
   })
 })
 
 describe('openaiResponsesResponse', () => {
-  it('maps a non-streamed answer with reasoning, text, tool calls and usage', async () => {
-    handler = answering(answer)
-    const response = await provider({ pricing }).call(ask, { signal: signal() })
-    expect(response).toEqual(expected)
-    expect(Object.isFrozen(response.content)).toBe(true)
-  })
-
   it('normalises the stop reason', () => {
     const stop = (extra: Record<string, unknown>, output: unknown[] = []) =>
       openaiResponsesResponse({ ...answer, output, ...extra }).stopReason
@@ -490,33 +454,8 @@ describe('openaiResponsesResponse', () => {
 })
 
 describe('openaiResponses streaming', () => {
-  it('gives the same response as without streaming, and the deltas in order', async () => {
-    const { response, deltas } = await streamedCall(streamEvents())
-    expect(response).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-    expect(last().body).toMatchObject({ stream: true, store: false })
-  })
-
   it('builds the output from the events when the completed response lists none', async () => {
     const { response, deltas } = await streamedCall(streamEvents([]))
-    expect(response).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
-  })
-
-  it('reads events split across small writes', async () => {
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const text = streamEvents()
-        .map((e) => `event: ${e.event}\r\ndata: ${JSON.stringify(e.data)}\r\n\r\n`)
-        .join('')
-      for (let i = 0; i < text.length; i += 7) res.write(text.slice(i, i + 7))
-      res.end()
-    }
-    const deltas: ModelDelta[] = []
-    const response = await provider({ stream: true, pricing }).call(ask, {
-      signal: signal(),
-      onDelta: (d) => deltas.push(d),
-    })
     expect(response).toEqual(expected)
     expect(deltas).toEqual(expectedDeltas)
   })
@@ -536,177 +475,58 @@ describe('openaiResponses streaming', () => {
     expect(response.content).toEqual([{ type: 'text', text: 'Let me look.' }])
   })
 
-  it('is a ProviderStreamCut when the stream ends before response.completed', async () => {
-    const events = streamEvents().slice(0, -1)
-    await expect(streamedCall(events)).rejects.toBeInstanceOf(ProviderStreamCut)
-    handler = (_req, res) => {
-      sse(res, events, true)
-    }
-    const deltas: ModelDelta[] = []
-    const cut = await provider({ stream: true })
-      .call(ask, { signal: signal(), onDelta: (d) => deltas.push(d) })
-      .catch((e: unknown) => e)
-    expect(cut).toBeInstanceOf(ProviderStreamCut)
-    expect(cut).toMatchObject({ retryable: true })
-    expect(deltas).toEqual(expectedDeltas)
-  })
-
-  it('is a retryable ProviderHttpError on response.failed and a 429 on a rate limit error event', async () => {
-    const failedEvent = ev('response.failed', {
-      response: { ...answer, status: 'failed', error: { code: 'server_error', message: 'boom' } },
-    })
-    const failure = await streamedCall([streamEvents()[0]!, failedEvent]).catch((e: unknown) => e)
-    expect(failure).toBeInstanceOf(ProviderHttpError)
-    expect(failure).toMatchObject({ status: 500, retryable: true })
-    expect((failure as ProviderHttpError).body).toContain('boom')
-    const limited = await streamedCall([
-      ev('error', { code: 'rate_limit_exceeded', message: 'slow down', param: null }),
-    ]).catch((e: unknown) => e)
-    expect(limited).toMatchObject({ _tag: 'ProviderHttpError', status: 429, retryable: true })
-    const invalid = await streamedCall([
-      ev('error', { code: 'invalid_prompt', message: 'no', param: null }),
-    ]).catch((e: unknown) => e)
-    expect(invalid).toMatchObject({ status: 400, retryable: false })
-    const nested = await streamedCall([
-      ev('error', { error: { type: 'server_error', code: 'server_error', message: 'x' } }),
-    ]).catch((e: unknown) => e)
-    expect(nested).toMatchObject({ status: 500, retryable: true })
-  })
-
-  it('gives the event and field of a malformed event', async () => {
-    const bad = async (events: readonly { event?: string; data: unknown }[]) => {
-      handler = streaming(events)
-      const e = await provider({ stream: true })
-        .call(ask, { signal: signal() })
-        .catch((x: unknown) => x)
-      expect(e).toBeInstanceOf(ProviderMalformed)
-      return (e as ProviderMalformed).path
-    }
-    expect(await bad([streamEvents()[0]!, { data: '{not json' }])).toBe('/events/1')
-    expect(
-      await bad([
-        streamEvents()[0]!,
-        ev('response.output_text.delta', { output_index: 0, delta: 5 }),
+  it('is a 429 on a rate limit error event, a 400 on another code, with the error on the event or under its `error`', async () => {
+    const limited = await failureOf(
+      streamedCall([
+        ev('error', { code: 'rate_limit_exceeded', message: 'slow down', param: null }),
       ]),
-    ).toBe('/events/1/delta')
-    expect(
-      await bad([
+    )
+    expect(limited).toMatchObject({ _tag: 'ProviderHttpError', status: 429, retryable: true })
+    const invalid = await failureOf(
+      streamedCall([ev('error', { code: 'invalid_prompt', message: 'no', param: null })]),
+    )
+    expect(invalid).toMatchObject({ status: 400, retryable: false })
+    const nested = await failureOf(
+      streamedCall([
+        ev('error', { error: { type: 'server_error', code: 'server_error', message: 'x' } }),
+      ]),
+    )
+    expect(nested).toMatchObject({ status: 500, retryable: true })
+    const failed = await failureOf(streamedCall([streamEvents()[0]!, failedEvent]))
+    expect(failed).toBeInstanceOf(ProviderHttpError)
+    expect((failed as ProviderHttpError).body).toContain('boom')
+  })
+
+  it('gives the path into the response of response.completed', async () => {
+    const e = await failureOf(
+      streamedCall([
         ev('response.completed', { response: { ...answer, output: [{ ...call9, name: 1 }] } }),
       ]),
-    ).toBe('/events/0/response/output/0/name')
+    )
+    expect(e).toBeInstanceOf(ProviderMalformed)
+    expect(e).toMatchObject({ path: '/events/0/response/output/0/name' })
   })
 })
 
-describe('openaiResponses faults', () => {
-  it.each([
-    [500, true],
-    [503, true],
-    [529, true],
-    [400, false],
-    [401, false],
-  ])('turns HTTP %i into a ProviderHttpError (retryable: %s)', async (status, retryable) => {
-    handler = answering({ error: { message: 'no', type: 'x' } }, status)
-    const e = await provider()
-      .call(ask, { signal: signal() })
-      .catch((x: unknown) => x)
-    expect(e).toBeInstanceOf(ProviderHttpError)
-    expect(e).toMatchObject({ status, retryable, provider: 'openai-responses' })
-  })
+describe('openaiResponses', () => {
+  providerSuite(responsesCase)
 
-  it('reads Retry-After of a 429', async () => {
-    handler = answering({ error: { message: 'slow' } }, 429, { 'retry-after': '2' })
-    const e = await provider()
-      .call(ask, { signal: signal() })
-      .catch((x: unknown) => x)
-    expect(e).toMatchObject({ status: 429, retryable: true, retryAfterMs: 2000 })
-  })
-
-  it('is a ProviderMalformed at the root when the body is not JSON', async () => {
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' })
-      res.end('<html>oops</html>')
-    }
-    const e = await provider()
-      .call(ask, { signal: signal() })
-      .catch((x: unknown) => x)
-    expect(e).toBeInstanceOf(ProviderMalformed)
-    expect((e as ProviderMalformed).path).toBe('')
-  })
-
-  it('is a ProviderHttpError when a non-streamed response failed', async () => {
-    handler = answering({
-      ...answer,
-      status: 'failed',
-      error: { code: 'server_error', message: 'x' },
-    })
-    const e = await provider()
-      .call(ask, { signal: signal() })
-      .catch((x: unknown) => x)
+  it('is a ProviderHttpError when a whole response failed', async () => {
+    const s = await serve(
+      answering({ ...answer, status: 'failed', error: { code: 'server_error', message: 'x' } }),
+    )
+    const e = await failureOf(provider(s).call(ask, { signal: signal() }))
     expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 500, retryable: true })
   })
 
-  it('is a ProviderTimeout when the server stalls, before the headers or mid-stream', async () => {
-    handler = () => undefined
-    await expect(
-      provider({ timeoutMs: 100 }).call(ask, { signal: signal() }),
-    ).rejects.toBeInstanceOf(ProviderTimeout)
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(`event: response.created\ndata: ${JSON.stringify(streamEvents()[0]!.data)}\n\n`)
-    }
-    await expect(
-      provider({ timeoutMs: 100, stream: true }).call(ask, { signal: signal() }),
-    ).rejects.toBeInstanceOf(ProviderTimeout)
-  })
-
-  it('rejects with the abort reason when aborted before the headers', async () => {
-    const controller = new AbortController()
-    const reason = new Error('stop now')
-    handler = () => {
-      controller.abort(reason)
-    }
-    await expect(provider().call(ask, { signal: controller.signal })).rejects.toBe(reason)
-  })
-
-  it('rejects with the abort reason when aborted mid-stream', async () => {
-    const controller = new AbortController()
-    const reason = new Error('stop streaming')
-    handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const first = ev('response.output_text.delta', { output_index: 0, delta: 'Hel' })
-      res.write(`data: ${JSON.stringify(first.data)}\n\n`)
-    }
-    const call = provider({ stream: true }).call(ask, {
-      signal: controller.signal,
-      onDelta: () => {
-        controller.abort(reason)
-      },
-    })
-    await expect(call).rejects.toBe(reason)
-  })
-})
-
-describe('openaiResponses options', () => {
   it('reads OPENAI_API_KEY when no key is given, and names it when it is missing', async () => {
-    const saved = process.env.OPENAI_API_KEY
-    try {
-      process.env.OPENAI_API_KEY = 'sk-env'
-      handler = answering(answer)
-      await openaiResponses({ baseUrl: server.url }).call(ask, { signal: signal() })
-      expect(last().headers.authorization).toBe('Bearer sk-env')
-      expect(last().path).toBe('/responses')
-      delete process.env.OPENAI_API_KEY
-      expect(() => openaiResponses()).toThrow(UsageError)
-      expect(() => openaiResponses()).toThrow(/OPENAI_API_KEY/)
-    } finally {
-      if (saved === undefined) delete process.env.OPENAI_API_KEY
-      else process.env.OPENAI_API_KEY = saved
-    }
-  })
-
-  it('names a bad option', () => {
-    expect(() => openaiResponses({ apiKey: 'k', timeoutMs: -1 })).toThrow(/options\.timeoutMs/)
-    expect(() => openaiResponses({ apiKey: 'k', baseUrl: 'not a url' })).toThrow(/options\.baseUrl/)
-    expect(() => openaiResponses({ apiKey: 'k', maxTokens: 1.5 })).toThrow(/options\.maxTokens/)
+    stubEnv('OPENAI_API_KEY', 'sk-env')
+    const s = await serve(answering(answer))
+    await openaiResponses({ baseUrl: s.url }).call(ask, { signal: signal() })
+    expect(s.received[0]?.headers.authorization).toBe('Bearer sk-env')
+    expect(s.received[0]?.path).toBe('/responses')
+    stubEnv('OPENAI_API_KEY', undefined)
+    expect(() => openaiResponses()).toThrow(UsageError)
+    expect(() => openaiResponses()).toThrow(/OPENAI_API_KEY/)
   })
 })

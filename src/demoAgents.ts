@@ -126,7 +126,7 @@ export const agentsDemo = async (out: string): Promise<void> => {
       : { developer: real, coach: real }
   console.log(
     real === undefined
-      ? '\nagents: no API key set (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): using the scripted provider'
+      ? '\nagents: no API key or server set (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENAI_BASE_URL): using the scripted provider'
       : `\nagents: using the ${real.name} provider`,
   )
   const session = createSession({

@@ -49,7 +49,7 @@ const noop: Tool = {
 const forkBench: Benchmark = {
   name: 'llm.fork',
   run: async ({ rounds, log }) => {
-    const forks = 1000
+    const forks = 2000
     const results: Result[] = []
     const turns: { ours: number; baseline: number }[] = []
     for (const n of [1e2, 1e4]) {
@@ -65,8 +65,8 @@ const forkBench: Benchmark = {
       let sample = 0
       log(`  ${forks} forks per sample of a ${n}-message LLM node`)
       const m = await interleaveAsync({
-        rounds: rounds ?? 15,
-        warmup: 3,
+        rounds: rounds ?? 21,
+        warmup: 5,
         ours: async () => {
           const names = Array.from({ length: forks }, (_, k) => `f${sample}-${k}`)
           sample++
@@ -157,8 +157,8 @@ const agentRound: Benchmark = {
     const box = toolbox(noop)
     log(`  ${R} rounds (one no-op tool call each) per sample`)
     const m = await interleaveAsync({
-      rounds: rounds ?? 21,
-      warmup: 5,
+      rounds: rounds ?? 31,
+      warmup: 10,
       ours: async () => {
         const model = scriptedProvider(script)
         const t0 = performance.now()

@@ -3,12 +3,8 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import {
   AgentFailed,
-  anthropic,
   empty,
-  gemini,
   messages,
-  openaiChat,
-  openaiResponses,
   ProviderHttpError,
   ProviderMalformed,
   ProviderStreamCut,
@@ -21,238 +17,26 @@ import {
   type Block,
   type Conversation,
   type Provider,
+  type ProviderOptions,
   type RetryNotice,
   type Tool,
 } from 'nerve'
 import { fakeClock } from 'nerve/testing'
-import { json, sse, startServer, type TestServer } from './server.js'
+import { anthropicCase } from './fixtures/anthropic.js'
+import { geminiCase } from './fixtures/gemini.js'
+import { chatCase } from './fixtures/openaiChat.js'
+import { responsesCase } from './fixtures/openaiResponses.js'
+import type { ProtocolCase } from './providerKit.js'
+import { json, sse, sseText, startServer, type StreamEvent, type TestServer } from './server.js'
 
 // End-to-end faults: the agent loop over the real HTTP providers, against a
 // local server that fails on purpose.
 
-type Event = { readonly event?: string; readonly data: unknown }
+const protocols: readonly ProtocolCase[] = [anthropicCase, responsesCase, chatCase, geminiCase]
 
-interface ProviderOptions {
-  readonly stream: boolean
-  readonly timeoutMs?: number
-}
-
-/** What a test needs of one protocol: its provider, and answers in its shapes. */
-interface Protocol {
-  readonly name: string
-  readonly provider: (url: string, options: ProviderOptions) => Provider
-  /** A whole answer that says `text`. */
-  readonly text: (text: string) => unknown
-  /** A whole answer that asks for the `ping` tool, with no input. */
-  readonly toolCall: unknown
-  /** An answer saying `text`, streamed in two pieces; the last event is the protocol's end event. */
-  readonly stream: (text: string) => readonly Event[]
-  /** A whole answer that asks for the `ping` tool, then has a field of the wrong type. */
-  readonly wrongField: unknown
-}
-
-const halves = (text: string): readonly [string, string] => {
-  const i = Math.ceil(text.length / 2)
-  return [text.slice(0, i), text.slice(i)]
-}
-
-const anthropicProtocol: Protocol = {
-  name: 'anthropic',
-  provider: (url, options) => anthropic({ apiKey: 'sk-test', baseUrl: url, ...options }),
-  text: (text) => ({
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-test-1',
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 2 },
-  }),
-  toolCall: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-test-1',
-    content: [{ type: 'tool_use', id: 'toolu_1', name: 'ping', input: {} }],
-    stop_reason: 'tool_use',
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 2 },
-  },
-  stream: (text) => [
-    {
-      event: 'message_start',
-      data: {
-        type: 'message_start',
-        message: {
-          id: 'msg_1',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-test-1',
-          content: [],
-          stop_reason: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
-        },
-      },
-    },
-    {
-      event: 'content_block_start',
-      data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-    },
-    ...halves(text).map((piece) => ({
-      event: 'content_block_delta',
-      data: {
-        type: 'content_block_delta',
-        index: 0,
-        delta: { type: 'text_delta', text: piece },
-      },
-    })),
-    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-    {
-      event: 'message_delta',
-      data: {
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn', stop_sequence: null },
-        usage: { output_tokens: 2 },
-      },
-    },
-    { event: 'message_stop', data: { type: 'message_stop' } },
-  ],
-  wrongField: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-test-1',
-    content: [
-      { type: 'tool_use', id: 'toolu_1', name: 'ping', input: {} },
-      { type: 'text', text: 5 },
-    ],
-    stop_reason: 'tool_use',
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 2 },
-  },
-}
-
-const responsesAnswer = (output: readonly unknown[]) => ({
-  id: 'resp_1',
-  object: 'response',
-  status: 'completed',
-  model: 'gpt-test-1',
-  output,
-  usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 },
-})
-const responsesMessage = (text: unknown) => ({
-  id: 'msg_1',
-  type: 'message',
-  role: 'assistant',
-  status: 'completed',
-  content: [{ type: 'output_text', text, annotations: [] }],
-})
-const responsesCall = {
-  id: 'fc_1',
-  type: 'function_call',
-  call_id: 'call_1',
-  name: 'ping',
-  arguments: '{}',
-  status: 'completed',
-}
-
-const openaiResponsesProtocol: Protocol = {
-  name: 'openai-responses',
-  provider: (url, options) =>
-    openaiResponses({ apiKey: 'sk-test', baseUrl: `${url}/v1`, ...options }),
-  text: (text) => responsesAnswer([responsesMessage(text)]),
-  toolCall: responsesAnswer([responsesCall]),
-  stream: (text) => [
-    {
-      event: 'response.created',
-      data: {
-        type: 'response.created',
-        response: { ...responsesAnswer([]), status: 'in_progress' },
-      },
-    },
-    {
-      event: 'response.output_item.added',
-      data: {
-        type: 'response.output_item.added',
-        output_index: 0,
-        item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] },
-      },
-    },
-    ...halves(text).map((delta) => ({
-      event: 'response.output_text.delta',
-      data: { type: 'response.output_text.delta', output_index: 0, content_index: 0, delta },
-    })),
-    {
-      event: 'response.completed',
-      data: { type: 'response.completed', response: responsesAnswer([responsesMessage(text)]) },
-    },
-  ],
-  wrongField: responsesAnswer([responsesCall, responsesMessage(5)]),
-}
-
-const chatAnswer = (message: Record<string, unknown>, finish: string) => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  model: 'gpt-test-1',
-  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
-  usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
-})
-const chatCall = { id: 'call_1', type: 'function', function: { name: 'ping', arguments: '{}' } }
-const chatChunk = (delta: Record<string, unknown>, finish: string | null = null): Event => ({
-  data: {
-    id: 'chatcmpl-1',
-    object: 'chat.completion.chunk',
-    model: 'gpt-test-1',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  },
-})
-
-const openaiChatProtocol: Protocol = {
-  name: 'openai-chat',
-  provider: (url, options) => openaiChat({ apiKey: 'sk-test', baseUrl: `${url}/v1`, ...options }),
-  text: (text) => chatAnswer({ content: text }, 'stop'),
-  toolCall: chatAnswer({ content: null, tool_calls: [chatCall] }, 'tool_calls'),
-  stream: (text) => [
-    chatChunk({ role: 'assistant', content: '' }),
-    ...halves(text).map((content) => chatChunk({ content })),
-    chatChunk({}, 'stop'),
-    { data: '[DONE]' },
-  ],
-  wrongField: chatAnswer({ content: 7, tool_calls: [chatCall] }, 'tool_calls'),
-}
-
-const geminiAnswer = (parts: readonly unknown[], finishReason?: string) => ({
-  candidates: [
-    {
-      content: { role: 'model', parts },
-      index: 0,
-      ...(finishReason !== undefined && { finishReason }),
-    },
-  ],
-  usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 },
-  modelVersion: 'gemini-test-1',
-})
-const geminiCall = { functionCall: { name: 'ping', args: {} } }
-
-const geminiProtocol: Protocol = {
-  name: 'gemini',
-  provider: (url, options) => gemini({ apiKey: 'g-test', baseUrl: url, ...options }),
-  text: (text) => geminiAnswer([{ text }], 'STOP'),
-  toolCall: geminiAnswer([geminiCall], 'STOP'),
-  stream: (text) => {
-    const [a, b] = halves(text)
-    return [{ data: geminiAnswer([{ text: a }]) }, { data: geminiAnswer([{ text: b }], 'STOP') }]
-  },
-  wrongField: geminiAnswer([geminiCall, { text: 5 }], 'STOP'),
-}
-
-const protocols: readonly Protocol[] = [
-  anthropicProtocol,
-  openaiResponsesProtocol,
-  openaiChatProtocol,
-  geminiProtocol,
-]
+/** The protocol's provider, at the test server. */
+const providerOf = (p: ProtocolCase, s: TestServer, options: ProviderOptions): Provider =>
+  p.provider({ baseUrl: s.url, ...options })
 
 // ---------------------------------------------------------------- the server
 
@@ -287,24 +71,21 @@ const body =
     json(res, answer)
   }
 const events =
-  (list: readonly Event[], cut = false): Respond =>
+  (list: readonly StreamEvent[], cut = false): Respond =>
   (res) => {
     sse(res, list, cut)
   }
 /** Sends the headers and the first events, then nothing more. */
-const stallAfter = (list: readonly Event[]): Respond => {
-  const text = list.map(
-    (e) => `data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`,
-  )
-  return (res) => {
+const stallAfter =
+  (list: readonly StreamEvent[]): Respond =>
+  (res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' })
-    res.write(text.join(''))
+    res.write(sseText(list))
   }
-}
 const never: Respond = () => undefined
 /** The protocol's answer saying `text`, streamed or whole. */
-const good = (p: Protocol, stream: boolean, text: string): Respond =>
-  stream ? events(p.stream(text)) : body(p.text(text))
+const good = (p: ProtocolCase, stream: boolean, text: string): Respond =>
+  stream ? events(p.saysStreamed(text)) : body(p.says(text))
 
 // ---------------------------------------------------------------- the runs
 
@@ -395,7 +176,7 @@ describe.each(protocols)('runAgent over $name', (p) => {
         status(429, { 'retry-after': '0' }),
         good(p, stream, 'Hello there.'),
       )
-      const { result, retries, clock } = run(p.provider(s.url, { stream }))
+      const { result, retries, clock } = run(providerOf(p, s, { stream }))
       const r = await result
       expect(r.text).toBe('Hello there.')
       expect(clock.now()).toBe(500)
@@ -415,10 +196,10 @@ describe.each(protocols)('runAgent over $name', (p) => {
   ])(
     'retries a stream cut before its end event by %s, recording only the whole answer',
     async (_how, broken) => {
-      const cut = p.stream('Half an answer').slice(0, -1)
+      const cut = p.saysStreamed('Half an answer').slice(0, -1)
       const s = await serve(events(cut, broken), good(p, true, 'The whole answer.'))
       const deltas: string[] = []
-      const { result, retries } = run(p.provider(s.url, { stream: true }), {
+      const { result, retries } = run(providerOf(p, s, { stream: true }), {
         onDelta: (d) => {
           if (d.type === 'text') deltas.push(d.text)
         },
@@ -439,13 +220,13 @@ describe.each(protocols)('runAgent over $name', (p) => {
     'fails at once on a body that is not JSON, recording no answer (stream: %s)',
     async (stream) => {
       const notJson: Respond = stream
-        ? events([...p.stream('Hi').slice(0, 1), { data: '{oops' }])
+        ? events([...p.saysStreamed('Hi').slice(0, 1), { data: '{oops' }])
         : (res) => {
             res.writeHead(200, { 'content-type': 'application/json' })
             res.end('<html>Bad Gateway</html>')
           }
       const s = await serve(notJson, good(p, stream, 'too late'))
-      const { result, retries } = run(p.provider(s.url, { stream }))
+      const { result, retries } = run(providerOf(p, s, { stream }))
       const e = await failure(result)
       expect(e.cause).toBeInstanceOf(ProviderMalformed)
       expect(s.received).toHaveLength(1)
@@ -456,11 +237,11 @@ describe.each(protocols)('runAgent over $name', (p) => {
   )
 
   it('fails at once on an answer with a field of the wrong type, neither recording nor running its tool call', async () => {
-    const s = await serve(body(p.wrongField), good(p, false, 'too late'))
-    const { result, retries, pinged } = run(p.provider(s.url, { stream: false }))
+    const s = await serve(body(p.wrongField.body), good(p, false, 'too late'))
+    const { result, retries, pinged } = run(providerOf(p, s, { stream: false }))
     const e = await failure(result)
     expect(e.cause).toBeInstanceOf(ProviderMalformed)
-    expect(e.cause).toMatchObject({ path: expect.stringMatching(/^\/./) as unknown })
+    expect(e.cause).toMatchObject({ path: p.wrongField.path })
     expect(s.received).toHaveLength(1)
     expect(retries).toEqual([])
     expect(pinged).toEqual([])
@@ -473,7 +254,7 @@ describe.each(protocols)('runAgent over $name', (p) => {
     async (stream) => {
       const controller = new AbortController()
       let closed: Promise<void> | undefined
-      const stall = stream ? stallAfter(p.stream('Never finished').slice(0, 2)) : never
+      const stall = stream ? stallAfter(p.saysStreamed('Never finished').slice(0, 2)) : never
       const s = await serve((res) => {
         closed = new Promise((resolve) => res.on('close', resolve))
         stall(res)
@@ -481,7 +262,7 @@ describe.each(protocols)('runAgent over $name', (p) => {
           controller.abort()
         }, 20)
       })
-      const { result, retries } = run(p.provider(s.url, { stream }), { signal: controller.signal })
+      const { result, retries } = run(providerOf(p, s, { stream }), { signal: controller.signal })
       const r = await unlessHung(result)
       if (r === 'hung') return expect.fail('runAgent did not settle after the abort')
       expect(r.stopReason).toBe('cancelled')
@@ -499,7 +280,7 @@ describe.each(protocols)('runAgent over $name', (p) => {
     const controller = new AbortController()
     const clock = fakeClock() // never moves: only the abort ends the wait
     let waiting = -1
-    const { result, retries } = run(p.provider(s.url, { stream: false }), {
+    const { result, retries } = run(providerOf(p, s, { stream: false }), {
       clock,
       signal: controller.signal,
       onRetry: (n) => {
@@ -520,8 +301,8 @@ describe.each(protocols)('runAgent over $name', (p) => {
   })
 
   it('keeps the tool round whole when every call after it fails with 500', async () => {
-    const s = await serve(body(p.toolCall), status(500))
-    const { result, retries, clock, pinged } = run(p.provider(s.url, { stream: false }))
+    const s = await serve(body(p.callsPing), status(500))
+    const { result, retries, clock, pinged } = run(providerOf(p, s, { stream: false }))
     const e = await failure(result)
     expect(e.cause).toBeInstanceOf(ProviderHttpError)
     expect(e.cause).toMatchObject({ status: 500 })
@@ -546,7 +327,7 @@ describe.each(protocols)('runAgent over $name', (p) => {
 
   it('fails at once with the 429 when its Retry-After is longer than retry.maxDelayMs', async () => {
     const s = await serve(status(429, { 'retry-after': '5' }), good(p, false, 'too late'))
-    const { result, retries } = run(p.provider(s.url, { stream: false }), {
+    const { result, retries } = run(providerOf(p, s, { stream: false }), {
       retry: { maxDelayMs: 1000 },
     })
     const e = await failure(result)
@@ -563,9 +344,9 @@ describe.concurrent.each(protocols)('runAgent over a stalled $name server', (p) 
   it.for(modes)(
     'gives up with a ProviderTimeout after one retry (stream: %s)',
     async (stream, { onTestFinished: finished }) => {
-      const stall = stream ? stallAfter(p.stream('Slow').slice(0, 1)) : never
+      const stall = stream ? stallAfter(p.saysStreamed('Slow').slice(0, 1)) : never
       const s = await serveWith(finished)(stall)
-      const { result, retries } = run(p.provider(s.url, { stream, timeoutMs: 100 }), {
+      const { result, retries } = run(providerOf(p, s, { stream, timeoutMs: 100 }), {
         retry: { maxRetries: 1 },
       })
       const e = await failure(result)

@@ -1,134 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { UsageError } from 'nerve'
 import { gemini, geminiRequest, geminiResponse } from '../../../src/interpreters/llm/gemini.js'
-import type {
-  ModelDelta,
-  ModelRequest,
-  ModelResponse,
-  ToolChoice,
-} from '../../../src/interpreters/llm/Provider.js'
-import {
-  answering,
-  providerSuite,
-  readSchema,
-  readTool,
-  requestLaw,
-  roundTrip,
-  serve,
-  signal,
-  streaming,
-  stubEnv,
-  type ProtocolCase,
-} from './providerKit.js'
+import type { ModelRequest, ToolChoice } from '../../../src/interpreters/llm/Provider.js'
+import { answer, chunks, expected, geminiCase, parts } from './fixtures/gemini.js'
+import { choosing, readSchema, roundTrip } from './fixtures/requests.js'
+import { providerSuite, requestLaw, stubEnv } from './providerKit.js'
+import { answering, callAt, streaming } from './server.js'
 
 const inline = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }
-
-/** A non-streamed answer with a thought, text, two function calls (no ids) and usage. */
-const answer = {
-  candidates: [
-    {
-      content: {
-        role: 'model',
-        parts: [
-          { text: 'Two files.', thought: true },
-          { text: 'Reading both.' },
-          { functionCall: { name: 'read', args: { path: 'a' } }, thoughtSignature: 'c2ln' },
-          { functionCall: { name: 'read', args: { path: 'b' } } },
-        ],
-      },
-      finishReason: 'STOP',
-      index: 0,
-    },
-  ],
-  usageMetadata: {
-    promptTokenCount: 1000,
-    candidatesTokenCount: 150,
-    thoughtsTokenCount: 50,
-    cachedContentTokenCount: 400,
-    totalTokenCount: 1200,
-  },
-  modelVersion: 'gemini-test-1',
-  responseId: 'resp-1',
-}
-
-const expected: ModelResponse = {
-  content: [
-    { type: 'thinking', thinking: 'Two files.', signature: 'gemini:' },
-    { type: 'text', text: 'Reading both.' },
-    { type: 'thinking', thinking: '', signature: 'gemini:c2ln' },
-    { type: 'tool_use', id: 'gemini_call_1', name: 'read', input: { path: 'a' } },
-    { type: 'tool_use', id: 'gemini_call_2', name: 'read', input: { path: 'b' } },
-  ],
-  stopReason: 'tool_use',
-  usage: {
-    input_tokens: 1000,
-    output_tokens: 200,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    reasoning_tokens: 50,
-    cached_tokens: 400,
-    total_tokens: 1200,
-  },
-  model: 'gemini-test-1',
-}
-
-const chunk = (parts: readonly unknown[], more: Record<string, unknown> = {}) => ({
-  data: {
-    candidates: [
-      { content: { role: 'model', parts }, index: 0, ...(more.finishReason ? more : {}) },
-    ],
-    usageMetadata: { promptTokenCount: 1000 },
-    modelVersion: 'gemini-test-1',
-    ...(more.finishReason ? { usageMetadata: answer.usageMetadata } : {}),
-  },
-})
-
-/** The same answer as Gemini streams it: text and thoughts in pieces, calls whole. */
-const chunks = [
-  chunk([{ text: 'Two ', thought: true }]),
-  chunk([{ text: 'files.', thought: true }]),
-  chunk([{ text: 'Reading ' }]),
-  chunk([{ text: 'both.' }]),
-  chunk(answer.candidates[0]!.content.parts.slice(2), { finishReason: 'STOP' }),
-]
-
-const expectedDeltas: ModelDelta[] = [
-  { type: 'thinking', text: 'Two ' },
-  { type: 'thinking', text: 'files.' },
-  { type: 'text', text: 'Reading ' },
-  { type: 'text', text: 'both.' },
-  { type: 'tool_use', id: 'gemini_call_1', name: 'read' },
-  { type: 'tool_use', id: 'gemini_call_2', name: 'read' },
-]
-
-const geminiCase: ProtocolCase = {
-  name: 'gemini',
-  provider: (options) => gemini({ apiKey: 'g-test', ...options }),
-  body: geminiRequest,
-  answer,
-  expected,
-  pricing: { inputPerMTok: 1, outputPerMTok: 4 },
-  cost: (1000 * 1 + 200 * 4) / 1e6,
-  stream: chunks,
-  deltas: expectedDeltas,
-  eventPath: (i) => `/${i}`,
-  errorBody: { error: { code: 500, message: 'no', status: 'SOME_STATUS' } },
-  wrongField: {
-    body: { candidates: [{ content: { parts: [{ text: 'a' }, { text: 5 }] } }] },
-    path: '/candidates/0/content/parts/1/text',
-  },
-  wrongEvent: {
-    events: [...chunks.slice(0, 2), { data: { candidates: [{ finishReason: 5 }] } }],
-    path: '/2/candidates/0/finishReason',
-  },
-  errorEvent: {
-    events: [
-      ...chunks.slice(0, 2),
-      { data: { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } } },
-    ],
-    status: 503,
-  },
-}
 
 describe('geminiRequest', () => {
   it('maps system, tools, tool choice, images, a call and its result, thoughts with signatures, and joins same-role messages', () => {
@@ -174,13 +53,7 @@ describe('geminiRequest', () => {
   })
 
   it('maps each tool choice, and sends no tools, tool config or generation config when there are none', () => {
-    const choose = (toolChoice?: ToolChoice) =>
-      geminiRequest({
-        system: '',
-        messages: [],
-        tools: [readTool],
-        ...(toolChoice && { toolChoice }),
-      }).toolConfig
+    const choose = (toolChoice?: ToolChoice) => geminiRequest(choosing(toolChoice)).toolConfig
     expect(choose(undefined)).toEqual({ functionCallingConfig: { mode: 'AUTO' } })
     expect(choose({ type: 'any' })).toEqual({ functionCallingConfig: { mode: 'ANY' } })
     expect(choose({ type: 'none' })).toEqual({ functionCallingConfig: { mode: 'NONE' } })
@@ -248,7 +121,7 @@ describe('geminiRequest', () => {
       tools: [],
       messages: [{ type: 'message', role: 'assistant', content }],
     })
-    const withIds = answer.candidates[0]!.content.parts.map((p, i) =>
+    const withIds = parts.map((p, i) =>
       'functionCall' in p
         ? { ...p, functionCall: { id: `gemini_call_${i - 1}`, ...p.functionCall } }
         : p,
@@ -318,42 +191,38 @@ describe('gemini', () => {
   providerSuite(geminiCase)
 
   it('posts to generateContent of the model with the key header and extra headers', async () => {
-    const s = await serve(answering(answer))
-    await gemini({ apiKey: 'g-test', baseUrl: s.url, headers: { 'x-extra': '1' } }).call(
+    const headers = { 'x-extra': '1' }
+    const { sent } = await callAt(
+      answering(answer),
+      (baseUrl) => gemini({ apiKey: 'g-test', baseUrl, headers }),
       roundTrip,
-      {
-        signal: signal(),
-      },
     )
-    const [r] = s.received
-    expect(r?.method).toBe('POST')
-    expect(r?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
-    expect(r?.headers['x-goog-api-key']).toBe('g-test')
-    expect(r?.headers['x-extra']).toBe('1')
+    expect(sent.method).toBe('POST')
+    expect(sent.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
+    expect(sent.headers['x-goog-api-key']).toBe('g-test')
+    expect(sent.headers['x-extra']).toBe('1')
   })
 
   it('streams from streamGenerateContent with alt=sse, for the request model', async () => {
-    const s = await serve(streaming(chunks))
-    await gemini({ apiKey: 'g-test', baseUrl: s.url, stream: true }).call(
+    const { sent } = await callAt(
+      streaming(chunks),
+      (baseUrl) => gemini({ apiKey: 'g-test', baseUrl, stream: true }),
       { ...roundTrip, model: 'models/gemini-x' },
-      { signal: signal() },
     )
-    expect(s.received[0]?.path).toBe('/v1beta/models/gemini-x:streamGenerateContent?alt=sse')
+    expect(sent.path).toBe('/v1beta/models/gemini-x:streamGenerateContent?alt=sse')
   })
 
   it('reads the key from GEMINI_API_KEY, then GOOGLE_API_KEY, and refuses to start without one', async () => {
     stubEnv('GEMINI_API_KEY', '')
     stubEnv('GOOGLE_API_KEY', 'g-env')
-    const s = await serve(answering(answer))
-    await gemini({ baseUrl: s.url }).call(roundTrip, { signal: signal() })
-    expect(s.received[0]?.headers['x-goog-api-key']).toBe('g-env')
+    const { sent } = await callAt(answering(answer), (baseUrl) => gemini({ baseUrl }), roundTrip)
+    expect(sent.headers['x-goog-api-key']).toBe('g-env')
     stubEnv('GOOGLE_API_KEY', '')
     expect(() => gemini()).toThrow(UsageError)
     expect(() => gemini()).toThrow(/GEMINI_API_KEY/)
   })
 
   it('maps a whole answer with tool use ids unique in the conversation', async () => {
-    const s = await serve(answering(answer))
     const taken: ModelRequest = {
       ...roundTrip,
       messages: [
@@ -370,8 +239,12 @@ describe('gemini', () => {
         },
       ],
     }
-    const r = await gemini({ apiKey: 'g-test', baseUrl: s.url }).call(taken, { signal: signal() })
-    expect(r.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))).toEqual([
+    const { response } = await callAt(
+      answering(answer),
+      (baseUrl) => gemini({ apiKey: 'g-test', baseUrl }),
+      taken,
+    )
+    expect(response.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))).toEqual([
       'gemini_call_2',
       'gemini_call_3',
     ])

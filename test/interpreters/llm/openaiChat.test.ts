@@ -4,43 +4,17 @@ import {
   openaiChat,
   openaiChatRequest,
   openaiChatResponse,
-  type OpenAIChatOptions,
 } from '../../../src/interpreters/llm/openaiChat.js'
-import type {
-  ModelDelta,
-  ModelRequest,
-  ModelResponse,
-} from '../../../src/interpreters/llm/Provider.js'
-import { ProviderMalformed } from '../../../src/interpreters/llm/ProviderError.js'
-import type { TestServer } from './server.js'
-import {
-  answering,
-  ask,
-  failureOf,
-  imageUrl,
-  providerSuite,
-  readSchema,
-  readTool,
-  requestLaw,
-  serve,
-  signal,
-  streaming,
-  stubEnv,
-  twoCalls,
-  type ProtocolCase,
-  type Step,
-  type StreamEvent,
-} from './providerKit.js'
+import type { ModelRequest, ToolChoice } from '../../../src/interpreters/llm/Provider.js'
+import { atV1, orphans, settings } from './fixtures/openai.js'
+import { answer, chatCase, functionCall } from './fixtures/openaiChat.js'
+import { ask, choosing, imageUrl, readSchema, twoCalls } from './fixtures/requests.js'
+import { malformedPath, providerSuite, requestLaw, stubEnv, type Step } from './providerKit.js'
+import { answering, callAt, failureOf, streaming } from './server.js'
 
-const provider = (s: TestServer, options: OpenAIChatOptions = {}) =>
-  openaiChat({ apiKey: 'sk-test', baseUrl: `${s.url}/v1`, ...options })
 const conversationRequest: ModelRequest = {
+  ...settings,
   model: 'llama3.2',
-  system: 'Be brief.',
-  tools: [readTool],
-  toolChoice: { type: 'tool', name: 'read' },
-  parallelToolCalls: false,
-  maxTokens: 500,
   temperature: 0.2,
   messages: [
     ...twoCalls,
@@ -57,142 +31,13 @@ const conversationRequest: ModelRequest = {
   ],
 }
 
-const answer = {
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  model: 'gpt-4.1-2025-04-14',
-  choices: [
-    {
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: 'Let me look.',
-        reasoning_content: 'Need the file.',
-        refusal: null,
-        tool_calls: [
-          {
-            id: 'call_9',
-            type: 'function',
-            function: { name: 'read', arguments: '{"path":"b.txt"}' },
-          },
-          {
-            id: 'call_10',
-            type: 'function',
-            function: { name: 'read', arguments: '{"path":"c.txt"}' },
-          },
-        ],
-      },
-      finish_reason: 'tool_calls',
-    },
-  ],
-  usage: {
-    prompt_tokens: 1200,
-    completion_tokens: 300,
-    total_tokens: 1500,
-    prompt_tokens_details: { cached_tokens: 1000 },
-    completion_tokens_details: { reasoning_tokens: 200 },
-  },
-}
-
-const pricing = { inputPerMTok: 2, outputPerMTok: 8 }
-const cost = (1200 * 2 + 300 * 8) / 1e6
-const expected: ModelResponse = {
-  content: [
-    { type: 'thinking', thinking: 'Need the file.', signature: '' },
-    { type: 'text', text: 'Let me look.' },
-    { type: 'tool_use', id: 'call_9', name: 'read', input: { path: 'b.txt' } },
-    { type: 'tool_use', id: 'call_10', name: 'read', input: { path: 'c.txt' } },
-  ],
-  stopReason: 'tool_use',
-  usage: {
-    input_tokens: 200,
-    output_tokens: 300,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 1000,
-    cached_tokens: 1000,
-    reasoning_tokens: 200,
-    total_tokens: 1500,
-  },
-  model: 'gpt-4.1-2025-04-14',
-}
-
-const chunk = (delta: Record<string, unknown>, finish: string | null = null): StreamEvent => ({
-  data: {
-    id: 'chatcmpl-1',
-    object: 'chat.completion.chunk',
-    model: 'gpt-4.1-2025-04-14',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  },
-})
-const call = (index: number, fn: Record<string, unknown>, id?: string) => ({
-  tool_calls: [{ index, ...(id !== undefined && { id, type: 'function' }), function: fn }],
-})
-/** The answer as OpenAI streams it; the second call's arguments interleave with the first's. */
-const chunks: readonly StreamEvent[] = [
-  chunk({ role: 'assistant', content: '' }),
-  chunk({ reasoning_content: 'Need ' }),
-  chunk({ reasoning_content: 'the file.' }),
-  chunk({ content: 'Let ' }),
-  chunk({ content: 'me look.' }),
-  chunk(call(0, { name: 'read', arguments: '' }, 'call_9')),
-  chunk(call(0, { arguments: '{"pa' })),
-  chunk(call(1, { name: 'read', arguments: '{"path":' }, 'call_10')),
-  chunk(call(0, { arguments: 'th":"b.txt"}' })),
-  chunk(call(1, { arguments: '"c.txt"}' })),
-  chunk({}, 'tool_calls'),
-  {
-    data: {
-      id: 'chatcmpl-1',
-      object: 'chat.completion.chunk',
-      model: 'gpt-4.1-2025-04-14',
-      choices: [],
-      usage: answer.usage,
-    },
-  },
-  { data: '[DONE]' },
-]
-const expectedDeltas: ModelDelta[] = [
-  { type: 'thinking', text: 'Need ' },
-  { type: 'thinking', text: 'the file.' },
-  { type: 'text', text: 'Let ' },
-  { type: 'text', text: 'me look.' },
-  { type: 'tool_use', id: 'call_9', name: 'read' },
-  { type: 'tool_use', id: 'call_10', name: 'read' },
-]
-
-const chatCase: ProtocolCase = {
-  name: 'openai-chat',
-  provider: (options) => openaiChat({ apiKey: 'sk-test', ...options }),
-  body: openaiChatRequest,
-  answer,
-  expected,
-  pricing,
-  cost,
-  stream: chunks,
-  deltas: expectedDeltas,
-  eventPath: (i) => `/events/${i}`,
-  errorBody: { error: { message: 'no' } },
-  wrongField: {
-    body: { ...answer, usage: { ...answer.usage, prompt_tokens: '1' } },
-    path: '/usage/prompt_tokens',
-  },
-  wrongEvent: {
-    events: [chunks[0]!, chunk({ content: 7 })],
-    path: '/events/1/choices/0/delta/content',
-  },
-  errorEvent: {
-    events: [chunks[0]!, { data: { error: { message: 'overloaded', code: 503 } } }],
-    status: 503,
-  },
-}
-
 describe('openaiChatRequest', () => {
   it('maps a conversation with tools, images and tool calls to Chat Completions messages', async () => {
-    const s = await serve(answering(answer))
-    await provider(s, { headers: { 'x-extra': '1' } }).call(conversationRequest, {
-      signal: signal(),
-    })
-    const r = s.received[0]!
+    const { sent: r } = await callAt(
+      answering(answer),
+      atV1(chatCase, { headers: { 'x-extra': '1' } }),
+      conversationRequest,
+    )
     expect(r.method).toBe('POST')
     expect(r.path).toBe('/v1/chat/completions')
     expect(r.headers.authorization).toBe('Bearer sk-test')
@@ -213,16 +58,8 @@ describe('openaiChatRequest', () => {
           role: 'assistant',
           content: 'Reading.',
           tool_calls: [
-            {
-              id: 'call_1',
-              type: 'function',
-              function: { name: 'read', arguments: '{"path":"a.txt"}' },
-            },
-            {
-              id: 'call_2',
-              type: 'function',
-              function: { name: 'read', arguments: '{"path":"b.txt"}' },
-            },
+            functionCall('call_1', 'read', '{"path":"a.txt"}'),
+            functionCall('call_2', 'read', '{"path":"b.txt"}'),
           ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: 'hello' },
@@ -252,9 +89,7 @@ describe('openaiChatRequest', () => {
   })
 
   it('maps each tool choice and leaves tool settings out when there are no tools', () => {
-    const tools = conversationRequest.tools
-    const choice = (toolChoice: ModelRequest['toolChoice']) =>
-      openaiChatRequest({ ...ask, tools, ...(toolChoice && { toolChoice }) }).tool_choice
+    const choice = (toolChoice?: ToolChoice) => openaiChatRequest(choosing(toolChoice)).tool_choice
     expect(choice(undefined)).toBe('auto')
     expect(choice({ type: 'any' })).toBe('required')
     expect(choice({ type: 'none' })).toBe('none')
@@ -289,25 +124,7 @@ describe('openaiChatRequest', () => {
   })
 
   it('leaves out a call without its result and sends a result without its call as text', () => {
-    const body = openaiChatRequest({
-      ...ask,
-      messages: [
-        {
-          type: 'message',
-          role: 'assistant',
-          content: [
-            { type: 'text', text: 'Let me see.' },
-            { type: 'tool_use', id: 'lost', name: 'read', input: {} },
-          ],
-        },
-        { type: 'message', role: 'user', content: 'never mind' },
-        {
-          type: 'message',
-          role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 'gone', content: 'late' }],
-        },
-      ],
-    })
+    const body = openaiChatRequest(orphans([{ type: 'text', text: 'Let me see.' }]))
     expect(body.messages).toEqual([
       { role: 'assistant', content: 'Let me see.' },
       { role: 'user', content: 'never mind\n\n[result of tool call gone]\nlate' },
@@ -315,7 +132,7 @@ describe('openaiChatRequest', () => {
   })
 
   requestLaw({
-    map: (r) => openaiChatRequest(r),
+    map: openaiChatRequest,
     steps: (body) =>
       body.messages.flatMap((m): Step[] =>
         m.role === 'tool'
@@ -377,15 +194,7 @@ describe('openaiChatResponse', () => {
   })
 
   it('gives the JSON pointer of a field of the wrong type', () => {
-    const at = (body: unknown): string => {
-      try {
-        openaiChatResponse(body)
-      } catch (e) {
-        expect(e).toBeInstanceOf(ProviderMalformed)
-        return (e as ProviderMalformed).path
-      }
-      throw new Error('no error')
-    }
+    const at = malformedPath(openaiChatResponse)
     const message = answer.choices[0]!.message
     const withMessage = (m: Record<string, unknown>) => ({
       ...answer,
@@ -417,26 +226,25 @@ describe('openaiChat', () => {
   providerSuite(chatCase)
 
   it('is a 429 on a rate limit error chunk', async () => {
-    const s = await serve(
-      streaming([{ data: { error: { message: 'slow', type: 'rate_limit_exceeded' } } }]),
-    )
-    const e = await failureOf(provider(s, { stream: true }).call(ask, { signal: signal() }))
+    const limited = streaming([
+      { data: { error: { message: 'slow', type: 'rate_limit_exceeded' } } },
+    ])
+    const e = await failureOf(callAt(limited, atV1(chatCase, { stream: true }), ask))
     expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 429, retryable: true })
   })
 
   it('is a ProviderHttpError when a 200 answer is an error', async () => {
-    const s = await serve(answering({ error: { message: 'model not found', code: 404 } }))
-    const e = await failureOf(provider(s).call(ask, { signal: signal() }))
+    const notFound = answering({ error: { message: 'model not found', code: 404 } })
+    const e = await failureOf(callAt(notFound, atV1(chatCase), ask))
     expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 404, retryable: false })
   })
 
   it('needs a key for OpenAI, read from OPENAI_API_KEY, and sends none to another server unless given', async () => {
     stubEnv('OPENAI_API_KEY', 'sk-env')
     expect(openaiChat().name).toBe('openai-chat')
-    const s = await serve(answering(answer))
-    await openaiChat({ baseUrl: s.url }).call(ask, { signal: signal() })
-    expect(s.received[0]?.headers.authorization).toBeUndefined()
-    expect(s.received[0]?.path).toBe('/chat/completions')
+    const { sent } = await callAt(answering(answer), (baseUrl) => openaiChat({ baseUrl }), ask)
+    expect(sent.headers.authorization).toBeUndefined()
+    expect(sent.path).toBe('/chat/completions')
     stubEnv('OPENAI_API_KEY', undefined)
     expect(() => openaiChat()).toThrow(UsageError)
     expect(() => openaiChat({ baseUrl: 'https://api.openai.com/v1/' })).toThrow(/OPENAI_API_KEY/)

@@ -9,44 +9,38 @@ import {
 import type {
   ModelDelta,
   ModelRequest,
-  ModelResponse,
+  ToolChoice,
 } from '../../../src/interpreters/llm/Provider.js'
 import {
   ProviderHttpError,
   ProviderMalformed,
 } from '../../../src/interpreters/llm/ProviderError.js'
-import type { TestServer } from './server.js'
+import { atV1, deltas, orphans, settings } from './fixtures/openai.js'
+import {
+  answer,
+  call9,
+  event,
+  failedEvent,
+  message,
+  responsesCase,
+  streamEvents,
+} from './fixtures/openaiResponses.js'
 import {
   OPENAI_REASONING,
-  answering,
   ask,
-  failureOf,
+  choosing,
   imageUrl,
-  providerSuite,
   readSchema,
-  readTool,
-  requestLaw,
-  serve,
-  signal,
-  streaming,
-  stubEnv,
   twoCalls,
-  type ProtocolCase,
-  type Step,
-  type StreamEvent,
-} from './providerKit.js'
+} from './fixtures/requests.js'
+import { malformedPath, providerSuite, requestLaw, stubEnv, type Step } from './providerKit.js'
+import { answering, callAt, failureOf, streaming, type StreamEvent } from './server.js'
 
-const provider = (s: TestServer, options: OpenAIResponsesOptions = {}) =>
-  openaiResponses({ apiKey: 'sk-test', baseUrl: `${s.url}/v1`, ...options })
 const OURS = OPENAI_REASONING
 const OURS_TOO = 'gAAAAABoSecondReasoning=='
 
 const conversationRequest: ModelRequest = {
-  system: 'Be brief.',
-  tools: [readTool],
-  toolChoice: { type: 'tool', name: 'read' },
-  parallelToolCalls: false,
-  maxTokens: 500,
+  ...settings,
   messages: [
     ...twoCalls,
     {
@@ -66,177 +60,24 @@ const conversationRequest: ModelRequest = {
   ],
 }
 
-const answer = {
-  id: 'resp_1',
-  object: 'response',
-  status: 'completed',
-  model: 'gpt-5-2025-08-07',
-  output: [
-    {
-      id: 'rs_1',
-      type: 'reasoning',
-      summary: [{ type: 'summary_text', text: 'Need the file.' }],
-      encrypted_content: 'gAAAAABoNew==',
-    },
-    {
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text: 'Let me look.', annotations: [] }],
-    },
-    {
-      id: 'fc_1',
-      type: 'function_call',
-      call_id: 'call_9',
-      name: 'read',
-      arguments: '{"path":"b.txt"}',
-      status: 'completed',
-    },
-    {
-      id: 'fc_2',
-      type: 'function_call',
-      call_id: 'call_10',
-      name: 'read',
-      arguments: '{"path":"c.txt"}',
-      status: 'completed',
-    },
-  ],
-  usage: {
-    input_tokens: 1200,
-    input_tokens_details: { cached_tokens: 1000 },
-    output_tokens: 300,
-    output_tokens_details: { reasoning_tokens: 200 },
-    total_tokens: 1500,
-  },
-}
-
-const expected: ModelResponse = {
-  content: [
-    { type: 'thinking', thinking: 'Need the file.', signature: 'gAAAAABoNew==' },
-    { type: 'text', text: 'Let me look.' },
-    { type: 'tool_use', id: 'call_9', name: 'read', input: { path: 'b.txt' } },
-    { type: 'tool_use', id: 'call_10', name: 'read', input: { path: 'c.txt' } },
-  ],
-  stopReason: 'tool_use',
-  usage: {
-    input_tokens: 200,
-    output_tokens: 300,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 1000,
-    cached_tokens: 1000,
-    reasoning_tokens: 200,
-    total_tokens: 1500,
-  },
-  model: 'gpt-5-2025-08-07',
-}
-const pricing = { inputPerMTok: 1.25, outputPerMTok: 10 }
-const cost = (1200 * 1.25 + 300 * 10) / 1e6
-
-const ev = (type: string, data: Record<string, unknown> = {}): StreamEvent => ({
-  event: type,
-  data: { type, ...data },
-})
-const [reasoning, message, call9, call10] = answer.output as unknown as [
-  Record<string, unknown>,
-  Record<string, unknown>,
-  Record<string, unknown>,
-  Record<string, unknown>,
-]
-/** The answer as OpenAI streams it, with the completed response at the end. */
-const streamEvents = (completedOutput: readonly unknown[] = answer.output): StreamEvent[] => [
-  ev('response.created', { response: { ...answer, status: 'in_progress', output: [] } }),
-  ev('response.output_item.added', {
-    output_index: 0,
-    item: { id: 'rs_1', type: 'reasoning', summary: [] },
-  }),
-  ev('response.reasoning_summary_text.delta', {
-    output_index: 0,
-    summary_index: 0,
-    delta: 'Need ',
-  }),
-  ev('response.reasoning_summary_text.delta', {
-    output_index: 0,
-    summary_index: 0,
-    delta: 'the file.',
-  }),
-  ev('response.output_item.done', { output_index: 0, item: reasoning }),
-  ev('response.output_item.added', {
-    output_index: 1,
-    item: { id: 'msg_1', type: 'message', role: 'assistant', status: 'in_progress', content: [] },
-  }),
-  ev('response.content_part.added', { output_index: 1, content_index: 0, part: {} }),
-  ev('response.output_text.delta', { output_index: 1, content_index: 0, delta: 'Let ' }),
-  ev('response.output_text.delta', { output_index: 1, content_index: 0, delta: 'me look.' }),
-  ev('response.output_text.done', { output_index: 1, content_index: 0, text: 'Let me look.' }),
-  ev('response.output_item.added', {
-    output_index: 2,
-    item: { ...call9, arguments: '', status: 'in_progress' },
-  }),
-  ev('response.function_call_arguments.delta', { output_index: 2, delta: '{"pa' }),
-  ev('response.function_call_arguments.delta', { output_index: 2, delta: 'th":"b.txt"}' }),
-  ev('response.output_item.added', {
-    output_index: 3,
-    item: { ...call10, arguments: '', status: 'in_progress' },
-  }),
-  ev('response.function_call_arguments.delta', { output_index: 3, delta: '{"path":' }),
-  ev('response.function_call_arguments.delta', { output_index: 3, delta: '"c.txt"}' }),
-  ev('response.completed', { response: { ...answer, output: completedOutput } }),
-]
-const expectedDeltas: ModelDelta[] = [
-  { type: 'thinking', text: 'Need ' },
-  { type: 'thinking', text: 'the file.' },
-  { type: 'text', text: 'Let ' },
-  { type: 'text', text: 'me look.' },
-  { type: 'tool_use', id: 'call_9', name: 'read' },
-  { type: 'tool_use', id: 'call_10', name: 'read' },
-]
-
 const streamedCall = async (events: readonly StreamEvent[]) => {
-  const s = await serve(streaming(events))
   const deltas: ModelDelta[] = []
-  const response = await provider(s, { stream: true }).call(ask, {
-    signal: signal(),
-    onDelta: (d) => deltas.push(d),
-  })
+  const { response } = await callAt(
+    streaming(events),
+    atV1(responsesCase, { stream: true }),
+    ask,
+    (d) => deltas.push(d),
+  )
   return { response, deltas }
-}
-
-const failedEvent = ev('response.failed', {
-  response: { ...answer, status: 'failed', error: { code: 'server_error', message: 'boom' } },
-})
-
-const responsesCase: ProtocolCase = {
-  name: 'openai-responses',
-  provider: (options) => openaiResponses({ apiKey: 'sk-test', ...options }),
-  body: openaiResponsesRequest,
-  answer,
-  expected,
-  pricing,
-  cost,
-  stream: streamEvents(),
-  deltas: expectedDeltas,
-  eventPath: (i) => `/events/${i}`,
-  errorBody: { error: { message: 'no', type: 'x' } },
-  wrongField: {
-    body: { ...answer, output: [{ ...call9, call_id: 5 }] },
-    path: '/output/0/call_id',
-  },
-  wrongEvent: {
-    events: [streamEvents()[0]!, ev('response.output_text.delta', { output_index: 0, delta: 5 })],
-    path: '/events/1/delta',
-  },
-  errorEvent: { events: [streamEvents()[0]!, failedEvent], status: 500 },
 }
 
 describe('openaiResponsesRequest', () => {
   it('maps a conversation with tools, images, tool calls and reasoning to Responses input items', async () => {
-    const s = await serve(answering(answer))
-    await provider(s, { model: 'gpt-4.1', headers: { 'openai-organization': 'org-1' } }).call(
+    const { sent: r } = await callAt(
+      answering(answer),
+      atV1(responsesCase, { model: 'gpt-4.1', headers: { 'openai-organization': 'org-1' } }),
       conversationRequest,
-      { signal: signal() },
     )
-    const r = s.received[0]!
     expect(r.method).toBe('POST')
     expect(r.path).toBe('/v1/responses')
     expect(r.headers.authorization).toBe('Bearer sk-test')
@@ -303,9 +144,8 @@ describe('openaiResponsesRequest', () => {
   })
 
   it('maps each tool choice and leaves tool settings out when there are no tools', () => {
-    const tools = conversationRequest.tools
-    const choice = (toolChoice: ModelRequest['toolChoice']) =>
-      openaiResponsesRequest({ ...ask, tools, ...(toolChoice && { toolChoice }) }).tool_choice
+    const choice = (toolChoice?: ToolChoice) =>
+      openaiResponsesRequest(choosing(toolChoice)).tool_choice
     expect(choice(undefined)).toBe('auto')
     expect(choice({ type: 'auto' })).toBe('auto')
     expect(choice({ type: 'any' })).toBe('required')
@@ -345,22 +185,7 @@ describe('openaiResponsesRequest', () => {
   })
 
   it('leaves out a call without its result and sends a result without its call as text', () => {
-    const body = openaiResponsesRequest({
-      ...ask,
-      messages: [
-        {
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'lost', name: 'read', input: {} }],
-        },
-        { type: 'message', role: 'user', content: 'never mind' },
-        {
-          type: 'message',
-          role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 'gone', content: 'late', is_error: true }],
-        },
-      ],
-    })
+    const body = openaiResponsesRequest(orphans([], true))
     expect(body.input).toEqual([
       {
         type: 'message',
@@ -374,7 +199,7 @@ describe('openaiResponsesRequest', () => {
   })
 
   requestLaw({
-    map: (r) => openaiResponsesRequest(r),
+    map: openaiResponsesRequest,
     steps: (body) =>
       body.input.flatMap((item): Step[] =>
         item.type === 'function_call'
@@ -428,16 +253,7 @@ describe('openaiResponsesResponse', () => {
   })
 
   it('gives the JSON pointer of a field of the wrong type', () => {
-    const at = (body: unknown): string => {
-      try {
-        openaiResponsesResponse(body)
-      } catch (e) {
-        expect(e).toBeInstanceOf(ProviderMalformed)
-        expect((e as ProviderMalformed).retryable).toBe(false)
-        return (e as ProviderMalformed).path
-      }
-      throw new Error('no error')
-    }
+    const at = malformedPath(openaiResponsesResponse)
     expect(at({ ...answer, usage: { ...answer.usage, input_tokens: 'many' } })).toBe(
       '/usage/input_tokens',
     )
@@ -455,14 +271,14 @@ describe('openaiResponsesResponse', () => {
 
 describe('openaiResponses streaming', () => {
   it('builds the output from the events when the completed response lists none', async () => {
-    const { response, deltas } = await streamedCall(streamEvents([]))
-    expect(response).toEqual(expected)
-    expect(deltas).toEqual(expectedDeltas)
+    const streamed = await streamedCall(streamEvents([]))
+    expect(streamed.response).toEqual(responsesCase.expected)
+    expect(streamed.deltas).toEqual(deltas)
   })
 
   it('ends at response.incomplete with max_tokens', async () => {
     const { response } = await streamedCall([
-      ev('response.incomplete', {
+      event('response.incomplete', {
         response: {
           ...answer,
           status: 'incomplete',
@@ -478,17 +294,17 @@ describe('openaiResponses streaming', () => {
   it('is a 429 on a rate limit error event, a 400 on another code, with the error on the event or under its `error`', async () => {
     const limited = await failureOf(
       streamedCall([
-        ev('error', { code: 'rate_limit_exceeded', message: 'slow down', param: null }),
+        event('error', { code: 'rate_limit_exceeded', message: 'slow down', param: null }),
       ]),
     )
     expect(limited).toMatchObject({ _tag: 'ProviderHttpError', status: 429, retryable: true })
     const invalid = await failureOf(
-      streamedCall([ev('error', { code: 'invalid_prompt', message: 'no', param: null })]),
+      streamedCall([event('error', { code: 'invalid_prompt', message: 'no', param: null })]),
     )
     expect(invalid).toMatchObject({ status: 400, retryable: false })
     const nested = await failureOf(
       streamedCall([
-        ev('error', { error: { type: 'server_error', code: 'server_error', message: 'x' } }),
+        event('error', { error: { type: 'server_error', code: 'server_error', message: 'x' } }),
       ]),
     )
     expect(nested).toMatchObject({ status: 500, retryable: true })
@@ -500,7 +316,7 @@ describe('openaiResponses streaming', () => {
   it('gives the path into the response of response.completed', async () => {
     const e = await failureOf(
       streamedCall([
-        ev('response.completed', { response: { ...answer, output: [{ ...call9, name: 1 }] } }),
+        event('response.completed', { response: { ...answer, output: [{ ...call9, name: 1 }] } }),
       ]),
     )
     expect(e).toBeInstanceOf(ProviderMalformed)
@@ -512,19 +328,20 @@ describe('openaiResponses', () => {
   providerSuite(responsesCase)
 
   it('is a ProviderHttpError when a whole response failed', async () => {
-    const s = await serve(
-      answering({ ...answer, status: 'failed', error: { code: 'server_error', message: 'x' } }),
-    )
-    const e = await failureOf(provider(s).call(ask, { signal: signal() }))
+    const failed = answering({
+      ...answer,
+      status: 'failed',
+      error: { code: 'server_error', message: 'x' },
+    })
+    const e = await failureOf(callAt(failed, atV1(responsesCase), ask))
     expect(e).toMatchObject({ _tag: 'ProviderHttpError', status: 500, retryable: true })
   })
 
   it('reads OPENAI_API_KEY when no key is given, and names it when it is missing', async () => {
     stubEnv('OPENAI_API_KEY', 'sk-env')
-    const s = await serve(answering(answer))
-    await openaiResponses({ baseUrl: s.url }).call(ask, { signal: signal() })
-    expect(s.received[0]?.headers.authorization).toBe('Bearer sk-env')
-    expect(s.received[0]?.path).toBe('/responses')
+    const { sent } = await callAt(answering(answer), (baseUrl) => openaiResponses({ baseUrl }), ask)
+    expect(sent.headers.authorization).toBe('Bearer sk-env')
+    expect(sent.path).toBe('/responses')
     stubEnv('OPENAI_API_KEY', undefined)
     expect(() => openaiResponses()).toThrow(UsageError)
     expect(() => openaiResponses()).toThrow(/OPENAI_API_KEY/)

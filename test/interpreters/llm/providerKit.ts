@@ -1,15 +1,6 @@
-import type { ServerResponse } from 'node:http'
 import fc from 'fast-check'
 import { expect, it, onTestFinished, vi } from 'vitest'
-import {
-  messages,
-  systemPrompt,
-  toolDefinitions,
-  UsageError,
-  type ImageBlock,
-  type Message,
-  type ToolDefinition,
-} from 'nerve'
+import { messages, systemPrompt, toolDefinitions, UsageError } from 'nerve'
 import { conversation } from 'nerve/testing'
 import type { Pricing, ProviderOptions } from '../../../src/interpreters/llm/httpProvider.js'
 import type {
@@ -24,49 +15,23 @@ import {
   ProviderStreamCut,
   ProviderTimeout,
 } from '../../../src/interpreters/llm/ProviderError.js'
-import { json, sse, startServer, type Received, type TestServer } from './server.js'
+import { roundTrip } from './fixtures/requests.js'
+import {
+  answering,
+  failureOf,
+  serve,
+  signal,
+  sse,
+  sseText,
+  streaming,
+  type Handler,
+  type StreamEvent,
+} from './server.js'
 
-// What the tests of the HTTP providers share: a server per test, fixtures,
-// and the suites every protocol must pass.
-
-/** How the test server answers one request. */
-export type Handler = (req: Received, res: ServerResponse) => void | Promise<void>
-
-/** One server-sent event to send: its `event:` name, if any, and its data (JSON, or a raw string). */
-export interface StreamEvent {
-  readonly event?: string
-  readonly data: unknown
-}
-
-/** Starts a server on loopback for the running test; it is closed when the test finishes. */
-export const serve = async (handle: Handler): Promise<TestServer> => {
-  const s = await startServer(handle)
-  onTestFinished(() => s.close())
-  return s
-}
-
-/** Answers with `body` as JSON. */
-export const answering =
-  (body: unknown, status = 200, headers: Record<string, string> = {}): Handler =>
-  (_req, res) => {
-    json(res, body, status, headers)
-  }
-
-/** Answers with `events` as server-sent events, then ends. */
-export const streaming =
-  (events: readonly StreamEvent[]): Handler =>
-  (_req, res) => {
-    sse(res, events)
-  }
-
-/** The text of `events` on the wire, each line ended by `eol`. */
-const wire = (events: readonly StreamEvent[], eol = '\n'): string =>
-  events
-    .map((e) => {
-      const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data)
-      return `${e.event === undefined ? '' : `event: ${e.event}${eol}`}data: ${data}${eol}${eol}`
-    })
-    .join('')
+// What the tests of the HTTP providers share: the suites every protocol must
+// pass, and the helpers their own tests use. The server they run against is
+// in server.ts, the requests they send in fixtures/requests.ts, and each
+// protocol's answers on the wire in fixtures/<protocol>.ts.
 
 /** Sets an environment variable for the running test (`undefined` unsets it). */
 export const stubEnv = (name: string, value: string | undefined): void => {
@@ -76,124 +41,47 @@ export const stubEnv = (name: string, value: string | undefined): void => {
   })
 }
 
-/** A signal nobody aborts. */
-export const signal = (): AbortSignal => new AbortController().signal
+/**
+ * The path of the ProviderMalformed that `decode` throws for `body`; the
+ * test fails if it throws none, or another error, or a retryable one.
+ */
+export const malformedPath =
+  (decode: (body: unknown) => unknown) =>
+  (body: unknown): string => {
+    try {
+      decode(body)
+    } catch (e) {
+      expect(e).toBeInstanceOf(ProviderMalformed)
+      expect((e as ProviderMalformed).retryable).toBe(false)
+      return (e as ProviderMalformed).path
+    }
+    return expect.fail('decoded without an error')
+  }
 
-/** What `work` rejects with; the test fails if it succeeds. */
-export const failureOf = (work: Promise<unknown>): Promise<unknown> =>
-  work.then(
-    () => expect.fail('the call succeeded'),
-    (e: unknown) => e,
-  )
-
-/** A tiny PNG, and the same as a data URL. */
-export const image: ImageBlock = {
-  type: 'image',
-  source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
-}
-export const imageUrl = 'data:image/png;base64,iVBORw0KGgo='
-
-export const readSchema = {
-  type: 'object',
-  properties: { path: { type: 'string' } },
-  required: ['path'],
-}
-export const readTool: ToolDefinition = {
-  name: 'read',
-  description: 'Reads a file',
-  input_schema: readSchema,
-}
-
-/** A request with no tools and one user message. */
-export const ask: ModelRequest = {
-  system: '',
-  messages: [{ type: 'message', role: 'user', content: 'hi' }],
-  tools: [],
+/** `text` in two pieces, the first the longer by at most one character. */
+export const halves = (text: string): readonly [string, string] => {
+  const i = Math.ceil(text.length / 2)
+  return [text.slice(0, i), text.slice(i)]
 }
 
 /**
- * A request with a system prompt, `read` forced, no parallel calls, limits,
- * and one round trip: a question in two user messages (text, then an
- * image); the assistant's thinking (Anthropic's signed one, and Gemini's
- * with the signature of the call), text and a call of `read`; its result
- * (text and an image).
+ * The deltas of a streamed answer that thinks in the `thinking` pieces,
+ * writes the `text` pieces, then calls `read` once for each id in `calls`.
  */
-export const roundTrip: ModelRequest = {
-  system: 'You are terse.',
-  messages: [
-    { type: 'message', role: 'user', content: 'What is in a.png?' },
-    { type: 'message', role: 'user', content: [image] },
-    {
-      type: 'message',
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'Read it.', signature: 'c2lnMQ==' },
-        { type: 'thinking', thinking: 'Read it.', signature: 'gemini:c2lnMQ==' },
-        { type: 'text', text: 'Let me look.' },
-        { type: 'thinking', thinking: '', signature: 'gemini:c2ln' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.png' } },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'toolu_1',
-          content: [{ type: 'text', text: 'the picture:' }, image],
-          is_error: false,
-        },
-      ],
-    },
-  ],
-  tools: [readTool],
-  toolChoice: { type: 'tool', name: 'read' },
-  parallelToolCalls: false,
-  maxTokens: 1024,
-  temperature: 0.5,
-}
-
-/** Encrypted reasoning as OpenAI issues it (a Fernet token: it starts with `gAAAAA`). */
-export const OPENAI_REASONING = 'gAAAAABoFirstReasoning=='
-
-/**
- * The start of a conversation with two parallel calls: a question in two
- * user messages (text, then an image and text); the assistant's reasoning
- * (OpenAI's, then Anthropic's redacted and signed), text and two calls of
- * `read`; their results (text and an image; an error) and more text.
- */
-export const twoCalls: readonly Message[] = [
-  { type: 'message', role: 'user', content: 'Look at this' },
-  { type: 'message', role: 'user', content: [image, { type: 'text', text: 'and read a.txt' }] },
-  {
-    type: 'message',
-    role: 'assistant',
-    content: [
-      { type: 'thinking', thinking: 'I should read it.', signature: OPENAI_REASONING },
-      { type: 'redacted_thinking', data: 'EmwKAhgBEgyAnthropicData' },
-      { type: 'thinking', thinking: 'Theirs.', signature: 'ErUBCkYIBBgC' },
-      { type: 'text', text: 'Reading.' },
-      { type: 'tool_use', id: 'call_1', name: 'read', input: { path: 'a.txt' } },
-      { type: 'tool_use', id: 'call_2', name: 'read', input: { path: 'b.txt' } },
-    ],
-  },
-  {
-    type: 'message',
-    role: 'user',
-    content: [
-      {
-        type: 'tool_result',
-        tool_use_id: 'call_1',
-        content: [{ type: 'text', text: 'hello' }, image],
-      },
-      { type: 'tool_result', tool_use_id: 'call_2', content: 'not found', is_error: true },
-      { type: 'text', text: 'Thanks' },
-    ],
-  },
+export const readingDeltas = (
+  thinking: readonly string[],
+  text: readonly string[],
+  calls: readonly string[],
+): readonly ModelDelta[] => [
+  ...thinking.map((t): ModelDelta => ({ type: 'thinking', text: t })),
+  ...text.map((t): ModelDelta => ({ type: 'text', text: t })),
+  ...calls.map((id): ModelDelta => ({ type: 'tool_use', id, name: 'read' })),
 ]
 
-/** One protocol, as {@link providerSuite} tests it: its provider and answers in its shapes. */
+/**
+ * One protocol, as {@link providerSuite} and the agent-level fault tests use
+ * it: its provider and answers in its shapes (each in fixtures/<protocol>.ts).
+ */
 export interface ProtocolCase {
   /** The provider's name, as its errors carry it. */
   readonly name: string
@@ -219,12 +107,21 @@ export interface ProtocolCase {
   readonly eventPath: (index: number) => string
   /** A body the API sends with an error status. */
   readonly errorBody: unknown
-  /** A whole answer with a field of the wrong type, and that field's path. */
+  /**
+   * A whole answer that asks for the `ping` tool, then has a field of the
+   * wrong type; and that field's path.
+   */
   readonly wrongField: { readonly body: unknown; readonly path: string }
   /** A stream with an event with a field of the wrong type, and the path of that field. */
   readonly wrongEvent: { readonly events: readonly StreamEvent[]; readonly path: string }
   /** A stream that ends with the protocol's error event for a server error, and its HTTP status. */
   readonly errorEvent: { readonly events: readonly StreamEvent[]; readonly status: number }
+  /** A whole answer that says `text` and ends the turn. */
+  readonly says: (text: string) => unknown
+  /** The same answer streamed, `text` in two pieces; its last event is the protocol's end event. */
+  readonly saysStreamed: (text: string) => readonly StreamEvent[]
+  /** A whole answer that asks for the `ping` tool, with no input. */
+  readonly callsPing: unknown
 }
 
 /**
@@ -268,7 +165,7 @@ export const providerSuite = (p: ProtocolCase): void => {
   })
 
   it('reads a stream split across arbitrary chunk boundaries', async () => {
-    const text = wire(p.stream, '\r\n')
+    const text = sseText(p.stream, '\r\n')
     const split: Handler = async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       for (let i = 0; i < text.length; i += 7) {
@@ -374,7 +271,7 @@ export const providerSuite = (p: ProtocolCase): void => {
   it('a stream that stalls is a timeout', async () => {
     const stall: Handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(wire(p.stream.slice(0, 1)))
+      res.write(sseText(p.stream.slice(0, 1)))
     }
     const e = await failing(stall, { stream: true, timeoutMs: 100 })
     expect(e).toBeInstanceOf(ProviderTimeout)
@@ -395,7 +292,7 @@ export const providerSuite = (p: ProtocolCase): void => {
     const reason = new Error('user stop')
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(wire(p.stream.slice(0, -1)))
+      res.write(sseText(p.stream.slice(0, -1)))
     })
     const work = p.provider({ baseUrl: s.url, stream: true }).call(roundTrip, {
       signal: controller.signal,

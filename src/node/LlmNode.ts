@@ -159,4 +159,6 @@ export const isLlmNode = (n: Node): n is LlmNode => n.kind === 'llm'
 export const forkLlm =
   (id: string, forkTime: string, messageCount: number) =>
   (node: LlmNode): LlmNode =>
-    forkCopy('forkLlm', 'llm', id, forkTime, node, [], {}, { fork_message_count: messageCount })
+    forkCopy('forkLlm', 'llm', id, forkTime, node, undefined, undefined, {
+      fork_message_count: messageCount,
+    })

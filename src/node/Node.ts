@@ -34,6 +34,8 @@ export interface NodeOptions {
 
 const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
 
+const NO_CHANGES = Object.freeze({})
+
 /** The metadata of a node built without any. @internal */
 export const EMPTY_METADATA: Meta = Object.freeze({})
 
@@ -108,7 +110,7 @@ export const forkCopy = <N extends Node>(
   forkTime: string,
   node: N,
   drop: readonly (keyof N)[] = [],
-  changes: Partial<N> = {},
+  changes: Partial<N> = NO_CHANGES,
   metadata: Meta = EMPTY_METADATA,
 ): N => {
   requireName(api, 'the new node id', id)
@@ -127,7 +129,7 @@ export const forkCopy = <N extends Node>(
   // The node was checked and frozen when it was made: only the new parts need it.
   return Object.freeze({
     ...kept,
-    ...deepFreeze(changes),
+    ...(changes === NO_CHANGES ? changes : deepFreeze(changes)),
     id,
     metadata: deepFreeze({
       ...node.metadata,

@@ -131,6 +131,22 @@ const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
 
 const NEVER = new AbortController().signal
 
+/** A session's cell for one node id: methods on a prototype, so handing one out allocates one small object. */
+class Cell implements StateCell {
+  readonly #cells: Map<string, unknown>
+  readonly #id: string
+  constructor(cells: Map<string, unknown>, id: string) {
+    this.#cells = cells
+    this.#id = id
+  }
+  get(): unknown {
+    return this.#cells.get(this.#id)
+  }
+  set(value: unknown): void {
+    this.#cells.set(this.#id, value)
+  }
+}
+
 /**
  * The one mutable cell of Nerve: nodes registered by name, the lifecycle
  * ({@link NodeState}) and live state of persistent nodes, their state cells,
@@ -280,11 +296,7 @@ export class Session implements NodeRegistry {
 
   /** The cell holding the live value of the node with this id (an LLM node's conversation head). */
   cell(nodeId: string): StateCell {
-    const cells = this.#cells
-    return Object.freeze({
-      get: () => cells.get(nodeId),
-      set: (value: unknown) => void cells.set(nodeId, value),
-    })
+    return new Cell(this.#cells, nodeId)
   }
 
   /**

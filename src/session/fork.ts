@@ -59,7 +59,7 @@ const refuseStopped = (session: Session, name: string, state: NodeState): void =
 }
 
 /** Runs one interpreter fork and checks what it answers. */
-const forkOne = (
+const forkOne = async (
   session: Session,
   interpreter: Interpreter,
   node: Node,
@@ -67,18 +67,15 @@ const forkOne = (
   signal: AbortSignal,
   at: ForkPoint | undefined,
 ): Promise<Node> => {
-  const ctx: ForkContext = {
-    signal,
-    session,
-    time: Session.now(session),
-    ...(at !== undefined && { at }),
+  const ctx: ForkContext =
+    at === undefined
+      ? { signal, session, time: Session.now(session) }
+      : { signal, session, time: Session.now(session), at }
+  const copy = await interpreter.fork!(node, newName, ctx)
+  if (!isNode(copy)) {
+    throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
   }
-  return interpreter.fork!(node, newName, ctx).then((copy) => {
-    if (!isNode(copy)) {
-      throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
-    }
-    return copy
-  })
+  return copy
 }
 
 /** Undoes forks when the session closed meanwhile or a sibling fork failed. */

@@ -1,6 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { ancestorsOfAll, heads } from '../dag/traverse.js'
-import type { Conversation, Entry, Heads, Message, ToolDefinition, Usage } from './Entry.js'
+import type {
+  Conversation,
+  Entry,
+  Heads,
+  Message,
+  SubConversation,
+  ToolDefinition,
+  ToolExecution,
+  Usage,
+} from './Entry.js'
 
 const history = (on: Heads): readonly Conversation[] =>
   ancestorsOfAll(Array.isArray(on) ? (on as readonly Conversation[]) : [on as Conversation])
@@ -26,6 +35,35 @@ const entriesOf = <K extends Entry['type']>(on: Heads, type: K): Extract<Entry, 
  * assert.deepStrictEqual(messages(c).map((m) => m.role), ['user', 'assistant'])
  */
 export const messages = (on: Heads): readonly Message[] => entriesOf(on, 'message')
+
+/**
+ * The tool executions of a conversation in causal order: one per tool call
+ * the agent loop ran, with the tool's name, the call's id and its result.
+ *
+ * @category projections
+ * @example
+ * import { assistant, empty, toolExecutions, toolResults, user } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ *
+ * const c = pipe(
+ *   empty,
+ *   user('time?'),
+ *   assistant([{ type: 'tool_use', id: 't', name: 'clock', input: {} }]),
+ *   toolResults([{ tool_use_id: 't', content: 'noon' }]),
+ * )
+ * assert.deepStrictEqual(toolExecutions(c).map((x) => [x.tool_name, x.result]), [['clock', 'noon']])
+ */
+export const toolExecutions = (on: Heads): readonly ToolExecution[] =>
+  entriesOf(on, 'tool_execution')
+
+/**
+ * The nested conversations (sub-agents' runs) of a conversation, in causal order.
+ *
+ * @category projections
+ */
+export const subConversations = (on: Heads): readonly SubConversation[] =>
+  entriesOf(on, 'sub_conversation')
 
 /**
  * Every system prompt of the history, joined by a blank line; `''` when there is none.

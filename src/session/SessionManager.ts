@@ -41,6 +41,12 @@ export interface SessionManager {
   /** The open sessions with this name, in creation order (names need not be unique). */
   findByName(name: string): readonly Session[]
   list(): readonly SessionInfo[]
+  /**
+   * Writes an open session's record as it is now (its nodes and their
+   * states, `updated_at`) to the store; false when the manager has no such
+   * open session. A manager without a store throws a UsageError.
+   */
+  save(id: string): Promise<boolean>
   /** Closes a session and removes its record; false when the manager has no such session. */
   close(id: string): Promise<boolean>
   closeAll(): Promise<void>
@@ -130,8 +136,17 @@ export const sessionManager = (options: SessionManagerOptions = {}): SessionMana
     return true
   }
 
+  const save = async (id: string): Promise<boolean> => {
+    if (store === undefined) throw new UsageError('SessionManager.save', 'the manager has no store')
+    const session = sessions.get(id)
+    if (session === undefined || session.closed) return false
+    await store.save(sessionRecord(session))
+    return true
+  }
+
   return Object.freeze({
     create,
+    save,
     get: (id: string) => {
       const s = sessions.get(id)
       return s === undefined || s.closed ? undefined : s

@@ -95,6 +95,23 @@ describe('sessionManager', () => {
     expect(records.size).toBe(0)
   })
 
+  it('writes a session’s record again on save, with its nodes as they are now', async () => {
+    const { store, records } = memoryStore()
+    const clock = fakeClock({ start: 0 })
+    const manager = sessionManager({ store, clock })
+    const s = await manager.create({ id: 's' })
+    s.register(fn('f', () => 1))
+    await clock.advance(1000)
+    expect(await manager.save('s')).toBe(true)
+    expect(records.get('s')).toMatchObject({
+      updated_at: '1970-01-01T00:00:01.000Z',
+      nodes: [{ id: 'f', type: 'function', state: 'created' }],
+    })
+    expect(await manager.save('nope')).toBe(false)
+    await expect(sessionManager().save('s')).rejects.toThrow(/has no store/)
+    await manager.closeAll()
+  })
+
   it('closes the session and rejects when its record cannot be saved', async () => {
     const { store } = memoryStore(true)
     const manager = sessionManager({ store })

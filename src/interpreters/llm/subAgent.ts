@@ -40,7 +40,7 @@ const TaskInput = t.type({ task: t.string })
  *
  * @category agent
  * @example
- * import { empty, runAgent, subAgent, toolbox, user } from 'nerve'
+ * import { empty, runAgent, subAgent, subConversations, toolbox, user } from 'nerve'
  * import { scriptedProvider, toolUse } from 'nerve/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
@@ -54,7 +54,7 @@ const TaskInput = t.type({ task: t.string })
  * const lead = scriptedProvider([[toolUse('research', { task: 'Where is Oslo?' })], 'Norway.'])
  * const result = await runAgent(lead, pipe(empty, user('Where is Oslo?')), { tools: toolbox(researcher) })
  * assert.strictEqual(result.text, 'Norway.')
- * assert.strictEqual(result.conversation.parents[0]?.parents[0]?.parents[0]?.data.type, 'sub_conversation')
+ * assert.strictEqual(subConversations(result.conversation)[0]?.summary, 'Oslo is in Norway.')
  */
 export const subAgent = (options: SubAgentOptions): Tool => {
   const maxDepth = options.maxDepth ?? 2

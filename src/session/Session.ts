@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { deepFreeze } from '../dag/freeze.js'
 import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
-import type { ErrorPolicy } from '../graph/ErrorPolicy.js'
 import { graph, isGraph, type Graph } from '../graph/Graph.js'
-import { addStep, listSteps } from '../graph/build.js'
+import { addStep } from '../graph/build.js'
 import { defaultInterpreters } from '../interpreters/index.js'
 import type { NodeRegistry, StateCell } from '../node/Context.js'
 import { interpreters as registry, type InterpreterRegistry } from '../node/Interpreter.js'
@@ -18,6 +17,7 @@ import { StepFailed } from '../runtime/RunError.js'
 import type { RunEvent } from '../runtime/RunEvent.js'
 import { run, type RunOptions } from '../runtime/run.js'
 // forkStep.ts imports this module back (an import cycle): nothing of it is used at load time here.
+import { graphParts, isStaticName } from './graphParts.js'
 import { forkInterpreter } from './forkStep.js'
 import { NameTaken, NodeStopped, SessionClosed, StartFailed, UnknownNode } from './SessionError.js'
 import { EventHub, type SessionEvent, type SessionEventType } from './SessionEvent.js'
@@ -87,41 +87,6 @@ const live = (node: Node, name: string, state: NodeState): Live => ({
   starting: undefined,
   stopping: undefined,
 })
-
-const policyNodes = (p: ErrorPolicy): readonly Node[] =>
-  p._tag === 'fallback'
-    ? [p.node]
-    : p._tag === 'retry' && p.then._tag === 'fallback'
-      ? [p.then.node]
-      : []
-
-/**
- * The nodes a graph runs itself (steps' nodes and fallback nodes, nested
- * graphs walked but not listed) and the `nodeRef`s of its steps, each once.
- *
- * @internal
- */
-export const graphParts = (g: Graph): { nodes: readonly Node[]; refs: readonly string[] } => {
-  const nodes = new Set<Node>()
-  const refs = new Set<string>()
-  const seen = new Set<Graph>()
-  const visit = (n: Node): void => {
-    if (!isGraph(n)) nodes.add(n)
-    else if (!seen.has(n)) {
-      seen.add(n)
-      for (const step of listSteps(n)) {
-        if (step.node !== undefined) visit(step.node)
-        else refs.add(step.nodeRef)
-        policyNodes(step.onError).forEach(visit)
-      }
-    }
-  }
-  visit(g)
-  return { nodes: [...nodes], refs: [...refs] }
-}
-
-/** Whether a name has no `{run_id}`/`{timestamp}` placeholder (a ref the session can look up before a run). */
-export const isStaticName = (name: string): boolean => !name.includes('{')
 
 const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
   const outcomes = await Promise.allSettled(work)

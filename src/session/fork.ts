@@ -7,7 +7,8 @@ import type { ForkContext, ForkPoint, Interpreter } from '../node/Interpreter.js
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
 import type { NodeState } from '../node/NodeState.js'
-import { graphParts, isStaticName, Session } from './Session.js'
+import { graphParts, isStaticName } from './graphParts.js'
+import { Session } from './Session.js'
 import { NodeStopped, NotForkable, SessionClosed, UnknownNode } from './SessionError.js'
 
 /**

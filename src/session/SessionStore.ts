@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
 import type { NodeState } from '../node/NodeState.js'
 import { writeFileAtomic } from '../interpreters/atomicWrite.js'
+import { leftoverTempFiles, removeTempFiles, withFileLock } from './fileLock.js'
 import type { StoreProblem } from './SessionStoreError.js'
 import { describeFound, StoreCorrupt } from './SessionStoreError.js'
 
@@ -35,21 +36,21 @@ export interface SessionRecord {
 }
 
 /**
- * The persisted records of sessions, in one JSON file. Every call reads the
- * file afresh, so a store sees what other stores on the same file wrote.
- * The calls of one store run one after another, in call order: two
- * overlapping saves both land. Writes replace the file atomically (see
- * {@link writeFileAtomic}), so a crash leaves the old file or the new one.
- * Across processes the last writer wins: a save can drop a record another
- * process saved in between.
+ * Where sessions are persisted: the records of sessions by id, what a
+ * {@link SessionManager} saves and removes. Two implementations: files
+ * ({@link sessionStore}, one JSON file) and SQLite (`sqliteStore` in
+ * `nerve/store`, the daemon's default), which also keeps node snapshots,
+ * conversations, histories, traces, envelopes and artifacts.
  *
- * A file that cannot be read makes every call reject with a
- * {@link StoreCorrupt} and is never overwritten.
+ * The calls of one store run one after another, in call order: two
+ * overlapping saves both land, and so do saves of stores in other
+ * processes on the same file. A file or database that cannot be read makes
+ * every call reject with a {@link StoreCorrupt} and is never overwritten.
  *
  * @category sessions
  */
 export interface SessionStore {
-  /** The absolute path of the file. */
+  /** The absolute path of the file (the JSON file, or the database). */
   readonly path: string
   /** Every record, in file order; `[]` when the file does not exist yet. */
   load(): Promise<readonly SessionRecord[]>
@@ -63,6 +64,8 @@ export interface SessionStore {
   findByName(name: string): Promise<readonly SessionRecord[]>
   /** The records that carry this tag, in file order. */
   findByTag(tag: string): Promise<readonly SessionRecord[]>
+  /** Finishes the calls under way and lets go of the file; calls after it reject (SQLite) or reopen (files). */
+  close(): Promise<void>
 }
 
 /**
@@ -262,6 +265,15 @@ const NONE: readonly SessionRecord[] = Object.freeze([])
  * `{ "format": "nerve/sessions", "version": 1, "sessions": [...] }`,
  * indented, written with mode `0o600` (missing directories are created).
  *
+ * Every call reads the file afresh, so a store sees what others on the same
+ * file wrote. A save or remove reads, changes and rewrites the file holding
+ * a lock shared with other processes (`<file>.lock`, see proper-lockfile;
+ * one whose holder died is taken over after 2 s), so two processes saving
+ * at once never lose each other's records. Writes replace the file
+ * atomically (see {@link writeFileAtomic}): a crash leaves the old file or
+ * the new one, and the temporary files a crashed writer left are removed
+ * at the store's first call.
+ *
  * @category sessions
  * @example
  * import { sessionStore } from 'nerve'
@@ -309,28 +321,50 @@ export const sessionStore = (options?: SessionStoreOptions): SessionStore => {
   const write = (records: readonly SessionRecord[]): Promise<void> =>
     writeFileAtomic(path, encodeStore(records), { mode: 0o600 })
 
+  /** At the first call: the temp files of a crashed writer go, under the lock. */
+  let opened = false
+  const open = async (): Promise<void> => {
+    if (opened) return
+    const leftovers = await leftoverTempFiles(path)
+    if (leftovers.length > 0) {
+      await withFileLock(path, async () => removeTempFiles(await leftoverTempFiles(path)))
+    }
+    opened = true
+  }
+  const call = <A>(task: () => Promise<A>): Promise<A> =>
+    enqueue(async () => {
+      await open()
+      return task()
+    })
+
   const find = (predicate: (r: SessionRecord) => boolean) =>
-    enqueue(async () => Object.freeze((await read()).filter(predicate)))
+    call(async () => Object.freeze((await read()).filter(predicate)))
 
   return Object.freeze({
     path,
-    load: () => enqueue(read),
+    load: () => call(read),
     save: async (record: SessionRecord) => {
       checkRecord(record)
-      return enqueue(async () => {
-        const records = await read()
-        const i = records.findIndex((r) => r.id === record.id)
-        await write(i === -1 ? [...records, record] : records.with(i, record))
-      })
+      return call(() =>
+        withFileLock(path, async () => {
+          const records = await read()
+          const i = records.findIndex((r) => r.id === record.id)
+          await write(i === -1 ? [...records, record] : records.with(i, record))
+        }),
+      )
     },
     remove: async (id: string) => {
       checkString('remove', 'the id', id)
-      return enqueue(async () => {
-        const records = await read()
-        const kept = records.filter((r) => r.id !== id)
-        if (kept.length === records.length) return false
-        await write(kept)
-        return true
+      return call(async () => {
+        // Nothing to remove needs no lock (and creates no directory).
+        if (!(await read()).some((r) => r.id === id)) return false
+        return withFileLock(path, async () => {
+          const records = await read()
+          const kept = records.filter((r) => r.id !== id)
+          if (kept.length === records.length) return false
+          await write(kept)
+          return true
+        })
       })
     },
     get: async (id: string) => {
@@ -345,5 +379,6 @@ export const sessionStore = (options?: SessionStoreOptions): SessionStore => {
       checkString('findByTag', 'the tag', tag)
       return find((r) => r.tags.includes(tag))
     },
+    close: () => enqueue(() => Promise.resolve()),
   })
 }

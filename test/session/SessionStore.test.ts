@@ -1,7 +1,17 @@
 import { spawn } from 'node:child_process'
 import { watch } from 'node:fs'
 import type { FSWatcher } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import fc from 'fast-check'
@@ -461,8 +471,71 @@ describe('a process killed while saving', () => {
     await writeFile(join(dir, '.sessions.json.99999.deadbeef0000.tmp'), '{"format": "nerve/sess')
     const leftovers = (await readdir(dir)).filter((f) => f.endsWith('.tmp'))
     expect(leftovers.length).toBeGreaterThan(0)
-    expect(await store.load()).toEqual(bigStore(generation))
-    await store.remove('seed-0')
-    expect((await store.load()).length).toBe(bigStore(generation).length - 1)
+    const reopened = sessionStore({ path })
+    expect(await reopened.load()).toEqual(bigStore(generation))
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([])
+    await reopened.remove('seed-0')
+    expect((await reopened.load()).length).toBe(bigStore(generation).length - 1)
   }, 180_000)
+})
+
+const saveMany = join(import.meta.dirname, 'fixtures', 'saveMany.ts')
+
+/** Starts a process that saves `count` records named after `prefix` once it is let go. */
+const saver = (path: string, prefix: string, count: number) => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', saveMany, path, prefix, String(count)],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  )
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8')
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => (err += chunk))
+  const ready = new Promise<void>((resolveReady) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk
+      if (out.startsWith('ready\n')) resolveReady()
+    })
+  })
+  const done = new Promise<void>((resolveDone, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code === 0 && out.includes('done\n')) resolveDone()
+      else reject(new Error(`saver ${prefix} ended with ${code}: ${err}`))
+    })
+  })
+  return { ready, done, go: () => child.stdin.write('go\n') }
+}
+
+describe('processes saving to one store at once', () => {
+  it("never lose each other's records", async () => {
+    const path = await freshPath()
+    const prefixes = ['p', 'q', 'r', 's']
+    const savers = prefixes.map((p) => saver(path, p, 12))
+    await Promise.all(savers.map((s) => s.ready))
+    for (const s of savers) s.go()
+    await Promise.all(savers.map((s) => s.done))
+    const ids = (await sessionStore({ path }).load()).map((r) => r.id)
+    expect(ids).toHaveLength(48)
+    for (const p of prefixes) {
+      const own = ids.filter((id) => id.startsWith(`${p}-`))
+      expect(own).toEqual(Array.from({ length: 12 }, (_, i) => `${p}-${i}`))
+    }
+    expect((await readdir(dirname(path))).sort()).toEqual(['sessions.json'])
+  }, 60_000)
+
+  it('take over the lock of a process that died holding it', async () => {
+    const path = await freshPath()
+    await mkdir(`${path}.lock`) // as a holder killed mid-save leaves it
+    const old = new Date(Date.now() - 60_000)
+    await utimes(`${path}.lock`, old, old)
+    const store = sessionStore({ path })
+    await store.save(record('a'))
+    expect(await store.load()).toEqual([record('a')])
+  })
 })

@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'nerve/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'nerve/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
       nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

@@ -2,17 +2,21 @@ import { UsageError } from '../errors.js'
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { Clock } from '../runtime/Clock.js'
 import { createSession, Session, type SessionInfo, type SessionOptions } from './Session.js'
-import type { SessionRecord } from './SessionStore.js'
+import type { NodeSnapshot, SessionRecord } from './SessionStore.js'
 
 /**
  * Where a {@link SessionManager} saves the records of the sessions it
- * creates and removes those of the sessions it closes (a `SessionStore` is one).
+ * creates and removes those of the sessions it closes (a `SessionStore` is
+ * one). A sink with `saveNodes` (the SQLite store) is also given, on
+ * `save(id)`, a snapshot of every registered node: its description, its
+ * state and its live value (an LLM node's conversation head).
  *
  * @category session
  */
 export interface SessionRecordSink {
   save(record: SessionRecord): Promise<void>
   remove(id: string): Promise<boolean>
+  saveNodes?(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
 }
 
 /**
@@ -43,8 +47,9 @@ export interface SessionManager {
   list(): readonly SessionInfo[]
   /**
    * Writes an open session's record as it is now (its nodes and their
-   * states, `updated_at`) to the store; false when the manager has no such
-   * open session. A manager without a store throws a UsageError.
+   * states, `updated_at`) to the store, and to a store that keeps them the
+   * snapshots of its nodes (see {@link SessionRecordSink}); false when the
+   * manager has no such open session. A manager without a store throws a UsageError.
    */
   save(id: string): Promise<boolean>
   /** Closes a session and removes its record; false when the manager has no such session. */
@@ -69,6 +74,22 @@ export const sessionRecord = (session: Session): SessionRecord => {
     nodes: info.nodes,
   })
 }
+
+/**
+ * A snapshot of each node registered in a session, in registration order:
+ * what a store's `saveNodes` keeps.
+ *
+ * @category session
+ */
+export const nodeSnapshots = (session: Session): readonly NodeSnapshot[] =>
+  Object.freeze(
+    session.names().flatMap((name) => {
+      const node = session.get(name)
+      const state = session.state(name)
+      if (node === undefined || state === undefined) return []
+      return [Object.freeze({ name, node, state, live: session.cell(node.id).get() })]
+    }),
+  )
 
 /**
  * A {@link SessionManager}. With a `store`, `create` saves the new session's
@@ -141,6 +162,7 @@ export const sessionManager = (options: SessionManagerOptions = {}): SessionMana
     const session = sessions.get(id)
     if (session === undefined || session.closed) return false
     await store.save(sessionRecord(session))
+    await store.saveNodes?.(id, nodeSnapshots(session))
     return true
   }
 

@@ -7,6 +7,7 @@ import { pointerSegment } from '../conversation/codec/errors.js'
 import { deepFreeze } from '../dag/freeze.js'
 import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
+import type { Node } from '../node/Node.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
 import type { NodeState } from '../node/NodeState.js'
 import { writeFileAtomic } from '../interpreters/atomicWrite.js'
@@ -66,6 +67,21 @@ export interface SessionStore {
   findByTag(tag: string): Promise<readonly SessionRecord[]>
   /** Finishes the calls under way and lets go of the file; calls after it reject (SQLite) or reopen (files). */
   close(): Promise<void>
+}
+
+/**
+ * What a store keeps of one node of a session (see `nodeSnapshots`): the
+ * name it is registered under, its description, its lifecycle state and
+ * its live value (an LLM node's state with its conversation `head`;
+ * `undefined` for a node that keeps none).
+ *
+ * @category sessions
+ */
+export interface NodeSnapshot {
+  readonly name: string
+  readonly node: Node
+  readonly state: NodeState
+  readonly live: unknown
 }
 
 /**
@@ -237,8 +253,15 @@ const notJson = (u: unknown, pointer: string, path: Set<object>): StoreProblem |
   }
 }
 
-/** Throws a UsageError when `record` would not be read back equal. */
-const checkRecord = (record: unknown): void => {
+/**
+ * Throws a UsageError naming the place (a JSON pointer) where `record` is
+ * not a {@link SessionRecord} or would not read back equal from JSON
+ * (`undefined`, a `Date`, a function, `NaN`, a cycle). Every store checks
+ * a record with it before saving; `api` is named in the error.
+ *
+ * @category sessions
+ */
+export const requireSessionRecord = (record: unknown, api = 'SessionStore.save'): void => {
   const problem =
     notJson(record, '', new Set()) ??
     E.match<t.Errors, unknown, StoreProblem | undefined>(
@@ -247,7 +270,7 @@ const checkRecord = (record: unknown): void => {
     )(SessionRecordCodec.decode(record))
   if (problem !== undefined) {
     const where = problem.pointer === '' ? 'the record' : problem.pointer
-    throw new UsageError('SessionStore.save', `not a SessionRecord at ${where}: ${problem.message}`)
+    throw new UsageError(api, `not a SessionRecord at ${where}: ${problem.message}`)
   }
 }
 
@@ -344,7 +367,7 @@ export const sessionStore = (options?: SessionStoreOptions): SessionStore => {
     path,
     load: () => call(read),
     save: async (record: SessionRecord) => {
-      checkRecord(record)
+      requireSessionRecord(record)
       return call(() =>
         withFileLock(path, async () => {
           const records = await read()

@@ -45,6 +45,7 @@ export type {
 export {
   decodeConversation,
   encodeConversation,
+  encodeVertex,
   NERVE_FORMAT,
   parseConversation,
   stringifyConversation,

@@ -275,18 +275,8 @@ const encodeEntry = (e: Entry, jobs: EncodeJob[]): NerveEntryJson => {
   }
 }
 
-/**
- * Encodes a document in the Nerve format: `{ format, version, heads,
- * vertices, metadata }`, vertices in causal order, a sub-conversation with
- * its own nested `heads` and `vertices`. Entries are written as they are
- * (they are JSON already) and shared with the result. Vertices are known by
- * id: two vertex objects with the same id are written once.
- *
- * @category codecs
- */
-export const encodeConversation = (doc: ConversationDocument): NerveJson => {
-  const top: Out = { heads: [], vertices: [] }
-  const jobs: EncodeJob[] = [{ heads: doc.heads, out: top }]
+/** Writes each job's graph (vertices in causal order, then heads), and those of the sub-conversations they meet. */
+const encodeJobs = (jobs: EncodeJob[]): void => {
   for (let j = 0; j < jobs.length; j++) {
     const { heads, out } = jobs[j]!
     const vs = causalOrder(heads)
@@ -301,6 +291,48 @@ export const encodeConversation = (doc: ConversationDocument): NerveJson => {
     }
     for (const h of heads) out.heads.push(h.id)
   }
+}
+
+/**
+ * Encodes one vertex as the Nerve format writes it among a file's
+ * `vertices`: its id, its parents' ids, its entry (a sub-conversation with
+ * its own graph nested) and its metadata. A store that keeps vertices one
+ * by one writes these, and reads them back with {@link decodeConversation}.
+ *
+ * @category codecs
+ * @example
+ * import { empty, encodeVertex, user } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ *
+ * const hi = pipe(empty, user('hi'))
+ * const again = pipe(hi, user('again'))
+ * assert.deepStrictEqual(encodeVertex(again), {
+ *   id: again.id,
+ *   parents: [hi.id],
+ *   data: { type: 'message', role: 'user', content: 'again' },
+ *   meta: {},
+ * })
+ */
+export const encodeVertex = (v: Conversation): NerveVertexJson => {
+  const jobs: EncodeJob[] = []
+  const encoded = { id: v.id, parents: parentIds(v), data: encodeEntry(v.data, jobs), meta: v.meta }
+  encodeJobs(jobs)
+  return encoded
+}
+
+/**
+ * Encodes a document in the Nerve format: `{ format, version, heads,
+ * vertices, metadata }`, vertices in causal order, a sub-conversation with
+ * its own nested `heads` and `vertices`. Entries are written as they are
+ * (they are JSON already) and shared with the result. Vertices are known by
+ * id: two vertex objects with the same id are written once.
+ *
+ * @category codecs
+ */
+export const encodeConversation = (doc: ConversationDocument): NerveJson => {
+  const top: Out = { heads: [], vertices: [] }
+  encodeJobs([{ heads: doc.heads, out: top }])
   return {
     format: NERVE_FORMAT,
     version: 1,

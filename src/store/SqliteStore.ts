@@ -1,0 +1,401 @@
+import { chmodSync, mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Conversation } from '../conversation/index.js'
+import { isVertex } from '../dag/index.js'
+import { UsageError } from '../errors.js'
+import { encodeGraph, isGraph } from '../graph/index.js'
+import { nodeStates, type Node, type NodeState } from '../node/index.js'
+import type { HistoryRecord, NodeSnapshot, SessionRecord, SessionStore } from '../session/index.js'
+import { requireSessionRecord, SessionRecordCodec, StoreCorrupt } from '../session/index.js'
+import type { Trace } from '../runtime/index.js'
+import {
+  recordTables,
+  type ArtifactRecord,
+  type EnvelopeRecord,
+  type StoredEnvelope,
+} from './records.js'
+import { configure, migrate } from './schema.js'
+import { corruptRow, decodeProblems, parseColumn, pointerOf } from './StoreError.js'
+import { traceJson, type TraceJson } from './traceJson.js'
+import { vertexTable } from './vertices.js'
+
+/**
+ * A node as the store keeps it: the name it is registered under, its kind
+ * and lifecycle state, its description as JSON (function-valued fields
+ * left out; a graph node's steps as a graph file under `graph`), its live
+ * value as JSON (`null` when none), and an LLM node's conversation `head`
+ * (a vertex id: read it with `conversation`).
+ *
+ * @category store
+ */
+export interface StoredNode {
+  readonly name: string
+  readonly kind: string
+  readonly state: NodeState
+  readonly description: Readonly<Record<string, unknown>>
+  readonly live: unknown
+  readonly head: string | undefined
+}
+
+/**
+ * A {@link SessionStore} in one SQLite database (better-sqlite3, WAL mode)
+ * that also keeps what a session's work leaves: node snapshots, conversation
+ * vertices (content-addressed and shared), node histories, run traces,
+ * network envelopes and artifact metadata.
+ *
+ * The `SessionStore` calls return promises, as every store's do; the rest
+ * are synchronous, as better-sqlite3 is: each write is one transaction,
+ * and {@link SqliteStore.batch} makes several writes one. A reader in
+ * another process sees each committed transaction whole.
+ *
+ * @category store
+ */
+export interface SqliteStore extends SessionStore {
+  readonly kind: 'sqlite'
+  /** Replaces the stored nodes of a saved session with these, and stores their conversations' new vertices. */
+  saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
+  /** The stored nodes of a session, in the order they were given. */
+  nodes(sessionId: string): readonly StoredNode[]
+  /** Stores the vertices of `head`'s history not stored yet; how many rows that wrote (0 for a stored head). */
+  putConversation(head: Conversation): number
+  /** The conversation whose head vertex has this id; undefined when none is stored. */
+  conversation(headId: string): Conversation | undefined
+  /** How many conversation vertices the database holds. */
+  vertexCount(): number
+  /** Adds (or replaces, by `seq`) history records of a node of a saved session. */
+  appendHistory(sessionId: string, node: string, records: readonly HistoryRecord[]): void
+  /** A node's history records, by `seq`. */
+  history(sessionId: string, node: string): readonly HistoryRecord[]
+  /** The nodes of a session that have history, by name. */
+  historyNodes(sessionId: string): readonly string[]
+  /** Stores a run's trace (as {@link traceJson}), replacing one of the same run id. */
+  saveTrace(trace: Trace | TraceJson, sessionId?: string): void
+  /** A stored trace by run id. */
+  trace(runId: string): TraceJson | undefined
+  /** The traces stored for a session, in the order they were stored. */
+  traces(sessionId: string): readonly TraceJson[]
+  /** Appends envelopes that crossed a network's edges; their `seq`s. */
+  appendEnvelopes(
+    network: string,
+    envelopes: readonly EnvelopeRecord[],
+    sessionId?: string,
+  ): readonly number[]
+  /** A network's envelopes after `seq` `after` (default 0), at most `limit` (default all), in order. */
+  envelopes(
+    network: string,
+    options?: { readonly after?: number; readonly limit?: number },
+  ): readonly StoredEnvelope[]
+  /** Stores what is known of an artifact, replacing one of the same id. */
+  putArtifact(artifact: ArtifactRecord): void
+  artifact(id: string): ArtifactRecord | undefined
+  /** The artifacts of a session, in the order they were first stored. */
+  artifacts(sessionId: string): readonly ArtifactRecord[]
+  /** Runs `work` as one transaction: every write in it lands, or none (it throws). */
+  batch<A>(work: () => A): A
+}
+
+const freeze = <A>(u: A): A => {
+  if (typeof u === 'object' && u !== null && !Object.isFrozen(u)) {
+    for (const v of Object.values(u)) freeze(v)
+    Object.freeze(u)
+  }
+  return u
+}
+
+const requireString = (api: string, what: string, u: unknown): string => {
+  if (typeof u !== 'string') throw new UsageError(api, `${what} must be a string, got ${typeof u}`)
+  return u
+}
+
+/** A node's description as JSON: function-valued fields left out, a graph as its graph file. */
+const describeNode = (node: Node): Readonly<Record<string, unknown>> => {
+  const { id, kind, persistent, metadata } = node
+  if (isGraph(node)) {
+    try {
+      return { id, kind, persistent, metadata, graph: encodeGraph(node) }
+    } catch {
+      return { id, kind, persistent, metadata } // a step with an inputFn: no file holds it
+    }
+  }
+  return JSON.parse(
+    JSON.stringify(node, (_k, v: unknown) => (typeof v === 'function' ? undefined : v)),
+  ) as Record<string, unknown>
+}
+
+/** The conversation head in a live value (an LLM node's state), if any. */
+const headOf = (live: unknown): Conversation | undefined => {
+  const head = (live as { readonly head?: unknown } | null | undefined)?.head
+  return isVertex(head) ? (head as Conversation) : undefined
+}
+
+/** A live value as JSON: an LLM state as `{ head: id }`, what JSON cannot hold as `null`. */
+const liveJson = (live: unknown, head: Conversation | undefined): string | null => {
+  if (head !== undefined) return JSON.stringify({ head: head.id })
+  if (live === undefined) return null
+  try {
+    return JSON.stringify(live, (_k, v: unknown) => (typeof v === 'function' ? undefined : v))
+  } catch {
+    return null
+  }
+}
+
+const isState = (u: unknown): u is NodeState => nodeStates.includes(u as NodeState)
+
+type NodeRow = [string, string, string, string, string | null, string | null]
+
+/**
+ * Opens (creating it, mode `0o600`, and any missing directory) the SQLite
+ * store at `path` and brings its schema up to date (see `migrations`). A
+ * file that is not a SQLite database is a {@link StoreCorrupt}; one written
+ * by a newer Nerve is a `StoreTooNew`. Close it when done.
+ *
+ * @category store
+ * @example
+ * import { sqliteStore } from 'nerve/store'
+ * import { empty, user, assistant } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ * import { mkdtemp } from 'node:fs/promises'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ *
+ * const store = sqliteStore(join(await mkdtemp(join(tmpdir(), 'nerve-')), 'nerve.db'))
+ * const at = '2026-01-01T00:00:00.000Z'
+ * await store.save({ id: 's1', name: 'review', tags: ['ci'], created_at: at, updated_at: at, metadata: {}, nodes: [] })
+ * assert.deepStrictEqual((await store.findByTag('ci')).map((s) => s.id), ['s1'])
+ *
+ * const asked = pipe(empty, user('What is 2 + 2?'))
+ * assert.strictEqual(store.putConversation(pipe(asked, assistant('4'))), 2)
+ * assert.strictEqual(store.putConversation(pipe(asked, assistant('Four.'))), 1) // the question is shared
+ * assert.strictEqual(store.conversation(asked.id)?.id, asked.id)
+ * await store.close()
+ */
+export const sqliteStore = (path: string): SqliteStore => {
+  if (typeof path !== 'string' || path === '') {
+    throw new UsageError(
+      'sqliteStore',
+      `path must be a non-empty string, got ${JSON.stringify(path)}`,
+    )
+  }
+  const file = path === ':memory:' ? path : resolve(path)
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  let db: Database.Database
+  try {
+    db = new Database(file)
+    configure(db)
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new StoreCorrupt(file, [{ pointer: '', message: `not a SQLite database (${code})` }])
+    }
+    throw e
+  }
+  try {
+    if (file !== ':memory:') chmodSync(file, 0o600)
+    migrate(db, file)
+  } catch (e) {
+    db.close()
+    throw e
+  }
+
+  const vertices = vertexTable(db, file)
+  const records = recordTables(db, file)
+  const all = db.prepare<[], string>('SELECT record FROM sessions ORDER BY seq').pluck()
+  const byId = db.prepare<[string], string>('SELECT record FROM sessions WHERE id = ?').pluck()
+  const byName = db
+    .prepare<[string], string>('SELECT record FROM sessions WHERE name = ? ORDER BY seq')
+    .pluck()
+  const byTag = db
+    .prepare<[string], string>(
+      `SELECT record FROM sessions WHERE EXISTS
+         (SELECT 1 FROM json_each(sessions.record, '$.tags') WHERE value = ?) ORDER BY seq`,
+    )
+    .pluck()
+  const upsert = db.prepare<[string, string, string]>(
+    `INSERT INTO sessions (id, name, record) VALUES (?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record`,
+  )
+  const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE id = ?')
+  const hasSession = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck()
+  const deleteNodes = db.prepare<[string]>('DELETE FROM nodes WHERE session_id = ?')
+  const insertNode = db.prepare<
+    [string, string, string, string, string, string | null, string | null]
+  >(
+    `INSERT INTO nodes (session_id, name, kind, state, description, live, head)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const selectNodes = db
+    .prepare<[string], NodeRow>(
+      'SELECT name, kind, state, description, live, head FROM nodes WHERE session_id = ? ORDER BY rowid',
+    )
+    .raw()
+
+  let depth = 0
+  /** Runs `work` in an immediate transaction (a savepoint when nested). */
+  const write = <A>(work: () => A): A => {
+    if (!db.open) throw new UsageError('SqliteStore', `${file} is closed`)
+    if (depth > 0) return db.transaction(work)()
+    depth++
+    try {
+      const result = db.transaction(work).immediate()
+      vertices.committed(true)
+      return result
+    } catch (e) {
+      vertices.committed(false)
+      throw e
+    } finally {
+      depth--
+    }
+  }
+  const read = <A>(work: () => A): A => {
+    if (!db.open) throw new UsageError('SqliteStore', `${file} is closed`)
+    return work()
+  }
+  /** The outcome of `work` as a promise: what it throws rejects it. */
+  const later = <A>(work: () => A): Promise<A> =>
+    new Promise<A>((resolve) => {
+      resolve(work())
+    })
+
+  const decodeRecord = (text: string): SessionRecord => {
+    const json = parseColumn(file, '/sessions', text) as { id?: unknown }
+    const at = pointerOf('/sessions', typeof json.id === 'string' ? json.id : '?')
+    const r = SessionRecordCodec.decode(json)
+    if (E.isLeft(r)) throw corruptRow(file, decodeProblems(at, r.left))
+    return freeze(r.right)
+  }
+  const recordsOf = (texts: readonly string[]) => Object.freeze(texts.map(decodeRecord))
+
+  const saveNodes = (sessionId: string, nodes: readonly NodeSnapshot[]): void => {
+    requireString('SqliteStore.saveNodes', 'the session id', sessionId)
+    write(() => {
+      if (hasSession.get(sessionId) === undefined) {
+        throw new UsageError('SqliteStore.saveNodes', `no session "${sessionId}" is saved`)
+      }
+      deleteNodes.run(sessionId)
+      for (const n of nodes) {
+        const head = headOf(n.live)
+        if (head !== undefined) vertices.put(head)
+        insertNode.run(
+          sessionId,
+          n.name,
+          n.node.kind,
+          n.state,
+          JSON.stringify(describeNode(n.node)),
+          liveJson(n.live, head),
+          head?.id ?? null,
+        )
+      }
+    })
+  }
+
+  const nodeOf =
+    (sessionId: string) =>
+    (row: NodeRow): StoredNode => {
+      const [name, kind, state, description, live, head] = row
+      const at = pointerOf('/nodes', sessionId, name)
+      if (!isState(state)) {
+        throw corruptRow(file, [
+          { pointer: `${at}/state`, message: `${JSON.stringify(state)} is not a node state` },
+        ])
+      }
+      return freeze({
+        name,
+        kind,
+        state,
+        description: parseColumn(file, `${at}/description`, description) as Record<string, unknown>,
+        live: live === null ? null : parseColumn(file, `${at}/live`, live),
+        head: head ?? undefined,
+      })
+    }
+
+  const store: SqliteStore = {
+    kind: 'sqlite',
+    path: file,
+    load: () => later(() => read(() => recordsOf(all.all()))),
+    save: (record) =>
+      later(() => {
+        requireSessionRecord(record)
+        write(() => upsert.run(record.id, record.name, JSON.stringify(record)))
+      }),
+    remove: (id) =>
+      later(() => {
+        requireString('SessionStore.remove', 'the id', id)
+        return write(() => deleteSession.run(id).changes > 0)
+      }),
+    get: (id) =>
+      later(() => {
+        requireString('SessionStore.get', 'the id', id)
+        const text = read(() => byId.get(id))
+        return text === undefined ? undefined : decodeRecord(text)
+      }),
+    findByName: (name) =>
+      later(() =>
+        recordsOf(
+          read(() => byName.all(requireString('SessionStore.findByName', 'the name', name))),
+        ),
+      ),
+    findByTag: (tag) =>
+      later(() =>
+        recordsOf(read(() => byTag.all(requireString('SessionStore.findByTag', 'the tag', tag)))),
+      ),
+    close: () =>
+      later(() => {
+        if (db.open) db.close()
+      }),
+    saveNodes: (sessionId, nodes) =>
+      later(() => {
+        saveNodes(sessionId, nodes)
+      }),
+    nodes: (sessionId) =>
+      read(() => Object.freeze(selectNodes.all(sessionId).map(nodeOf(sessionId)))),
+    putConversation: (head) => {
+      if (!isVertex(head))
+        throw new UsageError('SqliteStore.putConversation', 'head must be a vertex')
+      return write(() => vertices.put(head))
+    },
+    conversation: (headId) =>
+      read(() => vertices.load(requireString('SqliteStore.conversation', 'the id', headId))),
+    vertexCount: () => read(() => vertices.count()),
+    appendHistory: (sessionId, node, rs) => {
+      write(() => {
+        records.appendHistory(sessionId, node, rs)
+      })
+    },
+    history: (sessionId, node) => read(() => Object.freeze(records.history(sessionId, node))),
+    historyNodes: (sessionId) => read(() => records.historyNodes(sessionId)),
+    saveTrace: (trace, sessionId) => {
+      write(() => {
+        records.putTrace(
+          'records' in trace && trace.records.every(isVertex)
+            ? traceJson(trace as Trace)
+            : (trace as TraceJson),
+          sessionId,
+        )
+      })
+    },
+    trace: (runId) => read(() => records.trace(runId)),
+    traces: (sessionId) => read(() => records.traces(sessionId)),
+    appendEnvelopes: (network, es, sessionId) =>
+      write(() =>
+        records.appendEnvelopes(
+          requireString('SqliteStore.appendEnvelopes', 'the network', network),
+          es,
+          sessionId,
+        ),
+      ),
+    envelopes: (network, options) =>
+      read(() => records.envelopes(network, options?.after ?? 0, options?.limit ?? -1)),
+    putArtifact: (artifact) => {
+      write(() => {
+        records.putArtifact(artifact)
+      })
+    },
+    artifact: (id) => read(() => records.artifact(id)),
+    artifacts: (sessionId) => read(() => records.artifacts(sessionId)),
+    batch: (work) => write(work),
+  }
+  return Object.freeze(store)
+}

@@ -1,0 +1,74 @@
+import type * as t from 'io-ts'
+import { StoreCorrupt, type StoreProblem } from '../session/index.js'
+
+/**
+ * A database written by a newer Nerve: its schema version (`found`) is
+ * past the newest this library knows (`supported`). Nothing is changed in
+ * it; upgrade the library, or export it with the newer one.
+ *
+ * @category store
+ */
+export class StoreTooNew extends Error {
+  readonly _tag = 'StoreTooNew'
+  readonly path: string
+  readonly found: number
+  readonly supported: number
+  constructor(path: string, found: number, supported: number) {
+    super(
+      `${path} has schema version ${found}; this version of Nerve reads up to ${supported}: ` +
+        'upgrade Nerve to open it',
+    )
+    this.name = 'StoreTooNew'
+    this.path = path
+    this.found = found
+    this.supported = supported
+  }
+}
+
+/**
+ * Whether a value is a {@link StoreTooNew} error (by its `_tag`).
+ *
+ * @category store
+ */
+export const isStoreTooNew = (u: unknown): u is StoreTooNew =>
+  u instanceof Error && (u as { readonly _tag?: unknown })._tag === 'StoreTooNew'
+
+const segment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** A JSON pointer: `base` then the keys. @internal */
+export const pointerOf = (base: string, ...keys: readonly (string | number)[]): string =>
+  keys.reduce<string>((p, k) => `${p}/${segment(String(k))}`, base)
+
+/** The problems of an io-ts decode, each at `base` + its path (the first context entry is the root). @internal */
+export const decodeProblems = (base: string, errors: t.Errors): StoreProblem[] =>
+  errors.map((e) => {
+    // The members of an intersection are numbered in the context; a pointer into the value skips them.
+    const keys = e.context
+      .slice(1)
+      .filter((_, i) => (e.context[i]!.type as { _tag?: string })._tag !== 'IntersectionType')
+      .map((c) => c.key)
+    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
+    const found = e.value === undefined ? 'nothing' : JSON.stringify(e.value).slice(0, 60)
+    return { pointer: pointerOf(base, ...keys), message: `expected ${expected}, found ${found}` }
+  })
+
+/**
+ * The {@link StoreCorrupt} of a database row that does not decode: `pointer`
+ * names the table and the row's key (`/sessions/s1/created_at`,
+ * `/vertices/3f2a…/data`).
+ *
+ * @internal
+ */
+export const corruptRow = (path: string, problems: readonly StoreProblem[]): StoreCorrupt => {
+  const [first, ...rest] = problems
+  return new StoreCorrupt(path, [first ?? { pointer: '', message: 'unreadable' }, ...rest])
+}
+
+/** Parses a JSON column, or a StoreCorrupt at `pointer`. @internal */
+export const parseColumn = (path: string, pointer: string, text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw corruptRow(path, [{ pointer, message: `not JSON: ${(e as Error).message}` }])
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * `nerve/store`: where sessions and what their work leaves are kept — one
+ * SQLite database (the daemon's default) or files, and moving data between them.
+ *
+ * @packageDocumentation
+ */
+export { sqliteStore } from './SqliteStore.js'
+export type { SqliteStore, StoredNode } from './SqliteStore.js'
+export { defaultStorePath, openStore } from './openStore.js'
+export type { OpenStoreOptions, StoreKind } from './openStore.js'
+export { migrations, SCHEMA_VERSION } from './schema.js'
+export type { Migration } from './schema.js'
+export { isStoreTooNew, StoreTooNew } from './StoreError.js'
+export { ArtifactRecordCodec, EnvelopeRecordCodec } from './records.js'
+export type { ArtifactRecord, EnvelopeRecord, StoredEnvelope } from './records.js'
+export { traceJson, TraceJsonCodec } from './traceJson.js'
+export type { ErrorJson, StepRecordJson, TraceJson } from './traceJson.js'

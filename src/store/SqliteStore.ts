@@ -40,60 +40,81 @@ export interface StoredNode {
 }
 
 /**
- * A {@link SessionStore} in one SQLite database (better-sqlite3, WAL mode)
- * that also keeps what a session's work leaves: node snapshots, conversation
- * vertices (content-addressed and shared), node histories, run traces,
- * network envelopes and artifact metadata.
- *
- * The `SessionStore` calls return promises, as every store's do; the rest
- * are synchronous, as better-sqlite3 is: each write is one transaction,
- * and {@link SqliteStore.batch} makes several writes one. A reader in
- * another process sees each committed transaction whole.
+ * The writes of a SQLite store, synchronous: what {@link SqliteStore.batch}
+ * hands its work, so that several of them make one transaction.
  *
  * @category store
  */
-export interface SqliteStore extends SessionStore {
-  readonly kind: 'sqlite'
+export interface StoreWriter {
+  /** Adds the session record, or replaces the one with its id. */
+  save(record: SessionRecord): void
+  /** Removes a session record and everything stored for the session; whether there was one. */
+  remove(id: string): boolean
   /** Replaces the stored nodes of a saved session with these, and stores their conversations' new vertices. */
-  saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
-  /** The stored nodes of a session, in the order they were given. */
-  nodes(sessionId: string): readonly StoredNode[]
+  saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): void
   /** Stores the vertices of `head`'s history not stored yet; how many rows that wrote (0 for a stored head). */
   putConversation(head: Conversation): number
-  /** The conversation whose head vertex has this id; undefined when none is stored. */
-  conversation(headId: string): Conversation | undefined
-  /** How many conversation vertices the database holds. */
-  vertexCount(): number
   /** Adds (or replaces, by `seq`) history records of a node of a saved session. */
   appendHistory(sessionId: string, node: string, records: readonly HistoryRecord[]): void
-  /** A node's history records, by `seq`. */
-  history(sessionId: string, node: string): readonly HistoryRecord[]
-  /** The nodes of a session that have history, by name. */
-  historyNodes(sessionId: string): readonly string[]
   /** Stores a run's trace (as {@link traceJson}), replacing one of the same run id. */
   saveTrace(trace: Trace | TraceJson, sessionId?: string): void
-  /** A stored trace by run id. */
-  trace(runId: string): TraceJson | undefined
-  /** The traces stored for a session, in the order they were stored. */
-  traces(sessionId: string): readonly TraceJson[]
   /** Appends envelopes that crossed a network's edges; their `seq`s. */
   appendEnvelopes(
     network: string,
     envelopes: readonly EnvelopeRecord[],
     sessionId?: string,
   ): readonly number[]
+  /** Stores what is known of an artifact, replacing one of the same id. */
+  putArtifact(artifact: ArtifactRecord): void
+}
+
+/**
+ * A {@link SessionStore} in one SQLite database (better-sqlite3, WAL mode)
+ * that also keeps what a session's work leaves: node snapshots, conversation
+ * vertices (content-addressed and shared), node histories, run traces,
+ * network envelopes and artifact metadata.
+ *
+ * The `SessionStore` calls return promises, as every store's do; the rest
+ * are synchronous, as better-sqlite3 is. Each write is one transaction;
+ * {@link SqliteStore.batch} makes several one. A reader in another process
+ * sees each committed transaction whole, and a process killed at any moment
+ * leaves the database as it was before or after each transaction.
+ * A vertex is stored once, with the metadata of its first write (metadata
+ * is not part of a vertex id).
+ *
+ * @category store
+ */
+export interface SqliteStore
+  extends SessionStore, Omit<StoreWriter, 'save' | 'remove' | 'saveNodes'> {
+  readonly kind: 'sqlite'
+  /** {@link StoreWriter.saveNodes}, as a promise (what a `SessionManager` calls on `save`). */
+  saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
+  /** The stored nodes of a session, in the order they were given. */
+  nodes(sessionId: string): readonly StoredNode[]
+  /** The conversation whose head vertex has this id; undefined when none is stored. */
+  conversation(headId: string): Conversation | undefined
+  /** How many conversation vertices the database holds. */
+  vertexCount(): number
+  /** A node's history records, by `seq`. */
+  history(sessionId: string, node: string): readonly HistoryRecord[]
+  /** The nodes of a session that have history, by name. */
+  historyNodes(sessionId: string): readonly string[]
+  /** A stored trace by run id. */
+  trace(runId: string): TraceJson | undefined
+  /** The traces stored for a session (every trace without it), in the order they were first stored. */
+  traces(sessionId?: string): readonly TraceJson[]
+  /** The networks that have envelopes, by name. */
+  networks(): readonly string[]
   /** A network's envelopes after `seq` `after` (default 0), at most `limit` (default all), in order. */
   envelopes(
     network: string,
     options?: { readonly after?: number; readonly limit?: number },
   ): readonly StoredEnvelope[]
-  /** Stores what is known of an artifact, replacing one of the same id. */
-  putArtifact(artifact: ArtifactRecord): void
   artifact(id: string): ArtifactRecord | undefined
-  /** The artifacts of a session, in the order they were first stored. */
-  artifacts(sessionId: string): readonly ArtifactRecord[]
-  /** Runs `work` as one transaction: every write in it lands, or none (it throws). */
-  batch<A>(work: () => A): A
+  /** The artifacts of a session (every artifact without it), in the order they were first stored. */
+  artifacts(sessionId?: string): readonly ArtifactRecord[]
+  /** Runs `work` as one transaction: every write it makes through the writer lands, or none (it throws). */
+  batch<A>(work: (writer: StoreWriter) => A): A
 }
 
 const freeze = <A>(u: A): A => {
@@ -291,6 +312,44 @@ export const sqliteStore = (path: string): SqliteStore => {
     })
   }
 
+  const writer: StoreWriter = Object.freeze({
+    save: (record: SessionRecord) => {
+      requireSessionRecord(record)
+      write(() => upsert.run(record.id, record.name, JSON.stringify(record)))
+    },
+    remove: (id: string) => {
+      requireString('SessionStore.remove', 'the id', id)
+      return write(() => deleteSession.run(id).changes > 0)
+    },
+    saveNodes,
+    putConversation: (head: Conversation) => {
+      if (!isVertex(head)) {
+        throw new UsageError('SqliteStore.putConversation', 'head must be a vertex')
+      }
+      return write(() => vertices.put(head))
+    },
+    appendHistory: (sessionId: string, node: string, rs: readonly HistoryRecord[]) => {
+      write(() => {
+        records.appendHistory(sessionId, node, rs)
+      })
+    },
+    saveTrace: (trace: Trace | TraceJson, sessionId?: string) => {
+      const json = trace.records.every(isVertex) ? traceJson(trace as Trace) : (trace as TraceJson)
+      write(() => {
+        records.putTrace(json, sessionId)
+      })
+    },
+    appendEnvelopes: (network: string, es: readonly EnvelopeRecord[], sessionId?: string) => {
+      requireString('SqliteStore.appendEnvelopes', 'the network', network)
+      return write(() => records.appendEnvelopes(network, es, sessionId))
+    },
+    putArtifact: (artifact: ArtifactRecord) => {
+      write(() => {
+        records.putArtifact(artifact)
+      })
+    },
+  })
+
   const nodeOf =
     (sessionId: string) =>
     (row: NodeRow): StoredNode => {
@@ -312,19 +371,15 @@ export const sqliteStore = (path: string): SqliteStore => {
     }
 
   const store: SqliteStore = {
+    ...writer,
     kind: 'sqlite',
     path: file,
     load: () => later(() => read(() => recordsOf(all.all()))),
     save: (record) =>
       later(() => {
-        requireSessionRecord(record)
-        write(() => upsert.run(record.id, record.name, JSON.stringify(record)))
+        writer.save(record)
       }),
-    remove: (id) =>
-      later(() => {
-        requireString('SessionStore.remove', 'the id', id)
-        return write(() => deleteSession.run(id).changes > 0)
-      }),
+    remove: (id) => later(() => writer.remove(id)),
     get: (id) =>
       later(() => {
         requireString('SessionStore.get', 'the id', id)
@@ -351,51 +406,19 @@ export const sqliteStore = (path: string): SqliteStore => {
       }),
     nodes: (sessionId) =>
       read(() => Object.freeze(selectNodes.all(sessionId).map(nodeOf(sessionId)))),
-    putConversation: (head) => {
-      if (!isVertex(head))
-        throw new UsageError('SqliteStore.putConversation', 'head must be a vertex')
-      return write(() => vertices.put(head))
-    },
     conversation: (headId) =>
       read(() => vertices.load(requireString('SqliteStore.conversation', 'the id', headId))),
     vertexCount: () => read(() => vertices.count()),
-    appendHistory: (sessionId, node, rs) => {
-      write(() => {
-        records.appendHistory(sessionId, node, rs)
-      })
-    },
     history: (sessionId, node) => read(() => Object.freeze(records.history(sessionId, node))),
     historyNodes: (sessionId) => read(() => records.historyNodes(sessionId)),
-    saveTrace: (trace, sessionId) => {
-      write(() => {
-        records.putTrace(
-          'records' in trace && trace.records.every(isVertex)
-            ? traceJson(trace as Trace)
-            : (trace as TraceJson),
-          sessionId,
-        )
-      })
-    },
     trace: (runId) => read(() => records.trace(runId)),
     traces: (sessionId) => read(() => records.traces(sessionId)),
-    appendEnvelopes: (network, es, sessionId) =>
-      write(() =>
-        records.appendEnvelopes(
-          requireString('SqliteStore.appendEnvelopes', 'the network', network),
-          es,
-          sessionId,
-        ),
-      ),
+    networks: () => read(() => records.networks()),
     envelopes: (network, options) =>
       read(() => records.envelopes(network, options?.after ?? 0, options?.limit ?? -1)),
-    putArtifact: (artifact) => {
-      write(() => {
-        records.putArtifact(artifact)
-      })
-    },
     artifact: (id) => read(() => records.artifact(id)),
     artifacts: (sessionId) => read(() => records.artifacts(sessionId)),
-    batch: (work) => write(work),
+    batch: (work) => write(() => work(writer)),
   }
   return Object.freeze(store)
 }

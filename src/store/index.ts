@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { sqliteStore } from './SqliteStore.js'
-export type { SqliteStore, StoredNode } from './SqliteStore.js'
+export type { SqliteStore, StoredNode, StoreWriter } from './SqliteStore.js'
 export { defaultStorePath, openStore } from './openStore.js'
 export type { OpenStoreOptions, StoreKind } from './openStore.js'
 export { migrations, SCHEMA_VERSION } from './schema.js'
@@ -15,3 +15,5 @@ export { ArtifactRecordCodec, EnvelopeRecordCodec } from './records.js'
 export type { ArtifactRecord, EnvelopeRecord, StoredEnvelope } from './records.js'
 export { traceJson, TraceJsonCodec } from './traceJson.js'
 export type { ErrorJson, StepRecordJson, TraceJson } from './traceJson.js'
+export { copySessions, exportStore, importStore, NODES_FORMAT } from './transfer.js'
+export type { ExportOptions, TransferSummary } from './transfer.js'

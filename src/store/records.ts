@@ -39,6 +39,8 @@ export const EnvelopeRecordCodec: t.Type<EnvelopeRecord, EnvelopeRecord> = t.int
 export interface StoredEnvelope {
   readonly seq: number
   readonly network: string
+  /** The session it was stored for, if any. */
+  readonly sessionId: string | undefined
   readonly envelope: EnvelopeRecord
 }
 
@@ -134,10 +136,18 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
     'INSERT INTO envelopes (session_id, network, envelope) VALUES (?, ?, ?)',
   )
   const getEnvelopes = db
-    .prepare<[string, number, number], [number, string]>(
-      'SELECT seq, envelope FROM envelopes WHERE network = ? AND seq > ? ORDER BY seq LIMIT ?',
+    .prepare<[string, number, number], [number, string | null, string]>(
+      `SELECT seq, session_id, envelope FROM envelopes
+       WHERE network = ? AND seq > ? ORDER BY seq LIMIT ?`,
     )
     .raw()
+  const networks = db
+    .prepare<[], string>('SELECT DISTINCT network FROM envelopes ORDER BY network')
+    .pluck()
+  const allTraces = db.prepare<[], string>('SELECT trace FROM traces ORDER BY rowid').pluck()
+  const allArtifacts = db
+    .prepare<[], string>('SELECT artifact FROM artifacts ORDER BY rowid')
+    .pluck()
   const putArtifact = db.prepare<[string, string | null, string]>(
     'INSERT OR REPLACE INTO artifacts (id, session_id, artifact) VALUES (?, ?, ?)',
   )
@@ -185,12 +195,11 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
         ? undefined
         : readValue(path, pointerOf('/traces', runId), TraceJsonCodec, text)
     },
-    traces: (sessionId: string): readonly TraceJson[] =>
-      sessionTraces
-        .all(sessionId)
-        .map((text, i) =>
-          readValue(path, pointerOf('/traces', sessionId, i), TraceJsonCodec, text),
-        ),
+    networks: (): readonly string[] => networks.all(),
+    traces: (sessionId: string | undefined): readonly TraceJson[] =>
+      (sessionId === undefined ? allTraces.all() : sessionTraces.all(sessionId)).map((text, i) =>
+        readValue(path, pointerOf('/traces', sessionId ?? '', i), TraceJsonCodec, text),
+      ),
     appendEnvelopes: (
       network: string,
       envelopes: readonly EnvelopeRecord[],
@@ -208,9 +217,10 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
         )
       }),
     envelopes: (network: string, after: number, limit: number): readonly StoredEnvelope[] =>
-      getEnvelopes.all(network, after, limit).map(([seq, text]) => ({
+      getEnvelopes.all(network, after, limit).map(([seq, sessionId, text]) => ({
         seq,
         network,
+        sessionId: sessionId ?? undefined,
         envelope: readValue(path, pointerOf('/envelopes', seq), EnvelopeRecordCodec, text),
       })),
     putArtifact: (artifact: ArtifactRecord): void => {
@@ -228,11 +238,10 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
         ? undefined
         : readValue(path, pointerOf('/artifacts', id), ArtifactRecordCodec, text)
     },
-    artifacts: (sessionId: string): readonly ArtifactRecord[] =>
-      sessionArtifacts
-        .all(sessionId)
-        .map((text, i) =>
-          readValue(path, pointerOf('/artifacts', sessionId, i), ArtifactRecordCodec, text),
-        ),
+    artifacts: (sessionId: string | undefined): readonly ArtifactRecord[] =>
+      (sessionId === undefined ? allArtifacts.all() : sessionArtifacts.all(sessionId)).map(
+        (text, i) =>
+          readValue(path, pointerOf('/artifacts', sessionId ?? '', i), ArtifactRecordCodec, text),
+      ),
   }
 }

@@ -340,9 +340,9 @@ describe('histories, traces, envelopes and artifacts', () => {
     const store = freshStore()
     await store.save(record('s'))
     expect(() =>
-      store.batch(() => {
-        store.putConversation(pipe(empty, user('kept?')))
-        store.appendEnvelopes('net', [{ id: 'e', from: 'a', to: 'b' }])
+      store.batch((w) => {
+        w.putConversation(pipe(empty, user('kept?')))
+        w.appendEnvelopes('net', [{ id: 'e', from: 'a', to: 'b' }])
         throw new Error('changed my mind')
       }),
     ).toThrow('changed my mind')

@@ -43,51 +43,36 @@ SELECT v.rowid, v.id, v.parents, v.data, v.meta FROM up JOIN vertices v ON v.row
 
 /**
  * The vertex table of a connection. Which vertex objects are stored is
- * remembered (a WeakMap to their rowids), so persisting a turn walks back
- * from the head only to the first vertex already stored: a turn writes its
- * new vertices and reads nothing else; a fork, whose head is stored, writes none.
+ * remembered (a WeakMap to their rowids: the vertices this connection wrote
+ * or read), so persisting a turn walks back from the head only to the first
+ * vertex known to be stored: a turn writes its new vertices and reads
+ * nothing else; a fork, whose head is known, writes none. A vertex object
+ * the connection has not seen is offered to the table (`ON CONFLICT DO
+ * NOTHING`): one with the same id already there costs a lookup, no row.
  *
  * @internal
  */
 export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTable => {
   const stored = new WeakMap<Conversation, number>()
-  let fresh: [Conversation, number][] = []
+  let fresh: Conversation[] = []
   const find = db.prepare<[string], number>('SELECT rowid FROM vertices WHERE id = ?').pluck()
   const insert = db.prepare<[string, string, string, string | null]>(
-    'INSERT INTO vertices (id, parents, data, meta) VALUES (?, ?, ?, ?)',
+    'INSERT INTO vertices (id, parents, data, meta) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   )
   const load = db.prepare<[string], [number, string, string, string, string | null]>(LOAD).raw()
   const count = db.prepare<[], number>('SELECT count(*) FROM vertices').pluck()
 
-  const rowOf = (v: Conversation): number | undefined => {
-    const known = stored.get(v)
-    if (known !== undefined) return known
-    const found = find.get(v.id)
-    if (found !== undefined) {
-      stored.set(v, found)
-      fresh.push([v, found])
-    }
-    return found
-  }
-
-  const write = (v: Conversation, parents: readonly number[]): number => {
+  /** Writes `v` (its parents are stored); whether that made a row. */
+  const write = (v: Conversation, parents: string): boolean => {
     const e: NerveVertexJson = encodeVertex(v)
     const meta = JSON.stringify(e.meta)
-    const rowid = Number(
-      insert.run(
-        e.id,
-        JSON.stringify(parents),
-        JSON.stringify(e.data),
-        meta === EMPTY ? null : meta,
-      ).lastInsertRowid,
-    )
-    stored.set(v, rowid)
-    fresh.push([v, rowid])
-    return rowid
+    const r = insert.run(e.id, parents, JSON.stringify(e.data), meta === EMPTY ? null : meta)
+    stored.set(v, r.changes === 1 ? Number(r.lastInsertRowid) : find.get(e.id)!)
+    fresh.push(v)
+    return r.changes === 1
   }
 
   const put = (head: Conversation): number => {
-    if (rowOf(head) !== undefined) return 0
     let written = 0
     // Post-order without recursion: a vertex is written once all its parents are.
     const stack: Conversation[] = [head]
@@ -98,31 +83,49 @@ export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTab
         continue
       }
       const ps = v.parents
-      const rows: number[] = []
-      for (const p of ps) {
-        const r = rowOf(p)
-        if (r === undefined) stack.push(p)
-        else rows.push(r)
+      let ready = true
+      for (let i = ps.length - 1; i >= 0; i--) {
+        if (!stored.has(ps[i]!)) {
+          stack.push(ps[i]!)
+          ready = false
+        }
       }
-      if (rows.length < ps.length) continue
+      if (!ready) continue
       stack.pop()
-      if (rowOf(v) !== undefined) continue // the same id reached by another path
-      write(v, rows)
-      written++
+      let parents = '['
+      for (let i = 0; i < ps.length; i++) parents += `${i === 0 ? '' : ','}${stored.get(ps[i]!)!}`
+      if (write(v, `${parents}]`)) written++
     }
     return written
   }
 
   const committed = (ok: boolean): void => {
-    if (!ok) for (const [v] of fresh) stored.delete(v)
+    if (!ok) for (const v of fresh) stored.delete(v)
     fresh = []
+  }
+
+  /** Remembers the vertices of a loaded conversation as stored, by their rows. */
+  const remember = (head: Conversation, rowOf: ReadonlyMap<string, number>): void => {
+    const stack: Conversation[] = [head]
+    while (stack.length > 0) {
+      const v = stack.pop()!
+      if (stored.has(v)) continue
+      const rowid = rowOf.get(v.id)
+      if (rowid === undefined) continue
+      stored.set(v, rowid)
+      for (const p of v.parents) stack.push(p)
+    }
   }
 
   const decode = (headId: string): Conversation | undefined => {
     const rows = load.all(headId)
     if (rows.length === 0) return undefined
     const idOf = new Map<number, string>()
-    for (const [rowid, id] of rows) idOf.set(rowid, id)
+    const rowOf = new Map<string, number>()
+    for (const [rowid, id] of rows) {
+      idOf.set(rowid, id)
+      rowOf.set(id, rowid)
+    }
     const vertices: NerveVertexJson[] = new Array<NerveVertexJson>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const [, id, parents, data, meta] = rows[i]!
@@ -149,11 +152,8 @@ export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTab
       ])
     }
     const [conversation] = doc.right.heads
-    // Loaded vertices are stored ones: a turn on them writes only what it adds.
-    if (conversation !== undefined) {
-      const rowid = rows.find((r) => r[1] === headId)?.[0]
-      if (rowid !== undefined) stored.set(conversation, rowid)
-    }
+    // Loaded vertices are stored ones: a turn or a fork on them writes only what it adds.
+    if (conversation !== undefined) remember(conversation, rowOf)
     return conversation
   }
 

@@ -254,13 +254,14 @@ export const sqliteStore = (path: string): SqliteStore => {
     .raw()
 
   let depth = 0
+  const transaction = db.transaction((work: () => unknown) => work())
   /** Runs `work` in an immediate transaction (a savepoint when nested). */
   const write = <A>(work: () => A): A => {
     if (!db.open) throw new UsageError('SqliteStore', `${file} is closed`)
-    if (depth > 0) return db.transaction(work)()
+    if (depth > 0) return transaction(work) as A
     depth++
     try {
-      const result = db.transaction(work).immediate()
+      const result = transaction.immediate(work) as A
       vertices.committed(true)
       return result
     } catch (e) {

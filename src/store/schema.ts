@@ -23,9 +23,9 @@ export interface Migration {
  *   description (JSON) and its live-state snapshot (`live`, JSON; an LLM
  *   node's conversation head is `head`, a vertex id);
  * - `vertices`: conversation vertices, content-addressed by id and shared by
- *   every node and session that reaches them: `parents` are the rowids of
- *   the parents (a JSON array), `data` the entry and `meta` the metadata as
- *   the Nerve conversation format writes them;
+ *   every node and session that reaches them: `parents` are the parents'
+ *   ids (a JSON array), `data` the entry and `meta` the metadata (`NULL`
+ *   when empty) as the Nerve conversation format writes them;
  * - `history`: node history records by session, node and `seq`;
  * - `traces`: run traces by run id;
  * - `envelopes`: messages carried on a network's edges, in arrival order;

@@ -19,7 +19,7 @@ import { corruptRow, parseColumn, pointerOf } from './StoreError.js'
 export interface VertexTable {
   /**
    * Writes the vertices of `head`'s history that the database does not hold
-   * yet, parents first; how many rows it wrote. Call it inside a write
+   * yet; how many rows it wrote. Call it inside a write
    * transaction, and {@link VertexTable.committed} once that committed.
    */
   put(head: Conversation): number
@@ -31,70 +31,65 @@ export interface VertexTable {
   count(): number
 }
 
-const EMPTY = '{}'
+const EMPTY_META = Object.freeze({})
 
+// Children have larger rowids than their parents (a vertex row is written
+// before any row that names it as a parent commits, in one transaction, and
+// rows are never rewritten), so rowid order is a causal order.
 const LOAD = `
-WITH RECURSIVE up(k) AS (
-  SELECT rowid FROM vertices WHERE id = ?
+WITH RECURSIVE up(id) AS (
+  SELECT ?
   UNION
-  SELECT j.value FROM up JOIN vertices v ON v.rowid = up.k, json_each(v.parents) j
+  SELECT j.value FROM up JOIN vertices v ON v.id = up.id, json_each(v.parents) j
 )
-SELECT v.rowid, v.id, v.parents, v.data, v.meta FROM up JOIN vertices v ON v.rowid = up.k`
+SELECT v.id, v.parents, v.data, v.meta FROM up JOIN vertices v ON v.id = up.id
+ORDER BY v.rowid`
 
 /**
- * The vertex table of a connection. Which vertex objects are stored is
- * remembered (a WeakMap to their rowids: the vertices this connection wrote
- * or read), so persisting a turn walks back from the head only to the first
- * vertex known to be stored: a turn writes its new vertices and reads
- * nothing else; a fork, whose head is known, writes none. A vertex object
- * the connection has not seen is offered to the table (`ON CONFLICT DO
- * NOTHING`): one with the same id already there costs a lookup, no row.
+ * The vertex table of a connection: a row per vertex, its parents by id.
+ *
+ * Writing a head walks back from it, offering each vertex to the table
+ * (`ON CONFLICT DO NOTHING`). A row already there means the vertex and its
+ * whole history are stored (rows are written with their history, in one
+ * transaction), so the walk stops there. It also stops at vertex objects
+ * this connection knows are stored (a WeakSet of those it wrote or read):
+ * a turn on a head it wrote offers only the turn's new vertices, and a fork
+ * of a stored head writes nothing.
  *
  * @internal
  */
 export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTable => {
-  const stored = new WeakMap<Conversation, number>()
+  const stored = new WeakSet<Conversation>()
   let fresh: Conversation[] = []
-  const find = db.prepare<[string], number>('SELECT rowid FROM vertices WHERE id = ?').pluck()
   const insert = db.prepare<[string, string, string, string | null]>(
     'INSERT INTO vertices (id, parents, data, meta) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   )
-  const load = db.prepare<[string], [number, string, string, string, string | null]>(LOAD).raw()
+  const load = db.prepare<[string], [string, string, string, string | null]>(LOAD).raw()
   const count = db.prepare<[], number>('SELECT count(*) FROM vertices').pluck()
 
-  /** Writes `v` (its parents are stored); whether that made a row. */
-  const write = (v: Conversation, parents: string): boolean => {
+  /** Offers `v` to the table; whether that made a row. */
+  const offer = (v: Conversation): boolean => {
     const e: NerveVertexJson = encodeVertex(v)
-    const meta = JSON.stringify(e.meta)
-    const r = insert.run(e.id, parents, JSON.stringify(e.data), meta === EMPTY ? null : meta)
-    stored.set(v, r.changes === 1 ? Number(r.lastInsertRowid) : find.get(e.id)!)
+    let meta: string | null = null
+    for (const _ in e.meta) {
+      meta = JSON.stringify(e.meta)
+      break
+    }
+    const written =
+      insert.run(e.id, JSON.stringify(e.parents), JSON.stringify(e.data), meta).changes === 1
+    stored.add(v)
     fresh.push(v)
-    return r.changes === 1
+    return written
   }
 
   const put = (head: Conversation): number => {
     let written = 0
-    // Post-order without recursion: a vertex is written once all its parents are.
     const stack: Conversation[] = [head]
     while (stack.length > 0) {
-      const v = stack[stack.length - 1]!
-      if (stored.has(v)) {
-        stack.pop()
-        continue
-      }
-      const ps = v.parents
-      let ready = true
-      for (let i = ps.length - 1; i >= 0; i--) {
-        if (!stored.has(ps[i]!)) {
-          stack.push(ps[i]!)
-          ready = false
-        }
-      }
-      if (!ready) continue
-      stack.pop()
-      let parents = '['
-      for (let i = 0; i < ps.length; i++) parents += `${i === 0 ? '' : ','}${stored.get(ps[i]!)!}`
-      if (write(v, `${parents}]`)) written++
+      const v = stack.pop()!
+      if (stored.has(v) || !offer(v)) continue
+      written++
+      for (const p of v.parents) if (!stored.has(p)) stack.push(p)
     }
     return written
   }
@@ -104,39 +99,21 @@ export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTab
     fresh = []
   }
 
-  /** Remembers the vertices of a loaded conversation as stored, by their rows. */
-  const remember = (head: Conversation, rowOf: ReadonlyMap<string, number>): void => {
-    const stack: Conversation[] = [head]
-    while (stack.length > 0) {
-      const v = stack.pop()!
-      if (stored.has(v)) continue
-      const rowid = rowOf.get(v.id)
-      if (rowid === undefined) continue
-      stored.set(v, rowid)
-      for (const p of v.parents) stack.push(p)
-    }
-  }
-
   const decode = (headId: string): Conversation | undefined => {
     const rows = load.all(headId)
     if (rows.length === 0) return undefined
-    const idOf = new Map<number, string>()
-    const rowOf = new Map<string, number>()
-    for (const [rowid, id] of rows) {
-      idOf.set(rowid, id)
-      rowOf.set(id, rowid)
-    }
     const vertices: NerveVertexJson[] = new Array<NerveVertexJson>(rows.length)
     for (let i = 0; i < rows.length; i++) {
-      const [, id, parents, data, meta] = rows[i]!
+      const [id, parents, data, meta] = rows[i]!
       const at = pointerOf('/vertices', id)
-      const ups = parseColumn(path, `${at}/parents`, parents) as number[]
       vertices[i] = {
         id,
-        parents: ups.map((r) => idOf.get(r) ?? String(r)),
+        parents: parseColumn(path, `${at}/parents`, parents) as string[],
         data: parseColumn(path, `${at}/data`, data) as NerveVertexJson['data'],
         meta:
-          meta === null ? {} : (parseColumn(path, `${at}/meta`, meta) as NerveVertexJson['meta']),
+          meta === null
+            ? EMPTY_META
+            : (parseColumn(path, `${at}/meta`, meta) as NerveVertexJson['meta']),
       }
     }
     const doc = decodeConversation({
@@ -152,8 +129,8 @@ export const vertexTable = (db: BetterSqlite3.Database, path: string): VertexTab
       ])
     }
     const [conversation] = doc.right.heads
-    // Loaded vertices are stored ones: a turn or a fork on them writes only what it adds.
-    if (conversation !== undefined) remember(conversation, rowOf)
+    // The head is stored: a turn on it writes only what it adds, a fork of it nothing.
+    if (conversation !== undefined) stored.add(conversation)
     return conversation
   }
 

@@ -200,6 +200,9 @@ describe('conversation vertices', () => {
     expect(second.putConversation(again)).toBe(1)
     const loaded = second.conversation(head.id)!
     expect(second.putConversation(pipe(loaded, user('d')))).toBe(1)
+    // A branch from inside the loaded history (a fork at an earlier point) adds only its own vertex.
+    expect(second.putConversation(loaded.parents[0]!)).toBe(0)
+    expect(second.putConversation(pipe(loaded.parents[0]!, assistant('B')))).toBe(1)
   })
 
   it('answer undefined for a head that is not stored', () => {

@@ -33,17 +33,17 @@ export interface VertexTable {
 
 const EMPTY_META = Object.freeze({})
 
-// Children have larger rowids than their parents (a vertex row is written
-// before any row that names it as a parent commits, in one transaction, and
-// rows are never rewritten), so rowid order is a causal order.
+// The rows of a head's history: the recursion follows rowids (integers are
+// cheap to deduplicate); each parent id is found through the id index.
 const LOAD = `
-WITH RECURSIVE up(id) AS (
-  SELECT ?
+WITH RECURSIVE up(k) AS (
+  SELECT rowid FROM vertices WHERE id = ?
   UNION
-  SELECT j.value FROM up JOIN vertices v ON v.id = up.id, json_each(v.parents) j
+  SELECT p.rowid FROM up
+    JOIN vertices v ON v.rowid = up.k, json_each(v.parents) j
+    JOIN vertices p ON p.id = j.value
 )
-SELECT v.id, v.parents, v.data, v.meta FROM up JOIN vertices v ON v.id = up.id
-ORDER BY v.rowid`
+SELECT v.id, v.parents, v.data, v.meta FROM up JOIN vertices v ON v.rowid = up.k`
 
 /**
  * The vertex table of a connection: a row per vertex, its parents by id.

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -405,22 +406,29 @@ describe('a database that cannot be read', () => {
 const readerScript = join(import.meta.dirname, 'fixtures', 'readCount.ts')
 const repoRoot = join(import.meta.dirname, '..', '..')
 
-/** What a process that opens the store at `path` on its own sees: sessions and vertices. */
-const seenByAnotherProcess = (path: string): Promise<{ sessions: number; vertices: number }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', readerScript, path], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()))
-    child.on('close', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as { sessions: number; vertices: number })
-      else reject(new Error(err))
-    })
+/** A process that opens the store at `path` on its own and tells what it sees when asked. */
+const anotherProcess = async (path: string) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', readerScript, path], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
   })
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async (): Promise<string> => {
+    const line = await lines.next()
+    if (line.done === true) throw new Error('the reader ended')
+    return line.value
+  }
+  expect(await next()).toBe('ready')
+  return {
+    sees: async (): Promise<unknown> => {
+      child.stdin.write('\n')
+      return JSON.parse(await next())
+    },
+    end: () => {
+      child.stdin.end()
+    },
+  }
+}
 
 describe('a reader in another process', () => {
   it('sees each committed transaction while the writer keeps the database open', async () => {
@@ -428,9 +436,12 @@ describe('a reader in another process', () => {
     const store = sqliteStore(path)
     opened.push(store)
     await store.save(record('a'))
+    const reader = await anotherProcess(path)
+    expect(await reader.sees()).toEqual({ sessions: 1, vertices: 0 })
     store.putConversation(pipe(empty, user('one'), assistant('two')))
-    expect(await seenByAnotherProcess(path)).toEqual({ sessions: 1, vertices: 2 })
+    expect(await reader.sees()).toEqual({ sessions: 1, vertices: 2 })
     await store.save(record('b'))
-    expect(await seenByAnotherProcess(path)).toEqual({ sessions: 2, vertices: 2 })
+    expect(await reader.sees()).toEqual({ sessions: 2, vertices: 2 })
+    reader.end()
   })
 })

@@ -7,16 +7,17 @@ import type { NodeSnapshot, SessionRecord } from './SessionStore.js'
 /**
  * Where a {@link SessionManager} saves the records of the sessions it
  * creates and removes those of the sessions it closes (a `SessionStore` is
- * one). A sink with `saveNodes` (the SQLite store) is also given, on
- * `save(id)`, a snapshot of every registered node: its description, its
- * state and its live value (an LLM node's conversation head).
+ * one). A sink with `saveSession` (the SQLite store) is given instead, on
+ * `save(id)`, the record with a snapshot of every registered node (its
+ * description, its state and its live value: an LLM node's conversation
+ * head), to write together.
  *
  * @category session
  */
 export interface SessionRecordSink {
   save(record: SessionRecord): Promise<void>
   remove(id: string): Promise<boolean>
-  saveNodes?(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
+  saveSession?(record: SessionRecord, nodes: readonly NodeSnapshot[]): Promise<void>
 }
 
 /**
@@ -77,7 +78,7 @@ export const sessionRecord = (session: Session): SessionRecord => {
 
 /**
  * A snapshot of each node registered in a session, in registration order:
- * what a store's `saveNodes` keeps.
+ * what a store's `saveSession` keeps.
  *
  * @category session
  */
@@ -161,8 +162,9 @@ export const sessionManager = (options: SessionManagerOptions = {}): SessionMana
     if (store === undefined) throw new UsageError('SessionManager.save', 'the manager has no store')
     const session = sessions.get(id)
     if (session === undefined || session.closed) return false
-    await store.save(sessionRecord(session))
-    await store.saveNodes?.(id, nodeSnapshots(session))
+    const record = sessionRecord(session)
+    if (store.saveSession === undefined) await store.save(record)
+    else await store.saveSession(record, nodeSnapshots(session))
     return true
   }
 

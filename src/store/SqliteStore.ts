@@ -84,11 +84,10 @@ export interface StoreWriter {
  *
  * @category store
  */
-export interface SqliteStore
-  extends SessionStore, Omit<StoreWriter, 'save' | 'remove' | 'saveNodes'> {
+export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'remove'> {
   readonly kind: 'sqlite'
-  /** {@link StoreWriter.saveNodes}, as a promise (what a `SessionManager` calls on `save`). */
-  saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): Promise<void>
+  /** Saves a session's record and its nodes in one transaction (what a `SessionManager` calls on `save`). */
+  saveSession(record: SessionRecord, nodes: readonly NodeSnapshot[]): Promise<void>
   /** The stored nodes of a session, in the order they were given. */
   nodes(sessionId: string): readonly StoredNode[]
   /** The conversation whose head vertex has this id; undefined when none is stored. */
@@ -401,9 +400,12 @@ export const sqliteStore = (path: string): SqliteStore => {
       later(() => {
         if (db.open) db.close()
       }),
-    saveNodes: (sessionId, nodes) =>
+    saveSession: (record, nodes) =>
       later(() => {
-        saveNodes(sessionId, nodes)
+        write(() => {
+          writer.save(record)
+          saveNodes(record.id, nodes)
+        })
       }),
     nodes: (sessionId) =>
       read(() => Object.freeze(selectNodes.all(sessionId).map(nodeOf(sessionId)))),

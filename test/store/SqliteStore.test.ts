@@ -447,3 +447,54 @@ describe('a reader in another process', () => {
     reader.end()
   })
 })
+
+const saveMany = join(import.meta.dirname, 'fixtures', 'saveMany.ts')
+
+/** A process that saves `count` records named after `prefix` once let go. */
+const saver = (path: string, prefix: string, count: number) => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', saveMany, path, prefix, String(count)],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  )
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8')
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()))
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk
+      if (out.startsWith('ready\n')) resolve()
+    })
+  })
+  const done = new Promise<void>((resolve, reject) => {
+    child.on('close', (code) => {
+      if (code === 0 && out.includes('done\n')) resolve()
+      else reject(new Error(`saver ${prefix} ended with ${code}: ${err}`))
+    })
+  })
+  return { ready, done, go: () => child.stdin.write('go\n') }
+}
+
+describe('writers in several processes', () => {
+  it('take turns: every record of each lands', async () => {
+    const path = freshPath()
+    await sqliteStore(path).close()
+    const savers = ['p', 'q', 'r'].map((p) => saver(path, p, 15))
+    await Promise.all(savers.map((s) => s.ready))
+    for (const s of savers) s.go()
+    await Promise.all(savers.map((s) => s.done))
+    const store = sqliteStore(path)
+    opened.push(store)
+    const ids = (await store.load()).map((r) => r.id)
+    expect(ids).toHaveLength(45)
+    for (const p of ['p', 'q', 'r']) {
+      expect(ids.filter((id) => id.startsWith(`${p}-`))).toEqual(
+        Array.from({ length: 15 }, (_, i) => `${p}-${i}`),
+      )
+    }
+  }, 60_000)
+})

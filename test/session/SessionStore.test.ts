@@ -476,7 +476,7 @@ describe('a process killed while saving', () => {
     expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([])
     await reopened.remove('seed-0')
     expect((await reopened.load()).length).toBe(bigStore(generation).length - 1)
-  }, 180_000)
+  }, 300_000)
 })
 
 const saveMany = join(import.meta.dirname, 'fixtures', 'saveMany.ts')

@@ -56,17 +56,17 @@ export const TransportCodes = {
  *
  * @category server
  * @example
- * import { errorLine } from 'nerve/server'
+ * import { refusalLine } from 'nerve/server'
  * import assert from 'assert'
  *
- * const line = errorLine(-32020, 'Unauthorized', 'wrong token')
+ * const line = refusalLine(-32020, 'Unauthorized', 'wrong token')
  * assert.deepStrictEqual(JSON.parse(line), {
  *   jsonrpc: '2.0',
  *   id: null,
  *   error: { code: -32020, message: 'wrong token', data: { tag: 'Unauthorized' } },
  * })
  */
-export const errorLine = (
+export const refusalLine = (
   code: number,
   tag: string,
   message: string,

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { ConnectionSet } from './ConnectionSet.js'
 import type { Connectable } from './contract.js'
-import { errorLine, TransportCodes } from './ServerError.js'
+import { refusalLine, TransportCodes } from './ServerError.js'
 import { bearerToken, tokenMatches } from './token.js'
 
 /** How the HTTP transport behaves. */
@@ -77,7 +77,7 @@ const serveRpc = (
       reply(
         res,
         413,
-        errorLine(
+        refusalLine(
           TransportCodes.invalidRequest,
           'LineTooLong',
           `a body of ${bytes} bytes is over the limit of ${options.maxLineBytes} bytes`,
@@ -88,13 +88,13 @@ const serveRpc = (
     const body = Buffer.concat(chunks).toString('utf8').trim()
     let done = false
     const release = options.connections.admit(() => {
-      finish(503, errorLine(TransportCodes.tooManyConnections, 'ShuttingDown', 'shutting down'))
+      finish(503, refusalLine(TransportCodes.tooManyConnections, 'ShuttingDown', 'shutting down'))
     })
     if (release === undefined) {
       reply(
         res,
         503,
-        errorLine(TransportCodes.tooManyConnections, 'TooManyConnections', 'too many connections'),
+        refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', 'too many connections'),
       )
       return
     }
@@ -157,7 +157,7 @@ const serveSocket = (ws: WebSocket, engine: Connectable, options: HttpOptions): 
   ws.on('message', (data: Buffer, isBinary) => {
     if (data.length > options.maxLineBytes) {
       ws.send(
-        errorLine(
+        refusalLine(
           TransportCodes.invalidRequest,
           'LineTooLong',
           `a message of ${data.length} bytes is over the limit of ${options.maxLineBytes} bytes`,
@@ -198,17 +198,17 @@ export const httpServer = (engine: Connectable, options: HttpOptions): Server =>
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     if (path !== '/rpc') {
-      reply(res, 404, errorLine(-32601, 'NotFound', `no ${path}: use POST /rpc or GET /ws`))
+      reply(res, 404, refusalLine(-32601, 'NotFound', `no ${path}: use POST /rpc or GET /ws`))
       req.resume()
     } else if (req.method !== 'POST') {
       res.setHeader('allow', 'POST')
-      reply(res, 405, errorLine(-32600, 'MethodNotAllowed', `${req.method} /rpc: use POST`))
+      reply(res, 405, refusalLine(-32600, 'MethodNotAllowed', `${req.method} /rpc: use POST`))
       req.resume()
     } else if (!authorised(req, options.token)) {
       reply(
         res,
         401,
-        errorLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
+        refusalLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
       )
       req.resume()
     } else serveRpc(req, res, engine, options)
@@ -222,13 +222,13 @@ export const httpServer = (engine: Connectable, options: HttpOptions): Server =>
       refuseUpgrade(
         socket,
         '404 Not Found',
-        errorLine(-32601, 'NotFound', `no WebSocket at ${path}`),
+        refusalLine(-32601, 'NotFound', `no WebSocket at ${path}`),
       )
     else if (!authorised(req, options.token))
       refuseUpgrade(
         socket,
         '401 Unauthorized',
-        errorLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
+        refusalLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
       )
     else
       wss.handleUpgrade(req, socket, head, (ws) => {

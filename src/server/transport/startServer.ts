@@ -15,7 +15,7 @@ import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import type { Connectable } from './contract.js'
 import { httpServer } from './httpTransport.js'
 import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
-import { errorLine, ServerStartError, TransportCodes } from './ServerError.js'
+import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
 import {
   claimSocketPath,
   defaultDaemonDir,
@@ -216,7 +216,7 @@ export const startServer = async <E extends Connectable>(
       if (release === undefined) {
         socket.on('error', () => undefined)
         socket.end(
-          `${errorLine(TransportCodes.tooManyConnections, 'TooManyConnections', `the daemon takes at most ${connections.max} connections`)}\n`,
+          `${refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', `the daemon takes at most ${connections.max} connections`)}\n`,
         )
         return
       }

@@ -8,7 +8,7 @@
 import type { Socket } from 'node:net'
 import type { Connectable, EngineConnection } from './contract.js'
 import { LineReader } from './LineReader.js'
-import { errorLine, TransportCodes } from './ServerError.js'
+import { refusalLine, TransportCodes } from './ServerError.js'
 import { authRequest, tokenMatches } from './token.js'
 
 /** How {@link serveStream} treats one socket. */
@@ -56,7 +56,7 @@ export const serveStream = (
       return
     }
     write(
-      errorLine(
+      refusalLine(
         TransportCodes.unauthorized,
         'Unauthorized',
         auth === undefined
@@ -71,7 +71,7 @@ export const serveStream = (
     line: onLine,
     oversize: (bytes) => {
       write(
-        errorLine(
+        refusalLine(
           TransportCodes.invalidRequest,
           'LineTooLong',
           `a line of ${bytes} bytes is over the limit of ${options.maxLineBytes} bytes`,

@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: {
     alias: {
+      'nerve/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
       'nerve/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

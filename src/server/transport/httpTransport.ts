@@ -11,7 +11,7 @@ import { createServer } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { ConnectionSet } from './ConnectionSet.js'
-import type { Connectable } from './contract.js'
+import type { Engine } from '../engine/index.js'
 import { refusalLine, TransportCodes } from './ServerError.js'
 import { bearerToken, tokenMatches } from './token.js'
 
@@ -62,7 +62,7 @@ const isResponse = (line: string): boolean => {
 const serveRpc = (
   req: IncomingMessage,
   res: ServerResponse,
-  engine: Connectable,
+  engine: Engine,
   options: HttpOptions,
 ): void => {
   const chunks: Buffer[] = []
@@ -94,7 +94,11 @@ const serveRpc = (
       reply(
         res,
         503,
-        refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', 'too many connections'),
+        refusalLine(
+          TransportCodes.tooManyConnections,
+          'TooManyConnections',
+          'too many connections',
+        ),
       )
       return
     }
@@ -128,7 +132,7 @@ const serveRpc = (
   })
 }
 
-const serveSocket = (ws: WebSocket, engine: Connectable, options: HttpOptions): void => {
+const serveSocket = (ws: WebSocket, engine: Engine, options: HttpOptions): void => {
   let congested = false
   const release = options.connections.admit(() => {
     ws.close(1001, 'server shutting down')
@@ -191,7 +195,7 @@ const refuseUpgrade = (socket: Duplex, status: string, body: string): void => {
  *
  * @category server
  */
-export const httpServer = (engine: Connectable, options: HttpOptions): Server => {
+export const httpServer = (engine: Engine, options: HttpOptions): Server => {
   // A message may carry one line over the bound, which is answered with an error;
   // past twice the bound the socket is closed (1009) rather than buffered.
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxLineBytes * 2 })

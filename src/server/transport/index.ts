@@ -1,4 +1,3 @@
-export type { Connectable } from './contract.js'
 export { LineReader, DEFAULT_MAX_LINE_BYTES, type LineHandlers } from './LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'

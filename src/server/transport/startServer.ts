@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
-import type { Connectable } from './contract.js'
+import type { Engine } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
 import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
@@ -42,7 +42,7 @@ export interface BindOptions {
  *
  * @category server
  */
-export interface ServerOptions<E extends Connectable = Connectable> {
+export interface ServerOptions<E extends Engine = Engine> {
   /** The engine to serve. */
   readonly engine: E
   /** The Unix socket: a path, `true` for {@link defaultSocketPath} (the default), `false` for none. */
@@ -70,7 +70,7 @@ export interface ServerOptions<E extends Connectable = Connectable> {
  *
  * @category server
  */
-export interface ServerHandle<E extends Connectable = Connectable> {
+export interface ServerHandle<E extends Engine = Engine> {
   readonly engine: E
   /** The Unix socket path, if one is served. */
   readonly socket: string | undefined
@@ -145,7 +145,7 @@ const portOf = (server: Server | HttpServer): number => {
  *
  * @category server
  */
-export const startServer = async <E extends Connectable>(
+export const startServer = async <E extends Engine>(
   options: ServerOptions<E>,
 ): Promise<ServerHandle<E>> => {
   const { engine } = options

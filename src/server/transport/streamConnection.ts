@@ -6,7 +6,7 @@
  * engine before that.
  */
 import type { Socket } from 'node:net'
-import type { Connectable, EngineConnection } from './contract.js'
+import type { Engine, EngineConnection } from '../engine/index.js'
 import { LineReader } from './LineReader.js'
 import { refusalLine, TransportCodes } from './ServerError.js'
 import { authRequest, tokenMatches } from './token.js'
@@ -26,7 +26,7 @@ export interface StreamOptions {
  */
 export const serveStream = (
   socket: Socket,
-  engine: Connectable,
+  engine: Engine,
   options: StreamOptions,
 ): { readonly end: () => void } => {
   socket.setNoDelay(true)

@@ -12,9 +12,10 @@
  * - `daemon.throughput`: requests per second with 8 clients each sending
  *   PINGs one after the other, against 8 raw clients of the echo server
  *   (higher is better).
- * - `daemon.events`: events per second delivered to one subscriber while a
- *   PTY floods output, against the same number of event lines of the same
- *   size pushed by a raw server to a raw reader (higher is better).
+ * - `daemon.events`: events per second delivered to one subscriber over the
+ *   Unix socket while a 200-step graph on an echo LLM node runs, against the
+ *   same graph with the subscriber in-process (higher is better): what the
+ *   socket costs the event stream.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
@@ -245,108 +246,62 @@ const throughput: Benchmark = {
   },
 }
 
-/** A raw server that writes `count` event lines of `bytes` each to whoever connects, then ends. */
-const floodServer = async (path: string, count: number, line: string): Promise<Server> => {
-  const server = createServer((socket) => {
-    let i = 0
-    const pump = (): void => {
-      while (i < count) {
-        i++
-        if (!socket.write(line)) {
-          socket.once('drain', pump)
-          return
-        }
-      }
-      socket.end()
-    }
-    pump()
-  })
-  await new Promise<void>((resolve) => server.listen(path, resolve))
-  return server
+const STEPS = 200
+
+/**
+ * Events per second one subscriber of `client` receives while a graph of
+ * {@link STEPS} steps on an echo LLM node runs (3 events a step, 2 a run),
+ * from the EXECUTE_GRAPH call to its GRAPH_COMPLETED.
+ */
+const eventRate = async (client: NerveClient, graphId: string): Promise<{ eps: number }> => {
+  const sub = await client.subscribe({})
+  const steps = Array.from({ length: STEPS }, (_, i) => ({
+    id: `s${i}`,
+    node: 'bot',
+    input: `hi ${i}`,
+  }))
+  const t0 = now()
+  const run = await client.runGraph({ id: graphId, steps })
+  let n = 0
+  for await (const e of sub) {
+    n++
+    if (e.type === 'GRAPH_COMPLETED' && e.runId === run.runId && e.path.length === 0) break
+  }
+  const seconds = (now() - t0) / 1e3
+  if (n < STEPS * 3) throw new Error(`daemon.events: only ${n} events arrived`)
+  await run.result()
+  return { eps: n / seconds }
 }
-
-const rawEvents = (path: string): Promise<number> =>
-  new Promise((resolve) => {
-    const s = connect(path)
-    s.setEncoding('utf8')
-    let rest = ''
-    let n = 0
-    s.on('data', (chunk: string) => {
-      rest += chunk
-      let nl: number
-      while ((nl = rest.indexOf('\n')) !== -1) {
-        JSON.parse(rest.slice(0, nl))
-        rest = rest.slice(nl + 1)
-        n++
-      }
-    })
-    s.on('close', () => {
-      resolve(n)
-    })
-  })
-
-const FLOOD = 'seq 1 200000'
 
 const events: Benchmark = {
   name: 'daemon.events',
   async run({ rounds }): Promise<readonly Result[]> {
     const f = await fixture()
-    const driver = await NerveClient.connect(f.daemon.socket)
-    const reader = await NerveClient.connect(f.daemon.socket)
-    let lastCount = 0
-    let lastLine = ''
+    const remote = await NerveClient.connect(f.daemon.socket)
+    const local = await NerveClient.standalone({ history: false })
     try {
-      const shell = await driver.createNode('t', 'pty', {
-        options: {
-          command: 'bash',
-          args: ['--norc', '--noprofile'],
-          env: { PS1: '$ ', PROMPT_COMMAND: '' },
-        },
-      })
+      await remote.createNode('bot', 'llm', { options: { provider: 'echo' } })
+      await local.createNode('bot', 'llm', { options: { provider: 'echo' } })
+      let round = 0
       const { ours, baseline } = await interleaveAsync({
         rounds: rounds ?? 10,
         warmup: 2,
-        ours: async () => {
-          const sub = await reader.subscribe({ nodeId: 't', types: ['OUTPUT_CHUNK', 'LAGGED'] })
-          let n = 0
-          let bytes = 0
-          const counted = (async () => {
-            for await (const e of sub) {
-              n++
-              if (e.type === 'OUTPUT_CHUNK') bytes += String(e.chunk).length
-            }
-          })()
-          const t0 = now()
-          await shell.execute(FLOOD, { timeout: 60_000 })
-          const seconds = (now() - t0) / 1e3
-          await sub.unsubscribe()
-          await counted
-          lastCount = n
-          lastLine = `${JSON.stringify({ jsonrpc: '2.0', method: 'EVENT', params: { subscription: 's1', event: { type: 'OUTPUT_CHUNK', chunk: 'x'.repeat(Math.round(bytes / Math.max(n, 1))) } } })}\n`
-          return { eps: n / seconds }
-        },
-        baseline: async () => {
-          const path = join(f.dir, 'flood.sock')
-          const server = await floodServer(path, Math.max(lastCount, 1000), lastLine || '{}\n')
-          const t0 = now()
-          const n = await rawEvents(path)
-          const seconds = (now() - t0) / 1e3
-          await new Promise((resolve) => server.close(resolve))
-          return { eps: n / seconds }
-        },
+        ours: () => eventRate(remote, `g${round++}`),
+        baseline: () => eventRate(local, `g${round++}`),
       })
       return [
         {
           name: 'daemon.events',
           unit: 'events/s',
           median: ours.eps,
-          baseline: 'raw server writing as many event lines of the same size',
+          baseline: 'the same graph, subscriber in-process (NerveClient.standalone)',
           baselineMedian: baseline.eps,
+          target: { minRatio: 0.5 },
         },
       ]
     } finally {
-      await driver.close()
-      await reader.close()
+      await remote.close()
+      await local.close()
       await f.close()
     }
   },

@@ -46,7 +46,8 @@ describe('a subscriber that does not read', () => {
     let lagged = 0
     while (!answered || lagged === 0) {
       const msg = await slow.next()
-      const event = (msg.params as { event?: { type: string; dropped?: number } } | undefined)?.event
+      const event = (msg.params as { event?: { type: string; dropped?: number } } | undefined)
+        ?.event
       if (event?.type === 'LAGGED') lagged += event.dropped ?? 0
       if (msg.id === 2) answered = true
     }

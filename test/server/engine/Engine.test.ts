@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { peer, testEngine } from './kit.js'
+import { peer, testEngine } from '../kit.js'
 
 const disposals: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -252,6 +252,7 @@ const CODES: Readonly<Record<string, number>> = {
   LinkCycle: ErrorCode.InvalidGraph,
   UnknownLinkHandle: ErrorCode.InvalidGraph,
   UsageError: ErrorCode.InvalidParams,
+  UnknownParser: ErrorCode.InvalidParams,
   StoreCorrupt: ErrorCode.StorageFailed,
 }
 
@@ -283,11 +284,17 @@ const detailsOf = (e: object): Record<string, unknown> => {
 /** The params keys that name nodes, where an error about a node name points. */
 const NODE_KEYS = ['nodeId', 'sourceId', 'targetId'] as const
 
-/** The path of the params key holding the node an error names (`nodeName`), if one does. */
-const nodePath = (e: object, params: unknown): string | undefined => {
-  const name = (e as { nodeName?: unknown }).nodeName
-  if (typeof name !== 'string' || typeof params !== 'object' || params === null) return undefined
+/**
+ * The path of the params key an error is about: the key holding the node
+ * it names (`nodeName`), or `parser` for a parser it does not know.
+ */
+const paramPath = (e: object, params: unknown): string | undefined => {
+  if (typeof params !== 'object' || params === null) return undefined
   const p = params as Record<string, unknown>
+  const parser = (e as { parser?: unknown }).parser
+  if (tagOf(e) === 'UnknownParser' && parser === p.parser) return '/parser'
+  const name = (e as { nodeName?: unknown }).nodeName
+  if (typeof name !== 'string') return undefined
   const key = NODE_KEYS.find((k) => p[k] === name)
   return key === undefined ? undefined : `/${key}`
 }
@@ -313,7 +320,7 @@ export const toWireError = (e: unknown, params?: unknown): WireError => {
         (e instanceof Error && tag !== 'Error'
           ? ErrorCode.ExecutionFailed
           : ErrorCode.InternalError))
-  const path = e instanceof EngineError ? e.path : nodePath(e, params)
+  const path = e instanceof EngineError ? e.path : paramPath(e, params)
   const data: ErrorData = {
     ...detailsOf(e),
     tag,

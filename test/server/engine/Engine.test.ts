@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sessionStore } from '../../../src/index.js'
@@ -149,5 +149,32 @@ describe('createEngine', () => {
       /eventBuffer must be a positive integer/,
     )
     expect(() => createEngine({ limits: { nope: 1 } as never })).toThrow(/not a limit/)
+  })
+})
+
+describe('history', () => {
+  it('goes to <root>/.nerve/history/<server>/<session>/<node>.jsonl', async () => {
+    const { engine: e, root } = await engine()
+    const p = peer(e)
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    await p.ok('EXECUTE_INPUT', { nodeId: 'sh', input: 'true' })
+    const text = await readFile(join(root, '.nerve/history/test/default/sh.jsonl'), 'utf8')
+    expect(JSON.parse(text.trim())).toMatchObject({ seq: 1, op: 'run', node: 'sh', input: 'true' })
+  })
+
+  it('that cannot be written is told as an ERROR event; the execute still answers', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'nerve-file-'))
+    const file = join(dir, 'not-a-directory')
+    await writeFile(file, '')
+    const { engine: e } = await engine({ history: { root: file } })
+    const p = peer(e)
+    await p.ok('SUBSCRIBE', { types: ['ERROR'] })
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    expect(await p.ok('EXECUTE_INPUT', { nodeId: 'sh', input: 'echo still' })).toMatchObject({
+      stdout: 'still\n',
+    })
+    const error = await p.waitFor((ev) => ev.type === 'ERROR')
+    expect(error).toMatchObject({ sessionId: 'default', error: { tag: 'Error' } })
+    await rm(dir, { recursive: true, force: true })
   })
 })

@@ -143,3 +143,24 @@ describe('CANCEL_GRAPH', () => {
     }
   })
 })
+
+describe('finished runs', () => {
+  it('are kept up to limits.keptRuns, the oldest forgotten first', async () => {
+    const made = await testEngine({ limits: { keptRuns: 1 } })
+    disposals.push(made.dispose)
+    const p = peer(made.engine)
+    const graph = {
+      id: 'g',
+      nodes: { one: { kind: 'bash', command: 'true' } },
+      steps: [{ id: 'a', node: 'one' }],
+    }
+    const first = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    await settled(p, first.runId)
+    const second = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    await settled(p, second.runId)
+    expect((await p.call('GET_RUN', { runId: first.runId })).error).toMatchObject({
+      data: { tag: 'UnknownRun' },
+    })
+    expect((await p.ok<Run>('GET_RUN', { runId: second.runId })).state).toBe('completed')
+  })
+})

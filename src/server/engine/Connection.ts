@@ -199,7 +199,10 @@ export class Connection implements EngineConnection, Listener {
         (e: unknown) => {
           done()
           if (id !== undefined)
-            this.#reply(id, toWireError(controller.signal.aborted ? controller.signal.reason : e))
+            this.#reply(
+              id,
+              toWireError(controller.signal.aborted ? controller.signal.reason : e, params),
+            )
         },
       )
   }

@@ -221,6 +221,21 @@ export class ShuttingDown extends EngineError {
   }
 }
 
+/**
+ * The `options` of a node (or another value of `params`) that the node's
+ * constructor refused; `path` points at them.
+ *
+ * @category engine errors
+ */
+export class InvalidOptions extends EngineError {
+  readonly _tag = 'InvalidOptions'
+  readonly code = ErrorCode.InvalidParams
+  constructor(message: string, path = '/options') {
+    super(message, path)
+    this.name = 'InvalidOptions'
+  }
+}
+
 /** The code of the errors of the layers below, by tag. */
 const CODES: Readonly<Record<string, number>> = {
   UnknownNode: ErrorCode.NotFound,
@@ -237,6 +252,7 @@ const CODES: Readonly<Record<string, number>> = {
   LinkCycle: ErrorCode.InvalidGraph,
   UnknownLinkHandle: ErrorCode.InvalidGraph,
   UsageError: ErrorCode.InvalidParams,
+  UnknownParser: ErrorCode.InvalidParams,
   StoreCorrupt: ErrorCode.StorageFailed,
 }
 
@@ -265,15 +281,34 @@ const detailsOf = (e: object): Record<string, unknown> => {
   return out
 }
 
+/** The params keys that name nodes, where an error about a node name points. */
+const NODE_KEYS = ['nodeId', 'sourceId', 'targetId'] as const
+
+/**
+ * The path of the params key an error is about: the key holding the node
+ * it names (`nodeName`), or `parser` for a parser it does not know.
+ */
+const paramPath = (e: object, params: unknown): string | undefined => {
+  if (typeof params !== 'object' || params === null) return undefined
+  const p = params as Record<string, unknown>
+  const parser = (e as { parser?: unknown }).parser
+  if (tagOf(e) === 'UnknownParser' && parser === p.parser) return '/parser'
+  const name = (e as { nodeName?: unknown }).nodeName
+  if (typeof name !== 'string') return undefined
+  const key = NODE_KEYS.find((k) => p[k] === name)
+  return key === undefined ? undefined : `/${key}`
+}
+
 /**
  * What the engine answers for an error a command ended with: the wire code
  * of its tag (an engine error's own; `ExecutionFailed` for the node
  * failures; `InternalError` for anything else), its message, and
- * `data: { tag, path?, ...details }`.
+ * `data: { tag, path?, ...details }`. An error about a node (`UnknownNode`,
+ * `NameTaken`, …) points at the key of `params` that named it.
  *
  * @category engine errors
  */
-export const toWireError = (e: unknown): WireError => {
+export const toWireError = (e: unknown, params?: unknown): WireError => {
   const tag = tagOf(e)
   if (typeof e !== 'object' || e === null) {
     return { code: ErrorCode.InternalError, message: String(e), data: { tag: 'Error' } }
@@ -285,7 +320,7 @@ export const toWireError = (e: unknown): WireError => {
         (e instanceof Error && tag !== 'Error'
           ? ErrorCode.ExecutionFailed
           : ErrorCode.InternalError))
-  const path = e instanceof EngineError ? e.path : undefined
+  const path = e instanceof EngineError ? e.path : paramPath(e, params)
   const data: ErrorData = {
     ...detailsOf(e),
     tag,
@@ -293,19 +328,4 @@ export const toWireError = (e: unknown): WireError => {
   }
   const message = e instanceof Error ? e.message : (toJson(e) ?? 'an error value')
   return { code, message, data }
-}
-
-/**
- * The `options` of a node (or another value of `params`) that the node's
- * constructor refused; `path` points at them.
- *
- * @category engine errors
- */
-export class InvalidOptions extends EngineError {
-  readonly _tag = 'InvalidOptions'
-  readonly code = ErrorCode.InvalidParams
-  constructor(message: string, path = '/options') {
-    super(message, path)
-    this.name = 'InvalidOptions'
-  }
 }

@@ -7,7 +7,7 @@ import {
   type HistoryFilter,
 } from '../../../session/index.js'
 import type { Node } from '../../../node/index.js'
-import type { Params } from '../../protocol/index.js'
+import type { EngineEvent, Params } from '../../protocol/index.js'
 import type { Core } from '../Core.js'
 import { NotATerminal, RequestCancelled, RequestTimeout } from '../errors.js'
 import { runEvents } from '../eventMap.js'
@@ -17,6 +17,9 @@ import type { Commands } from './context.js'
 
 type IoMethods =
   'EXECUTE_INPUT' | 'RUN_COMMAND' | 'SEND_INTERRUPT' | 'WRITE_DATA' | 'GET_BUFFER' | 'GET_HISTORY'
+
+/** How much of the output a timeout keeps as its partial answer. */
+const PARTIAL_CHARS = 4000
 
 type Kit = SessionKit & { readonly session: NonNullable<SessionKit['session']> }
 
@@ -49,7 +52,14 @@ const execute = async (
         }, p.timeout)
   const untrack = kit.track(p.nodeId, own)
   const combined = signal === undefined ? own.signal : AbortSignal.any([signal, own.signal])
-  const publish = core.publish.bind(core)
+  /** The end of the text output so far: the partial answer a timeout reports. */
+  let partial = ''
+  const publish = (event: EngineEvent): void => {
+    if (event.type === 'OUTPUT_CHUNK' && typeof event.chunk === 'string') {
+      partial = (partial + event.chunk).slice(-PARTIAL_CHARS)
+    }
+    core.publish(event)
+  }
   try {
     const output = await session.execute(p.nodeId, p.input, {
       signal: combined,
@@ -72,10 +82,7 @@ const execute = async (
   } catch (e) {
     if (!combined.aborted) throw e
     const reason: unknown = combined.reason
-    const partial = (e as { partial?: unknown } | null)?.partial
-    if (reason instanceof RequestTimeout && typeof partial === 'string') {
-      throw new RequestTimeout(reason.timeoutMs, partial)
-    }
+    if (reason instanceof RequestTimeout) throw new RequestTimeout(reason.timeoutMs, partial)
     throw reason
   } finally {
     clearTimeout(timer)

@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
-import type { Engine } from '../engine/index.js'
+import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
 import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
@@ -43,8 +43,10 @@ export interface BindOptions {
  * @category server
  */
 export interface ServerOptions<E extends Engine = Engine> {
-  /** The engine to serve. */
-  readonly engine: E
+  /** The engine to serve; by default a new one made with `engineOptions` (and shut down on close). */
+  readonly engine?: E
+  /** Options of the engine made when `engine` is not given. */
+  readonly engineOptions?: EngineOptions
   /** The Unix socket: a path, `true` for {@link defaultSocketPath} (the default), `false` for none. */
   readonly socket?: string | boolean
   /** NDJSON over TCP; `true` binds 127.0.0.1 on a free port. Off by default. */
@@ -139,7 +141,7 @@ const portOf = (server: Server | HttpServer): number => {
 }
 
 /**
- * Starts serving `options.engine`. Rejects with a {@link ServerStartError}
+ * Starts serving `options.engine` (or a new engine). Rejects with a {@link ServerStartError}
  * when the socket is held by a live daemon, a non-loopback bind has no
  * token, or an address is in use; whatever it had opened is closed again.
  *
@@ -148,7 +150,6 @@ const portOf = (server: Server | HttpServer): number => {
 export const startServer = async <E extends Engine>(
   options: ServerOptions<E>,
 ): Promise<ServerHandle<E>> => {
-  const { engine } = options
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
   const connections = new ConnectionSet(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
   const socketPath =
@@ -187,6 +188,7 @@ export const startServer = async <E extends Engine>(
     )
   }
 
+  const engine = options.engine ?? (createEngine(options.engineOptions) as E)
   const networked = tcp !== undefined || http !== undefined
   const token = networked ? (options.token ?? generateToken()) : undefined
   const tokenFile =
@@ -265,6 +267,7 @@ export const startServer = async <E extends Engine>(
   } catch (e) {
     await Promise.all(servers.map(closeServer))
     await Promise.all(owned.map(removeFile))
+    if (options.engine === undefined) await engine.shutdown()
     throw e
   }
 

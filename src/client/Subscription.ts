@@ -10,7 +10,11 @@
 import type { EngineEvent, LaggedEvent } from '../server/index.js'
 import type { ConnectionError } from './ConnectionError.js'
 
-/** 10 000: unread events a subscription keeps before it drops the oldest. */
+/**
+ * 10 000: unread events a subscription keeps before it drops the oldest.
+ *
+ * @category client
+ */
 export const DEFAULT_MAX_QUEUED = 10_000
 
 /**

@@ -19,13 +19,4 @@ export {
 export { RemoteRun } from './RemoteRun.js'
 export { Subscription, DEFAULT_MAX_QUEUED } from './Subscription.js'
 export { ConnectionError } from './ConnectionError.js'
-export {
-  inProcessWire,
-  postWire,
-  streamWire,
-  webSocketWire,
-  type Wire,
-  type WireHandlers,
-  type WireOpener,
-} from './wire.js'
 export { ProtocolError, ErrorCode } from '../server/index.js'

@@ -3,7 +3,11 @@
  * it takes, and a way to end them all when it shuts down.
  */
 
-/** 256: the default bound on live connections, over all transports together. */
+/**
+ * 256: the default bound on live connections, over all transports together.
+ *
+ * @category server
+ */
 export const DEFAULT_MAX_CONNECTIONS = 256
 
 /**

@@ -5,7 +5,11 @@
  * the daemon hold more than the bound for one connection.
  */
 
-/** 16 MiB: the default bound on one line. */
+/**
+ * 16 MiB: the default bound on one line.
+ *
+ * @category server
+ */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 const NEWLINE = 0x0a

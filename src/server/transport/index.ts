@@ -1,10 +1,8 @@
 export { LineReader, DEFAULT_MAX_LINE_BYTES, type LineHandlers } from './LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'
-export { generateToken, tokenMatches, bearerToken, authRequest, AUTH_METHOD } from './token.js'
+export { generateToken, tokenMatches, bearerToken, AUTH_METHOD } from './token.js'
 export { defaultDaemonDir, defaultSocketPath, socketIsLive } from './socketFile.js'
-export { httpServer, type HttpOptions } from './httpTransport.js'
-export { serveStream, type StreamOptions } from './streamConnection.js'
 export {
   startServer,
   isLoopback,

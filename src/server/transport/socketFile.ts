@@ -43,7 +43,11 @@ export const ensureSocketDir = async (socketPath: string): Promise<void> => {
   if (created !== undefined) await chmod(dir, 0o700)
 }
 
-/** Whether something accepts connections on the Unix socket `path`. */
+/**
+ * Whether something accepts connections on the Unix socket `path` (a live daemon).
+ *
+ * @category server
+ */
 export const socketIsLive = (path: string): Promise<boolean> =>
   new Promise((resolve) => {
     const probe = connect(path)

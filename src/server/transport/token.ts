@@ -45,7 +45,12 @@ export const bearerToken = (header: string | undefined): string | undefined => {
   return m?.[1]
 }
 
-/** The method name of the first line a TCP client sends: `{"jsonrpc":"2.0","id":0,"method":"AUTH","params":{"token":"…"}}`. */
+/**
+ * The method of the first line a TCP client sends:
+ * `{"jsonrpc":"2.0","id":0,"method":"AUTH","params":{"token":"…"}}`.
+ *
+ * @category server
+ */
 export const AUTH_METHOD = 'AUTH'
 
 /**

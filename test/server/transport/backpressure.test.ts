@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient } from '../../../src/client/index.js'
 import { createEngine, startServer, type ServerHandle } from '../../../src/server/index.js'
+import { WebSocket } from 'ws'
 import { rawPeer } from '../fixtures/rawClient.js'
 
 let dir: string
@@ -14,6 +15,8 @@ beforeAll(async () => {
   server = await startServer({
     engine: createEngine({ history: false, limits: { eventBuffer: 4 } }),
     socket: join(dir, 'n.sock'),
+    http: true,
+    token: 'bp',
   })
 })
 afterAll(async () => {
@@ -53,6 +56,51 @@ describe('a subscriber that does not read', () => {
     }
     expect(lagged).toBeGreaterThan(0)
     slow.close()
+    await driver.close()
+  })
+
+  it('on the WebSocket too: held events end with a LAGGED once it reads again', async () => {
+    const driver = await NerveClient.connect(server.socket)
+    const sh = await driver.createNode('big-ws', 'bash')
+    const ws = new WebSocket(`${server.http!.url.replace('http', 'ws')}/ws`, {
+      headers: { authorization: 'Bearer bp' },
+    })
+    const inbox: Record<string, unknown>[] = []
+    let wake: (() => void) | undefined
+    ws.on('message', (d: Buffer) => {
+      inbox.push(JSON.parse(d.toString()) as Record<string, unknown>)
+      wake?.()
+    })
+    const next = async (): Promise<Record<string, unknown>> => {
+      while (inbox.length === 0)
+        await new Promise<void>((r) => {
+          wake = r
+        })
+      return inbox.shift()!
+    }
+    await new Promise((r) => ws.once('open', r))
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SUBSCRIBE',
+        params: { nodeId: 'big-ws', types: ['OUTPUT_CHUNK'] },
+      }),
+    )
+    expect((await next()).result).toHaveProperty('subscription')
+    ws.pause()
+    await sh.execute('head -c 10000000 /dev/zero | base64')
+    expect(await driver.ping()).toEqual({ pong: true })
+    ws.resume()
+    let lagged = 0
+    while (lagged === 0) {
+      const event = (
+        (await next()).params as { event?: { type: string; dropped?: number } } | undefined
+      )?.event
+      if (event?.type === 'LAGGED') lagged += event.dropped ?? 0
+    }
+    expect(lagged).toBeGreaterThan(0)
+    ws.close()
     await driver.close()
   })
 })

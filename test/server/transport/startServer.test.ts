@@ -227,6 +227,35 @@ describe('HTTP and WebSocket', () => {
     expect(await ok.json()).toMatchObject({ result: { pong: true } })
   })
 
+  it('aborts the request of an HTTP client that leaves before its answer', async () => {
+    const { h, engine } = await start({ socket: false, http: true, token: 't' })
+    const leave = new AbortController()
+    const call = fetch(`${h.http!.url}/rpc`, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SLOW', params: { ms: 10_000 } }),
+      headers: { authorization: 'Bearer t' },
+      signal: leave.signal,
+    })
+    await expect.poll(() => engine.inFlight()).toBe(1)
+    leave.abort()
+    await expect(call).rejects.toThrow()
+    await expect.poll(() => engine.inFlight()).toBe(0)
+    expect(engine.open()).toBe(0)
+  })
+
+  it('answers a notification with 204 and an unknown path with 404', async () => {
+    const { h } = await start({ socket: false, http: true, token: 't' })
+    const headers = { authorization: 'Bearer t' }
+    const note = await fetch(`${h.http!.url}/rpc`, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'PING' }),
+      headers,
+    })
+    expect(note.status).toBe(204)
+    expect((await fetch(`${h.http!.url}/elsewhere`, { headers })).status).toBe(404)
+    expect((await fetch(`${h.http!.url}/rpc`, { headers })).status).toBe(405)
+  })
+
   it('carries the NDJSON stream, events included, over /ws', async () => {
     const { h } = await start({ socket: false, http: true, token: 't' })
     const ws = new WebSocket(`${h.http!.url.replace('http', 'ws')}/ws`, {

@@ -155,22 +155,25 @@ describe('a daemon process that dies', () => {
     await expect(client.ping()).rejects.toBeInstanceOf(ConnectionError)
   })
 
-  it('shuts down on SIGTERM: removes its socket and pid files and exits 0', async () => {
-    const { child, socket } = await startDaemonProcess()
-    const client = await NerveClient.connect(socket)
-    const sub = await client.subscribe({})
-    const events: string[] = []
-    const reading = (async () => {
-      for await (const e of sub) events.push(e.type)
-    })()
-    child.kill('SIGTERM')
-    const code = await new Promise((r) => child.once('exit', r))
-    expect(code).toBe(0)
-    await reading
-    expect(events).toContain('SERVER_SHUTDOWN')
-    const { existsSync } = await import('node:fs')
-    expect(existsSync(socket)).toBe(false)
-    expect(existsSync(socket.replace(/\.sock$/, '.pid'))).toBe(false)
-    await client.close()
-  })
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'shuts down on %s: tells subscribers, removes its socket and pid files and exits 0',
+    async (signal) => {
+      const { child, socket } = await startDaemonProcess()
+      const client = await NerveClient.connect(socket)
+      const sub = await client.subscribe({})
+      const events: string[] = []
+      const reading = (async () => {
+        for await (const e of sub) events.push(e.type)
+      })()
+      child.kill(signal)
+      const code = await new Promise((r) => child.once('exit', r))
+      expect(code).toBe(0)
+      await reading
+      expect(events).toContain('SERVER_SHUTDOWN')
+      const { existsSync } = await import('node:fs')
+      expect(existsSync(socket)).toBe(false)
+      expect(existsSync(socket.replace(/\.sock$/, '.pid'))).toBe(false)
+      await client.close()
+    },
+  )
 })

@@ -128,6 +128,11 @@ export class Connection implements EngineConnection, Listener {
     for (const c of this.#silent) c.abort(reason)
   }
 
+  /** Calls of this connection running now, answered or not. */
+  get #running(): number {
+    return this.#inFlight.size + this.#silent.size
+  }
+
   #receive(line: string): void {
     const message = readMessage(line)
     if (message._tag === 'Invalid') {
@@ -138,7 +143,9 @@ export class Connection implements EngineConnection, Listener {
         if (E.isRight(p)) {
           this.#inFlight.get(p.right.id)?.abort(new RequestCancelled(CANCEL_REQUEST))
         }
-      } else if (isMethod(message.method)) this.#call(undefined, message.method, message.params)
+      } else if (isMethod(message.method) && this.#running < this.#core.limits.maxInFlight) {
+        this.#call(undefined, message.method, message.params)
+      }
     } else {
       const { id, method, params } = message
       const refusal = this.#refusal(id, method)
@@ -164,7 +171,7 @@ export class Connection implements EngineConnection, Listener {
       }
     }
     const max = this.#core.limits.maxInFlight
-    return this.#inFlight.size >= max
+    return this.#running >= max
       ? toWireError(new LimitReached('requests in flight', max))
       : undefined
   }

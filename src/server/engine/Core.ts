@@ -3,7 +3,14 @@ import { systemClock, type Clock } from '../../runtime/index.js'
 import { sessionManager, type Session, type SessionManager } from '../../session/index.js'
 import type { EngineEvent, SessionSummary } from '../protocol/index.js'
 import { echoProvider } from './echoProvider.js'
-import { DefaultSession, NoStore, SessionExists, ShuttingDown, UnknownSession } from './errors.js'
+import {
+  DefaultSession,
+  NoStore,
+  RequestCancelled,
+  SessionExists,
+  ShuttingDown,
+  UnknownSession,
+} from './errors.js'
 import { nodeEvent } from './eventMap.js'
 import { errorShape } from './json.js'
 import { limitsOf, type EngineOptions, type Limits } from './options.js'
@@ -125,6 +132,7 @@ export class Core {
     const kit = this.#kits.get(id)
     if (kit === undefined) throw new UnknownSession(id)
     this.#kits.delete(id)
+    kit.abortAll(new RequestCancelled('the session was closed'))
     await this.#manager.close(id)
     await kit.stopTerminals()
     return true
@@ -167,6 +175,7 @@ export class Core {
       await this.runs.cancelAll(reason)
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]
+      for (const k of kits) k.abortAll(reason)
       if (this.#hasStore) {
         await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
       }

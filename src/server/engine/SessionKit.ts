@@ -113,6 +113,11 @@ export class SessionKit {
     return set.size
   }
 
+  /** Aborts every execute the engine runs in this session. */
+  abortAll(reason: unknown): void {
+    for (const set of this.#running.values()) for (const c of set) c.abort(reason)
+  }
+
   /** Stops every terminal the kit's interpreters still hold (those of graph runs included). */
   async stopTerminals(): Promise<void> {
     await Promise.allSettled([...this.#terminals.values()].map((t) => t.stopAll()))

@@ -234,3 +234,22 @@ describe('GET_HISTORY', () => {
     })
   })
 })
+
+describe('stopping a node', () => {
+  it('ends the commands the engine runs on it, fired and forgotten ones included', async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    await p.ok('SUBSCRIBE', { nodeId: 'sh', types: ['ERROR'] })
+    await p.ok('RUN_COMMAND', { nodeId: 'sh', input: 'sleep 30' })
+    const pending = p.call('EXECUTE_INPUT', { nodeId: 'sh', input: 'sleep 30' })
+    await new Promise((r) => setTimeout(r, 150))
+    const started = Date.now()
+    await p.ok('STOP_NODE', { nodeId: 'sh' })
+    expect((await pending).error).toMatchObject({ code: -32005, data: { tag: 'RequestCancelled' } })
+    expect(await p.waitFor((e) => e.type === 'ERROR')).toMatchObject({
+      nodeId: 'sh',
+      error: { tag: 'RequestCancelled' },
+    })
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+})

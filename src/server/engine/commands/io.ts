@@ -21,6 +21,13 @@ type IoMethods =
 /** How much of the output a timeout keeps as its partial answer. */
 const PARTIAL_CHARS = 4000
 
+/** The text of an output chunk: a terminal's string, a bash chunk's data. */
+const textOf = (chunk: unknown): string | undefined => {
+  if (typeof chunk === 'string') return chunk
+  const data = (chunk as { data?: unknown } | null)?.data
+  return typeof data === 'string' ? data : undefined
+}
+
 type Kit = SessionKit & { readonly session: NonNullable<SessionKit['session']> }
 
 const nodeIn = (kit: Kit, nodeId: string): Node => {
@@ -55,8 +62,9 @@ const execute = async (
   /** The end of the text output so far: the partial answer a timeout reports. */
   let partial = ''
   const publish = (event: EngineEvent): void => {
-    if (event.type === 'OUTPUT_CHUNK' && typeof event.chunk === 'string') {
-      partial = (partial + event.chunk).slice(-PARTIAL_CHARS)
+    if (event.type === 'OUTPUT_CHUNK') {
+      const text = textOf(event.chunk)
+      if (text !== undefined) partial = (partial + text).slice(-PARTIAL_CHARS)
     }
     core.publish(event)
   }
@@ -149,7 +157,10 @@ export const ioCommands: Commands<IoMethods> = {
   GET_HISTORY: async (p, { core }) => {
     const kit = await core.kit(p.sessionId)
     const where = core.historyRoot
-    if (where === undefined) return { records: [], corrupt: 0 }
+    if (where === undefined) {
+      nodeIn(kit, p.nodeId)
+      return { records: [], corrupt: 0 }
+    }
     const path = historyPath({ ...where, session: kit.session.id, node: p.nodeId })
     const read = await readHistory(path)
     if (read.records.length === 0 && !kit.session.has(p.nodeId)) {

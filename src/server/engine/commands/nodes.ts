@@ -1,5 +1,5 @@
 import { fork, UnknownNode } from '../../../session/index.js'
-import { InvalidOptions } from '../errors.js'
+import { InvalidOptions, RequestCancelled } from '../errors.js'
 import { infoOf, nodeOf, registerAndStart } from '../nodes.js'
 import type { Commands } from './context.js'
 import { rethrow } from './context.js'
@@ -45,13 +45,19 @@ export const nodeCommands: Commands<NodeMethods> = {
   },
 
   STOP_NODE: async (p, { core }) => {
-    const { session } = await core.kit(p.sessionId)
+    const kit = await core.kit(p.sessionId)
+    const { session } = kit
+    if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
+    kit.abort(p.nodeId, new RequestCancelled('the node was stopped'))
     await session.stop(p.nodeId)
     return infoOf(session, p.nodeId)!
   },
 
   DELETE_NODE: async (p, { core }) => {
-    const { session } = await core.kit(p.sessionId)
+    const kit = await core.kit(p.sessionId)
+    const { session } = kit
+    if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
+    kit.abort(p.nodeId, new RequestCancelled('the node was deleted'))
     await session.stop(p.nodeId)
     session.unregister(p.nodeId)
     return { deleted: true }

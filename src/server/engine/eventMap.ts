@@ -30,7 +30,8 @@ export const nodeEvent = (
   stateOf: (name: string) => NodeState | undefined,
 ): NodeEvent | undefined => {
   const type = NODE_TYPES[e.type]
-  if (type === undefined) return undefined
+  // Only node events map (a session may also tell its readers of events they missed).
+  if (type === undefined || !('name' in e)) return undefined
   return Object.freeze({
     type,
     time: e.time,

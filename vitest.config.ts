@@ -6,6 +6,8 @@ export default defineConfig({
     alias: {
       'nerve/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'nerve/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
+      'nerve/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
+      'nerve/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
       nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

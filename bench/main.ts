@@ -19,7 +19,16 @@ import {
 } from './harness.js'
 
 /** The bench files, `bench/<name>.bench.ts`, in the order they run. */
-const FILES: readonly string[] = ['conversation', 'codec', 'runtime', 'pty', 'llm', 'store']
+const FILES: readonly string[] = [
+  'conversation',
+  'codec',
+  'runtime',
+  'pty',
+  'llm',
+  'engine',
+  'daemon',
+  'store',
+]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]
   --json      one JSON object per result on stdout, nothing else

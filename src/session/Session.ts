@@ -65,6 +65,8 @@ export interface SessionExecuteOptions {
   readonly signal?: AbortSignal
   readonly budget?: Budget
   readonly onEvent?: (event: RunEvent) => void
+  /** The parser of steps that name none (a terminal's answer is read with it). */
+  readonly parser?: string
 }
 
 /** The lifecycle of one node as the session keeps it. */
@@ -566,7 +568,7 @@ export class Session implements NodeRegistry {
   }
 
   #runOptions(input: unknown, options: SessionExecuteOptions, held: Map<string, Live>): RunOptions {
-    const { signal, budget, onEvent } = options
+    const { signal, budget, onEvent, parser } = options
     // Events cost the runtime something only when someone listens: track only when there is a persistent node.
     const track =
       this.#embedded.size > 0 || [...this.#registered.values()].some((e) => e.node.persistent)
@@ -583,6 +585,7 @@ export class Session implements NodeRegistry {
       clock: this.clock,
       ...(signal !== undefined && { signal }),
       ...(budget !== undefined && { budget }),
+      ...(parser !== undefined && { parser }),
       ...(listener !== undefined && { onEvent: listener }),
     }
   }

@@ -1,0 +1,407 @@
+/**
+ * `NerveClient`: the SDK's connection to a daemon (or to an engine in the
+ * same process). Requests are JSON-RPC calls matched to their answers by
+ * id; the daemon's errors come back as `ProtocolError`s carrying the tag,
+ * code and path the engine sent; an AbortSignal on a call sends
+ * `CANCEL_REQUEST`; a lost connection rejects every pending call at once with
+ * a {@link ConnectionError}. Events reach {@link Subscription}s by id.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { NodeInfo } from '../node/index.js'
+import {
+  CANCEL_REQUEST,
+  createEngine,
+  defaultDaemonDir,
+  defaultSocketPath,
+  EVENT,
+  protocolError,
+  type CreateKind,
+  type Engine,
+  type EngineEvent,
+  type EngineOptions,
+  type Method,
+  type Params,
+  type Results,
+  type WireError,
+} from '../server/index.js'
+import { UsageError } from '../errors.js'
+import { ConnectionError } from './ConnectionError.js'
+import { RemoteNode } from './RemoteNode.js'
+import { RemoteRun } from './RemoteRun.js'
+import { Subscription } from './Subscription.js'
+import {
+  inProcessWire,
+  postWire,
+  streamWire,
+  webSocketWire,
+  type Wire,
+  type WireOpener,
+} from './wire.js'
+
+/**
+ * Options of one call.
+ *
+ * @category client
+ */
+export interface CallOptions {
+  /** Aborting it rejects the call with the signal's reason and cancels it on the daemon. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * The token of a TCP or HTTP connection: given, or read from a file (by
+ * default the daemon's generated `nerve.token` in its directory).
+ *
+ * @category client
+ */
+export interface TokenOptions {
+  readonly token?: string
+  readonly tokenFile?: string
+}
+
+/**
+ * Which events a subscription receives: all of a session's (the default
+ * session when `sessionId` is absent), narrowed by node, run and types.
+ *
+ * @category client
+ */
+export type SubscribeFilter = Omit<Params<'SUBSCRIBE'>, never>
+
+interface Pending {
+  readonly resolve: (value: unknown) => void
+  readonly reject: (error: Error) => void
+  /** Runs synchronously when the result arrives, before any later line is read. */
+  readonly accept?: ((result: unknown) => void) | undefined
+  readonly cleanup?: (() => void) | undefined
+}
+
+const tokenOf = (options: TokenOptions): string => {
+  if (options.token !== undefined) return options.token
+  const file = options.tokenFile ?? join(defaultDaemonDir(), 'nerve.token')
+  try {
+    return readFileSync(file, 'utf8').trim()
+  } catch (e) {
+    throw new ConnectionError(file, 'no token given and the token file cannot be read', {
+      cause: e,
+    })
+  }
+}
+
+/**
+ * A connection to a Nerve daemon, or to an engine in this process. All
+ * kinds speak the same protocol and behave the same.
+ *
+ * @category client
+ * @example
+ * import { NerveClient } from 'nerve/client'
+ * import assert from 'assert'
+ *
+ * const client = await NerveClient.standalone({ history: false })
+ * const node = await client.createNode('sh', 'bash')
+ * const answer = (await node.execute('echo hello')) as { stdout: string }
+ * assert.strictEqual(answer.stdout.trim(), 'hello')
+ * assert.deepStrictEqual((await client.listNodes()).map((n) => n.id), ['sh'])
+ * await client.close()
+ */
+export class NerveClient {
+  private nextId = 1
+  private readonly pending = new Map<number, Pending>()
+  private readonly subscriptions = new Map<string, Subscription>()
+  private wire: Wire | undefined
+  private lost: ConnectionError | undefined
+  private resolveClosed!: (e: ConnectionError) => void
+  /** Resolves with the reason once the connection has ended (closed here, or lost). */
+  readonly closed: Promise<ConnectionError>
+
+  private constructor(private readonly owned: Engine | undefined) {
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve
+    })
+  }
+
+  private static async open(opener: WireOpener, owned?: Engine): Promise<NerveClient> {
+    const client = new NerveClient(owned)
+    client.wire = await opener({
+      line: (line) => {
+        client.receive(line)
+      },
+      closed: (error) => {
+        client.lose(error)
+      },
+    })
+    return client
+  }
+
+  /**
+   * Connects to the daemon's Unix socket (by default `$XDG_RUNTIME_DIR/nerve/nerve.sock`
+   * or `~/.nerve/nerve.sock`). Rejects with a {@link ConnectionError} when nothing listens.
+   */
+  static connect(socketPath: string = defaultSocketPath()): Promise<NerveClient> {
+    return NerveClient.open(streamWire({ path: socketPath }))
+  }
+
+  /** Connects over TCP, presenting the token first. */
+  static connectTcp(host: string, port: number, options: TokenOptions = {}): Promise<NerveClient> {
+    return NerveClient.open(streamWire({ host, port }, tokenOf(options)))
+  }
+
+  /**
+   * Connects over HTTP: the WebSocket `/ws` (events included) by default, or
+   * one `POST /rpc` per call with `{ post: true }` (no events, no subscriptions).
+   * `url` is the server's base URL, e.g. `http://127.0.0.1:7070`.
+   */
+  static connectHttp(
+    url: string,
+    options: TokenOptions & { readonly post?: boolean } = {},
+  ): Promise<NerveClient> {
+    const base = url.replace(/\/+$/, '')
+    const token = tokenOf(options)
+    return NerveClient.open(
+      options.post === true
+        ? postWire(`${base}/rpc`, token)
+        : webSocketWire(`${base.replace(/^http/, 'ws')}/ws`, token),
+    )
+  }
+
+  /** An engine of its own in this process (no daemon, no socket); `close()` shuts it down. */
+  static standalone(options: EngineOptions = {}): Promise<NerveClient> {
+    const engine = createEngine(options)
+    return NerveClient.open(inProcessWire(engine), engine)
+  }
+
+  /** A connection to an engine already running in this process (it stays up after `close()`). */
+  static inProcess(engine: Engine): Promise<NerveClient> {
+    return NerveClient.open(inProcessWire(engine))
+  }
+
+  /** Where the client is connected: a socket path, `host:port`, a URL or `in-process`. */
+  get address(): string {
+    return this.wire!.address
+  }
+
+  /** Whether events reach this client (all transports but `POST /rpc`). */
+  get carriesEvents(): boolean {
+    return this.wire!.events
+  }
+
+  /** Whether the connection is still up. */
+  get connected(): boolean {
+    return this.lost === undefined
+  }
+
+  // ------------------------------------------------------------ the wire
+
+  /**
+   * Sends one command and resolves with its result. The typed methods below
+   * are built on it; use it for a command they do not cover.
+   */
+  call<M extends Method>(method: M, params: Params<M>, options?: CallOptions): Promise<Results[M]>
+  call(method: string, params?: object, options?: CallOptions): Promise<unknown>
+  call(method: string, params: object = {}, options: CallOptions = {}): Promise<unknown> {
+    return this.request(method, params, options)
+  }
+
+  /** @internal {@link call} with a synchronous hook run as the result arrives. */
+  request(
+    method: string,
+    params: object,
+    options: CallOptions,
+    accept?: (result: unknown) => void,
+  ): Promise<unknown> {
+    if (this.lost !== undefined) return Promise.reject(this.lost)
+    const { signal } = options
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error)
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      let cleanup: (() => void) | undefined
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          if (!this.pending.delete(id)) return
+          this.notify(CANCEL_REQUEST, { id })
+          reject(signal.reason as Error)
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        cleanup = () => {
+          signal.removeEventListener('abort', onAbort)
+        }
+      }
+      this.pending.set(id, { resolve, reject, accept, cleanup })
+      this.wire!.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+    })
+  }
+
+  private notify(method: string, params: object): void {
+    if (this.lost === undefined) this.wire!.send(JSON.stringify({ jsonrpc: '2.0', method, params }))
+  }
+
+  private receive(line: string): void {
+    let msg: {
+      id?: unknown
+      method?: unknown
+      params?: { subscription?: unknown; event?: EngineEvent }
+      result?: unknown
+      error?: WireError
+    }
+    try {
+      msg = JSON.parse(line) as typeof msg
+    } catch {
+      return // the daemon does not send such lines; nothing to match it to
+    }
+    if (msg.method === EVENT) {
+      const sub = this.subscriptions.get(String(msg.params?.subscription))
+      if (sub !== undefined && msg.params?.event !== undefined) sub.push(msg.params.event)
+      return
+    }
+    if (typeof msg.id !== 'number') return // an error about a line the daemon could not read
+    const p = this.pending.get(msg.id)
+    if (p === undefined) return // a call cancelled here, answered meanwhile
+    this.pending.delete(msg.id)
+    p.cleanup?.()
+    if (msg.error !== undefined) p.reject(protocolError(msg.error))
+    else {
+      p.accept?.(msg.result)
+      p.resolve(msg.result)
+    }
+  }
+
+  private lose(error: ConnectionError): void {
+    if (this.lost !== undefined) return
+    this.lost = error
+    const pending = [...this.pending.values()]
+    this.pending.clear()
+    for (const p of pending) {
+      p.cleanup?.()
+      p.reject(error)
+    }
+    for (const s of this.subscriptions.values()) s.finish(error)
+    this.subscriptions.clear()
+    this.resolveClosed(error)
+  }
+
+  // ------------------------------------------------------------ commands
+
+  /** `PING`: the round trip to the daemon. */
+  ping(options?: CallOptions): Promise<Results['PING']> {
+    return this.call('PING', {}, options)
+  }
+
+  /** `CREATE_NODE`: a node of `kind` named `nodeId`, with the options its session factory takes. */
+  async createNode(
+    nodeId: string,
+    kind: CreateKind,
+    options: { readonly options?: Record<string, unknown>; readonly sessionId?: string } = {},
+  ): Promise<RemoteNode> {
+    const info = await this.call('CREATE_NODE', { nodeId, kind, ...options })
+    return new RemoteNode(this, nodeId, options.sessionId, info)
+  }
+
+  /** `GET_NODE`: a node that exists (rejects with `UnknownNode` otherwise). */
+  async getNode(nodeId: string, sessionId?: string): Promise<RemoteNode> {
+    const info = await this.call('GET_NODE', {
+      nodeId,
+      ...(sessionId !== undefined && { sessionId }),
+    })
+    return new RemoteNode(this, nodeId, sessionId, info)
+  }
+
+  /** A handle on a node by name, without a round trip. */
+  node(nodeId: string, sessionId?: string): RemoteNode {
+    return new RemoteNode(this, nodeId, sessionId, undefined)
+  }
+
+  /** `LIST_NODES`: the nodes of a session. */
+  async listNodes(sessionId?: string): Promise<readonly NodeInfo[]> {
+    return (await this.call('LIST_NODES', sessionId === undefined ? {} : { sessionId })).nodes
+  }
+
+  /** `FORK_NODE`: a copy of `sourceId` named `targetId` (at a point of its history with `at`). */
+  async forkNode(
+    sourceId: string,
+    targetId: string,
+    options: { readonly at?: number; readonly sessionId?: string } = {},
+  ): Promise<RemoteNode> {
+    await this.call('FORK_NODE', { sourceId, targetId, ...options })
+    return new RemoteNode(this, targetId, options.sessionId, undefined)
+  }
+
+  /** `DELETE_NODE`: stops the node and forgets it. */
+  async deleteNode(nodeId: string, sessionId?: string): Promise<void> {
+    await this.call('DELETE_NODE', { nodeId, ...(sessionId !== undefined && { sessionId }) })
+  }
+
+  /**
+   * `EXECUTE_GRAPH`: starts a graph-file value; the run's events are
+   * subscribed before it starts, so none is missed.
+   */
+  async runGraph(
+    graph: unknown,
+    options: { readonly input?: unknown; readonly sessionId?: string } = {},
+  ): Promise<RemoteRun> {
+    const events = this.wire!.events
+      ? await this.subscribe({
+          ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
+          types: [
+            'GRAPH_STARTED',
+            'STEP_STARTED',
+            'STEP_COMPLETED',
+            'STEP_FAILED',
+            'GRAPH_COMPLETED',
+            'OUTPUT_CHUNK',
+            'SERVER_SHUTDOWN',
+            'LAGGED',
+          ],
+        })
+      : undefined
+    try {
+      const { runId } = await this.call('EXECUTE_GRAPH', { graph, ...options })
+      return new RemoteRun(this, runId, events)
+    } catch (e) {
+      await events?.unsubscribe()
+      throw e
+    }
+  }
+
+  /** A handle on a run by id (its events are not followed). */
+  run(runId: string): RemoteRun {
+    return new RemoteRun(this, runId, undefined)
+  }
+
+  /** `SUBSCRIBE`: events that match `filter`, as an AsyncIterable. */
+  async subscribe(filter: SubscribeFilter = {}): Promise<Subscription> {
+    if (!this.wire!.events) {
+      throw new UsageError(
+        'subscribe',
+        `${this.address} carries no events: use the WebSocket (connectHttp without post)`,
+      )
+    }
+    let sub: Subscription | undefined
+    await this.request('SUBSCRIBE', filter, {}, (result) => {
+      // Registered before any later line is read: its first events cannot be missed.
+      const id = (result as Results['SUBSCRIBE']).subscription
+      sub = new Subscription(id, async (s) => {
+        this.subscriptions.delete(s)
+        await this.call('UNSUBSCRIBE', { subscription: s })
+      })
+      this.subscriptions.set(id, sub)
+    })
+    return sub!
+  }
+
+  /** `SAVE_SESSION`. */
+  saveSession(sessionId?: string): Promise<Results['SAVE_SESSION']> {
+    return this.call('SAVE_SESSION', sessionId === undefined ? {} : { sessionId })
+  }
+
+  /** `SHUTDOWN`: the daemon shuts down gracefully; the connection then ends. */
+  shutdown(): Promise<Results['SHUTDOWN']> {
+    return this.call('SHUTDOWN', {})
+  }
+
+  /** Closes the connection (and shuts down a standalone engine). Pending calls reject with a ConnectionError. */
+  async close(): Promise<void> {
+    this.wire?.close()
+    this.lose(new ConnectionError(this.wire?.address ?? 'client', 'closed by the client'))
+    if (this.owned !== undefined) await this.owned.shutdown()
+  }
+}

@@ -1,0 +1,217 @@
+import { providerFromEnv, type Provider } from '../../interpreters/index.js'
+import { systemClock, type Clock } from '../../runtime/index.js'
+import { sessionManager, type Session, type SessionManager } from '../../session/index.js'
+import type { EngineEvent, SessionSummary } from '../protocol/index.js'
+import { echoProvider } from './echoProvider.js'
+import {
+  DefaultSession,
+  NoStore,
+  RequestCancelled,
+  SessionExists,
+  ShuttingDown,
+  UnknownSession,
+} from './errors.js'
+import { nodeEvent } from './eventMap.js'
+import { errorShape } from './json.js'
+import { limitsOf, type EngineOptions, type Limits } from './options.js'
+import { Runs } from './runs.js'
+import { SessionKit, type KitOptions } from './SessionKit.js'
+
+/** What the engine's connections give the core: a place to publish events. */
+export interface Listener {
+  publish(event: EngineEvent, json?: string): string | undefined
+  /** The engine is gone: cancel what is in flight. */
+  abortAll(reason: unknown): void
+}
+
+const providersOf = (options: EngineOptions): Readonly<Record<string, Provider>> => {
+  const env = providerFromEnv(options.env ?? process.env)
+  return Object.freeze({
+    echo: echoProvider,
+    default: env ?? echoProvider,
+    ...(env !== undefined && { [env.name]: env }),
+    ...options.providers,
+  })
+}
+
+/**
+ * The state of an engine: its session manager and the kit of each session,
+ * its graph runs, its connections (as listeners of events), and shutdown.
+ * The commands work on it; it does no I/O of its own beyond the sessions'.
+ */
+export class Core {
+  readonly limits: Limits
+  readonly clock: Clock
+  readonly runs: Runs
+  readonly providers: readonly string[]
+  readonly defaultId: string
+  readonly listeners = new Set<Listener>()
+  readonly #manager: SessionManager
+  readonly #kits = new Map<string, SessionKit>()
+  readonly #kitOptions: KitOptions
+  readonly #hasStore: boolean
+  readonly ready: Promise<void>
+  #shutdown: Promise<void> | undefined
+  readonly closed: Promise<void>
+  #resolveClosed!: () => void
+
+  constructor(options: EngineOptions) {
+    this.limits = limitsOf(options)
+    this.clock = options.clock ?? systemClock
+    this.runs = new Runs(this.limits.keptRuns)
+    const providers = providersOf(options)
+    this.providers = Object.freeze(Object.keys(providers))
+    this.defaultId = options.defaultSession ?? 'default'
+    this.#hasStore = options.store !== undefined
+    const history = options.history === false ? undefined : (options.history ?? {})
+    this.#kitOptions = {
+      providers,
+      tools: options.tools ?? [],
+      extra: options.interpreters ?? [],
+      history:
+        history === undefined
+          ? undefined
+          : { root: history.root ?? process.cwd(), server: history.server ?? 'nerve' },
+      clock: options.clock,
+      onHistoryError: (sessionId, error) => {
+        this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(error) })
+      },
+    }
+    this.#manager = sessionManager({
+      ...(options.clock !== undefined && { clock: options.clock }),
+      ...(options.store !== undefined && { store: options.store }),
+    })
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve
+    })
+    this.ready = this.#open(this.defaultId).then(() => undefined)
+    this.ready.catch(() => undefined) // a failing store fails each call, not the process
+  }
+
+  /** Where node histories are written; `undefined` when the engine records none. */
+  get historyRoot(): KitOptions['history'] {
+    return this.#kitOptions.history
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shutdown !== undefined
+  }
+
+  now(): string {
+    return new Date(this.clock.now()).toISOString()
+  }
+
+  publish(event: EngineEvent): void {
+    let json: string | undefined
+    for (const l of this.listeners) json = l.publish(event, json)
+  }
+
+  /** The kit of a session (the default one without an id); UnknownSession when there is none. */
+  async kit(sessionId: string | undefined): Promise<SessionKit & { readonly session: Session }> {
+    await this.ready
+    const id = sessionId ?? this.defaultId
+    const kit = this.#kits.get(id)
+    if (kit?.session === undefined || kit.session.closed) throw new UnknownSession(id)
+    return kit as SessionKit & { readonly session: Session }
+  }
+
+  async createSession(
+    id: string,
+    tags: readonly string[] = [],
+    metadata: Readonly<Record<string, unknown>> = {},
+  ): Promise<SessionSummary> {
+    await this.ready
+    if (this.shuttingDown) throw new ShuttingDown()
+    if (this.#kits.has(id)) throw new SessionExists(id)
+    return this.summary(await this.#open(id, tags, metadata))
+  }
+
+  async closeSession(id: string): Promise<boolean> {
+    await this.ready
+    if (id === this.defaultId) throw new DefaultSession(id)
+    const kit = this.#kits.get(id)
+    if (kit === undefined) throw new UnknownSession(id)
+    this.#kits.delete(id)
+    kit.abortAll(new RequestCancelled('the session was closed'))
+    await this.#manager.close(id)
+    await kit.stopTerminals()
+    return true
+  }
+
+  async saveSession(id: string | undefined): Promise<string> {
+    const kit = await this.kit(id)
+    if (!this.#hasStore) throw new NoStore()
+    await this.#manager.save(kit.session.id)
+    return kit.session.id
+  }
+
+  sessions(): readonly SessionSummary[] {
+    return [...this.#kits.values()].flatMap((k) =>
+      k.session === undefined || k.session.closed ? [] : [this.summary(k.session)],
+    )
+  }
+
+  summary(session: Session): SessionSummary {
+    return Object.freeze({
+      sessionId: session.id,
+      name: session.name,
+      default: session.id === this.defaultId,
+      createdAt: session.createdAt,
+      tags: session.tags,
+      nodes: session.size,
+    })
+  }
+
+  /**
+   * Cancels running graphs, saves every session (with a store), closes
+   * them (which stops their nodes), stops terminals graph runs left,
+   * tells subscribers `SERVER_SHUTDOWN`, and resolves `closed`. Idempotent.
+   */
+  shutdown(): Promise<void> {
+    if (this.#shutdown !== undefined) return this.#shutdown
+    const reason = new ShuttingDown()
+    this.#shutdown = (async () => {
+      await this.ready.catch(() => undefined)
+      await this.runs.cancelAll(reason)
+      for (const l of this.listeners) l.abortAll(reason)
+      const kits = [...this.#kits.values()]
+      for (const k of kits) k.abortAll(reason)
+      if (this.#hasStore) {
+        await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
+      }
+      await Promise.allSettled(kits.map((k) => k.session?.close() ?? Promise.resolve()))
+      await Promise.allSettled(kits.map((k) => k.stopTerminals()))
+      this.publish({ type: 'SERVER_SHUTDOWN', time: this.now() })
+    })().finally(() => {
+      this.#resolveClosed()
+    })
+    return this.#shutdown
+  }
+
+  async #open(
+    id: string,
+    tags: readonly string[] = [],
+    metadata: Readonly<Record<string, unknown>> = {},
+  ): Promise<Session> {
+    const kit = new SessionKit(id, this.#kitOptions)
+    this.#kits.set(id, kit)
+    try {
+      const session = await this.#manager.create({
+        id,
+        name: id,
+        tags,
+        metadata,
+        interpreters: kit.registry,
+        onEvent: (e) => {
+          const event = nodeEvent(e, (name) => session.state(name))
+          if (event !== undefined) this.publish(event)
+        },
+      })
+      kit.session = session
+      return session
+    } catch (e) {
+      this.#kits.delete(id)
+      throw e
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { fork, UnknownNode } from '../../../session/index.js'
+import { InvalidOptions, RequestCancelled } from '../errors.js'
+import { infoOf, nodeOf, registerAndStart } from '../nodes.js'
+import type { Commands } from './context.js'
+import { rethrow } from './context.js'
+
+type NodeMethods =
+  | 'CREATE_SESSION'
+  | 'LIST_SESSIONS'
+  | 'CLOSE_SESSION'
+  | 'CREATE_NODE'
+  | 'GET_NODE'
+  | 'LIST_NODES'
+  | 'STOP_NODE'
+  | 'DELETE_NODE'
+  | 'FORK_NODE'
+
+/** Sessions and the lifecycle of nodes: create, look up, stop, delete, fork. */
+export const nodeCommands: Commands<NodeMethods> = {
+  CREATE_SESSION: (p, { core }) => core.createSession(p.sessionId, p.tags, p.metadata),
+
+  LIST_SESSIONS: async (_p, { core }) => {
+    await core.ready
+    return { sessions: core.sessions() }
+  },
+
+  CLOSE_SESSION: async (p, { core }) => ({ closed: await core.closeSession(p.sessionId) }),
+
+  CREATE_NODE: async (p, { core }) => {
+    const { session } = await core.kit(p.sessionId)
+    const node = nodeOf(session, p.nodeId, p.kind, p.options ?? {}, core.providers)
+    return registerAndStart(session, node)
+  },
+
+  GET_NODE: async (p, { core }) => {
+    const { session } = await core.kit(p.sessionId)
+    const info = infoOf(session, p.nodeId)
+    if (info === undefined) throw new UnknownNode(session.id, p.nodeId)
+    return info
+  },
+
+  LIST_NODES: async (p, { core }) => {
+    const { session } = await core.kit(p.sessionId)
+    return { nodes: session.listNodes() }
+  },
+
+  STOP_NODE: async (p, { core }) => {
+    const kit = await core.kit(p.sessionId)
+    const { session } = kit
+    if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
+    kit.abort(p.nodeId, new RequestCancelled('the node was stopped'))
+    await session.stop(p.nodeId)
+    return infoOf(session, p.nodeId)!
+  },
+
+  DELETE_NODE: async (p, { core }) => {
+    const kit = await core.kit(p.sessionId)
+    const { session } = kit
+    if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
+    kit.abort(p.nodeId, new RequestCancelled('the node was deleted'))
+    await session.stop(p.nodeId)
+    session.unregister(p.nodeId)
+    return { deleted: true }
+  },
+
+  FORK_NODE: async (p, { core, signal }) => {
+    const { session } = await core.kit(p.sessionId)
+    const source = session.get(p.sourceId)
+    if (source === undefined) throw new UnknownNode(session.id, p.sourceId)
+    if (p.at !== undefined && source.kind !== 'llm') {
+      throw new InvalidOptions(
+        `a ${source.kind} node has no history to fork from a point of: only llm nodes take "at"`,
+        '/at',
+      )
+    }
+    try {
+      const copy = await fork(session, p.sourceId, p.targetId, {
+        signal,
+        ...(p.at !== undefined && { at: p.at }),
+      })
+      const count = copy.metadata.fork_message_count
+      return {
+        nodeId: p.targetId,
+        forkedFrom: p.sourceId,
+        nodeType: copy.kind,
+        ...(typeof count === 'number' && { messageCount: count }),
+      }
+    } catch (e) {
+      return rethrow(signal, e)
+    }
+  },
+}

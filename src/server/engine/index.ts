@@ -1,0 +1,23 @@
+export { createEngine } from './Engine.js'
+export type { Engine } from './Engine.js'
+export type { ConnectionSink, EngineConnection } from './Connection.js'
+export type { EngineHistory, EngineLimits, EngineOptions } from './options.js'
+export { echoProvider } from './echoProvider.js'
+export {
+  DefaultSession,
+  EngineError,
+  GraphFileInvalid,
+  InvalidOptions,
+  LimitReached,
+  NoStore,
+  NotATerminal,
+  RequestCancelled,
+  RequestTimeout,
+  SessionExists,
+  ShuttingDown,
+  toWireError,
+  UnknownProvider,
+  UnknownRun,
+  UnknownSession,
+  UnknownSubscription,
+} from './errors.js'

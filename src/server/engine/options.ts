@@ -1,0 +1,93 @@
+import { UsageError } from '../../errors.js'
+import type { Provider, Tool } from '../../interpreters/index.js'
+import type { Interpreter } from '../../node/index.js'
+import type { SessionRecordSink } from '../../session/index.js'
+import type { Clock } from '../../runtime/index.js'
+
+/**
+ * Per-connection limits of an engine. Each is a positive integer.
+ *
+ * @category engine
+ */
+export interface EngineLimits {
+  /** Subscriptions one connection may hold at once. Default: 64. */
+  readonly maxSubscriptions?: number
+  /** Events held for one subscription while its connection is congested; older ones are dropped (and counted in a `LAGGED` event). Default: 1024. */
+  readonly eventBuffer?: number
+  /** Requests of one connection running at once; more are refused with `TooManyRequests`. Default: 256. */
+  readonly maxInFlight?: number
+  /** Finished graph runs `GET_RUN` still knows (the oldest are forgotten first). Default: 256. */
+  readonly keptRuns?: number
+}
+
+/**
+ * Where node histories are written: `<root>/.nerve/history/<server>/<session>/<node>.jsonl`.
+ *
+ * @category engine
+ */
+export interface EngineHistory {
+  /** Default: the current directory of the process. */
+  readonly root?: string
+  /** Default: `'nerve'`. */
+  readonly server?: string
+}
+
+/**
+ * Options of `createEngine`.
+ *
+ * @category engine
+ */
+export interface EngineOptions {
+  /** The id (and name) of the default session, the one a call without `sessionId` uses. Default: `'default'`. */
+  readonly defaultSession?: string
+  /**
+   * Model providers by the names LLM nodes give (`options.provider`). Over
+   * these come the built-in `echo` provider (deterministic: it answers the
+   * last user message, for tests and demos) and, when the environment names
+   * one (see `providerFromEnv`), that provider under its own name and as
+   * `default`; without one, `default` is `echo`.
+   */
+  readonly providers?: Readonly<Record<string, Provider>>
+  /** The environment `providerFromEnv` reads. Default: `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Tools LLM nodes may name. */
+  readonly tools?: readonly Tool[]
+  /** More interpreters, added to every session's (a kind given here replaces the built-in one). */
+  readonly interpreters?: readonly Interpreter[]
+  /** Where `SAVE_SESSION` and shutdown save session records (e.g. a `sessionStore`). Without one, `SAVE_SESSION` fails with `NoStore`. */
+  readonly store?: SessionRecordSink
+  /** Where node histories go, or `false` to record none. Default: `{}` (the current directory). */
+  readonly history?: EngineHistory | false
+  readonly clock?: Clock
+  readonly limits?: EngineLimits
+}
+
+/** The limits with their defaults filled in. */
+export type Limits = Required<EngineLimits>
+
+const DEFAULTS: Limits = Object.freeze({
+  maxSubscriptions: 64,
+  eventBuffer: 1024,
+  maxInFlight: 256,
+  keptRuns: 256,
+})
+
+/** The limits of `options`, checked (a `UsageError` names a bad one). */
+export const limitsOf = (options: EngineOptions): Limits => {
+  const given = options.limits ?? {}
+  const out: Record<string, number> = { ...DEFAULTS }
+  for (const [key, value] of Object.entries(given)) {
+    if (!Object.hasOwn(DEFAULTS, key)) {
+      throw new UsageError('createEngine', `options.limits.${key} is not a limit`)
+    }
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || (value as number) < 1) {
+      throw new UsageError(
+        'createEngine',
+        `options.limits.${key} must be a positive integer, got ${String(value)}`,
+      )
+    }
+    out[key] = value as number
+  }
+  return Object.freeze(out) as Limits
+}

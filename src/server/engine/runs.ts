@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto'
+import { isGraph, listSteps, type Graph } from '../../graph/index.js'
+import type { Node } from '../../node/index.js'
+import { run, type RunEvent, type Trace } from '../../runtime/index.js'
+import type { Session } from '../../session/index.js'
+import type { RunInfo, RunStateName, TraceJson, TraceStep } from '../protocol/index.js'
+import { UnknownRun } from './errors.js'
+import { errorShape, tagOf } from './json.js'
+
+/** A JSON-shaped trace. */
+export const traceJson = (trace: Trace): TraceJson =>
+  Object.freeze({
+    runId: trace.runId,
+    graphId: trace.graphId,
+    status: trace.status,
+    durationMs: trace.durationMs,
+    steps: trace.records.map((v): TraceStep => {
+      const r = v.data
+      return {
+        id: v.id,
+        stepId: r.stepId,
+        path: r.path,
+        nodeId: r.nodeId,
+        kind: r.kind,
+        status: r.status,
+        output: r.output,
+        ...(r.error !== undefined && r.error !== null && { error: errorShape(r.error) }),
+        attempts: r.attempts,
+        durationMs: r.durationMs,
+        tokens: r.tokens,
+        cost: r.cost,
+        parents: v.parents.map((p) => p.id),
+        ...(r.nested !== undefined && { nested: traceJson(r.nested) }),
+      }
+    }),
+  })
+
+/** The persistent nodes a graph holds (nested graphs' too): a run may start them. */
+const persistentNodes = (g: Graph, into: Set<Node> = new Set()): Set<Node> => {
+  for (const step of listSteps(g)) {
+    const node = step.node
+    if (node === undefined) continue
+    if (isGraph(node)) persistentNodes(node, into)
+    else if (node.persistent) into.add(node)
+  }
+  return into
+}
+
+interface Entry {
+  readonly runId: string
+  readonly sessionId: string
+  readonly graphId: string
+  readonly startedAt: string
+  readonly controller: AbortController
+  readonly done: Promise<void>
+  state: RunStateName
+  info: RunInfo | undefined
+}
+
+/**
+ * The graph runs of an engine, by run id: running ones, and the last
+ * `kept` finished ones (their state, results or error, and trace).
+ */
+export class Runs {
+  readonly #entries = new Map<string, Entry>()
+  readonly #finished: string[] = []
+  readonly #kept: number
+
+  constructor(kept: number) {
+    this.#kept = kept
+  }
+
+  /**
+   * Starts `g` in `session` (its nodes and interpreters; `nodeRef`s resolve
+   * there). Events go to `onEvent`. Persistent nodes the file itself
+   * described (not registered in the session) are stopped when the run ends.
+   */
+  start(
+    session: Session,
+    g: Graph,
+    input: unknown,
+    onEvent: (e: RunEvent) => void,
+    now: () => string,
+  ): string {
+    const runId = randomUUID()
+    const controller = new AbortController()
+    const entry: Entry = {
+      runId,
+      sessionId: session.id,
+      graphId: g.id,
+      startedAt: now(),
+      controller,
+      state: 'running',
+      info: undefined,
+      done: run(g, {
+        interpreters: session.interpreters,
+        session,
+        clock: session.clock,
+        signal: controller.signal,
+        runId,
+        input,
+        onEvent,
+      })
+        .then(
+          (r) => {
+            this.#finish(entry, 'completed', { results: r.results, trace: traceJson(r.trace) })
+          },
+          (e: unknown) => {
+            const trace = (e as { trace?: Trace } | null)?.trace
+            this.#finish(entry, tagOf(e) === 'Cancelled' ? 'cancelled' : 'failed', {
+              error: errorShape(e),
+              ...(trace !== undefined && { trace: traceJson(trace) }),
+            })
+          },
+        )
+        .then(() => stopOwn(session, g)),
+    }
+    this.#entries.set(runId, entry)
+    return runId
+  }
+
+  get(runId: string): RunInfo {
+    const entry = this.#entries.get(runId)
+    if (entry === undefined) throw new UnknownRun(runId)
+    return entry.info ?? infoOf(entry, {})
+  }
+
+  /** Cancels a running run; false when it had ended. */
+  cancel(runId: string, reason: unknown): boolean {
+    const entry = this.#entries.get(runId)
+    if (entry === undefined) throw new UnknownRun(runId)
+    if (entry.state !== 'running') return false
+    entry.controller.abort(reason)
+    return true
+  }
+
+  /** Cancels every running run and waits until they have ended. */
+  async cancelAll(reason: unknown): Promise<void> {
+    const running = [...this.#entries.values()].filter((e) => e.state === 'running')
+    for (const e of running) e.controller.abort(reason)
+    await Promise.allSettled(running.map((e) => e.done))
+  }
+
+  #finish(entry: Entry, state: RunStateName, fields: Partial<RunInfo>): void {
+    entry.state = state
+    entry.info = infoOf(entry, fields)
+    this.#finished.push(entry.runId)
+    while (this.#finished.length > this.#kept) this.#entries.delete(this.#finished.shift()!)
+  }
+}
+
+const infoOf = (entry: Entry, fields: Partial<RunInfo>): RunInfo =>
+  Object.freeze({
+    runId: entry.runId,
+    sessionId: entry.sessionId,
+    graphId: entry.graphId,
+    state: entry.state,
+    startedAt: entry.startedAt,
+    ...fields,
+  })
+
+/** Stops the persistent nodes of `g` that the session does not hold (a run started them on first use). */
+const stopOwn = async (session: Session, g: Graph): Promise<void> => {
+  const signal = new AbortController().signal
+  const own = [...persistentNodes(g)].filter((n) => !session.has(n.id))
+  await Promise.allSettled(
+    own.map(
+      (n) => session.interpreters.get(n.kind)?.stop?.(n, { signal, session }) ?? Promise.resolve(),
+    ),
+  )
+}

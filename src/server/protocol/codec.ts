@@ -1,0 +1,120 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+
+/** The message of an error for a key the object must not have. */
+const UNKNOWN = 'is not a parameter of this command'
+
+type Props = Record<string, t.Mixed>
+
+/** The decoded type of an object with required props `R` and optional props `O`. */
+export type Exact<R extends Props, O extends Props> = {
+  readonly [K in keyof R]: t.TypeOf<R[K]>
+} & { readonly [K in keyof O]?: t.TypeOf<O[K]> }
+
+/** Builds the codec's validate over its props. */
+const validator =
+  (required: Props, optional: Props) =>
+  (u: unknown, c: t.Context): t.Validation<Record<string, unknown>> => {
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c)
+    const record = u as Record<string, unknown>
+    const errors: t.ValidationError[] = []
+    const out: Record<string, unknown> = {}
+    const at = (key: string, type: t.Mixed, value: unknown): t.Context => [
+      ...c,
+      { key, type, actual: value },
+    ]
+    for (const key of Object.keys(record)) {
+      if (!Object.hasOwn(required, key) && !Object.hasOwn(optional, key)) {
+        errors.push({
+          value: record[key],
+          context: at(key, t.unknown, record[key]),
+          message: UNKNOWN,
+        })
+      }
+    }
+    const check = (key: string, type: t.Mixed, value: unknown): void => {
+      const r = type.validate(value, at(key, type, value))
+      if (E.isLeft(r)) errors.push(...r.left)
+      else out[key] = r.right
+    }
+    for (const [key, type] of Object.entries(required)) check(key, type, record[key])
+    for (const [key, type] of Object.entries(optional)) {
+      if (record[key] !== undefined) check(key, type, record[key])
+    }
+    return errors.length > 0 ? E.left(errors) : E.right(out)
+  }
+
+/**
+ * A codec of a params object with `required` and `optional` keys and no
+ * others: an unknown key fails at its own path (a typo is an error, not
+ * ignored). Each error's io-ts context goes through the key it is about,
+ * so its path is the path in `params`.
+ *
+ * @internal
+ */
+export const params = <R extends Props, O extends Props>(
+  name: string,
+  required: R,
+  optional: O,
+): t.Type<Exact<R, O>, unknown> => {
+  const v = validator(required, optional)
+  return new t.Type<Exact<R, O>, unknown>(
+    name,
+    (u): u is Exact<R, O> => E.isRight(v(u, [{ key: '', type: t.unknown, actual: u }])),
+    (u, c) => v(u, c) as t.Validation<Exact<R, O>>,
+    (a) => a,
+  )
+}
+
+/**
+ * A JSON pointer from keys (RFC 6901).
+ *
+ * @internal
+ */
+export const pointer = (keys: readonly string[]): string =>
+  keys.map((k) => `/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+
+const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
+  const tag = (type as { _tag?: unknown })._tag
+  return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
+}
+
+/**
+ * Where an io-ts error is, as a JSON pointer: the keys of its context
+ * without the root and without the member indexes of unions and
+ * intersections (which are no place in the value).
+ *
+ * @internal
+ */
+export const errorPath = (e: t.ValidationError): string => {
+  const keys: string[] = []
+  for (let i = 1; i < e.context.length; i++) {
+    if (isComposite(e.context[i - 1]!.type)) continue
+    keys.push(e.context[i]!.key)
+  }
+  return pointer(keys)
+}
+
+const show = (u: unknown): string => {
+  if (u === undefined) return 'nothing'
+  try {
+    const json = JSON.stringify(u) as string | undefined
+    if (json === undefined) return typeof u
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json
+  } catch {
+    return typeof u
+  }
+}
+
+/**
+ * One line per io-ts error: the path, then what is wrong.
+ *
+ * @internal
+ */
+export const describeError = (e: t.ValidationError): string => {
+  const path = errorPath(e)
+  const at = path === '' ? 'params' : path
+  if (e.message === UNKNOWN) return `${at}: ${UNKNOWN}`
+  const expected = e.context[e.context.length - 1]?.type.name ?? 'a value'
+  return `${at}: expected ${expected}, got ${show(e.value)}`
+}

@@ -1,0 +1,180 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { validateName } from '../../node/index.js'
+import { params } from './codec.js'
+import { EventTypeCodec } from './events.js'
+
+/** A codec of the values of `base` that pass `ok`, named `name`. */
+const refined = <A>(base: t.Type<A, A>, name: string, ok: (a: A) => boolean): t.Type<A, A> =>
+  new t.Type<A, A>(
+    name,
+    (u): u is A => base.is(u) && ok(u),
+    (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
+    (a) => a,
+  )
+
+/**
+ * A name that follows Nerve's name rule (node and session ids).
+ *
+ * @category protocol
+ */
+export const NameCodec: t.Type<string, string> = refined(t.string, 'Name', (s) =>
+  E.isRight(validateName(s)),
+)
+
+const Name = NameCodec
+
+/** Milliseconds: a finite number > 0. */
+const Millis = refined(t.number, 'PositiveMs', (n) => Number.isFinite(n) && n > 0)
+
+/** A whole number ≥ 0. */
+const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 0)
+
+/**
+ * The node kinds `CREATE_NODE` makes. `claude` is Claude Code in a WezTerm
+ * pane (the `claude-wezterm` node kind).
+ *
+ * @category protocol
+ */
+export const nodeKinds = Object.freeze([
+  'bash',
+  'pty',
+  'tmux',
+  'wezterm',
+  'claude',
+  'llm',
+  'graph',
+] as const)
+
+/**
+ * One of {@link nodeKinds}.
+ *
+ * @category protocol
+ */
+export type CreateKind = (typeof nodeKinds)[number]
+
+const Kind = t.keyof(
+  Object.fromEntries(nodeKinds.map((k) => [k, null])) as Record<CreateKind, null>,
+  'NodeKind',
+)
+
+const HistoryOp = t.keyof(
+  {
+    send: null,
+    send_stream: null,
+    write: null,
+    read: null,
+    run: null,
+    interrupt: null,
+    close: null,
+  },
+  'HistoryOp',
+)
+
+const session = { sessionId: Name }
+const node = { nodeId: Name }
+const executeOptional = { ...session, parser: Name, timeout: Millis }
+
+/**
+ * The params codec of every command, by method name. Each is exact: a key
+ * it does not list is an error at that key. `sessionId` is optional
+ * everywhere it appears (the engine's default session).
+ *
+ * @category protocol
+ */
+export const paramsCodecs = {
+  PING: params('PING', {}, {}),
+  CREATE_SESSION: params(
+    'CREATE_SESSION',
+    { sessionId: Name },
+    { tags: t.readonlyArray(t.string), metadata: t.UnknownRecord },
+  ),
+  LIST_SESSIONS: params('LIST_SESSIONS', {}, {}),
+  CLOSE_SESSION: params('CLOSE_SESSION', { sessionId: Name }, {}),
+  CREATE_NODE: params(
+    'CREATE_NODE',
+    { ...node, kind: Kind },
+    { ...session, options: t.UnknownRecord },
+  ),
+  GET_NODE: params('GET_NODE', node, session),
+  LIST_NODES: params('LIST_NODES', {}, session),
+  STOP_NODE: params('STOP_NODE', node, session),
+  DELETE_NODE: params('DELETE_NODE', node, session),
+  EXECUTE_INPUT: params('EXECUTE_INPUT', { ...node, input: t.unknown }, executeOptional),
+  RUN_COMMAND: params('RUN_COMMAND', { ...node, input: t.unknown }, executeOptional),
+  SEND_INTERRUPT: params('SEND_INTERRUPT', node, session),
+  WRITE_DATA: params('WRITE_DATA', { ...node, data: t.string }, session),
+  GET_BUFFER: params('GET_BUFFER', node, { ...session, lines: Count }),
+  GET_HISTORY: params('GET_HISTORY', node, {
+    ...session,
+    op: t.union([HistoryOp, t.readonlyArray(HistoryOp)]),
+    fromSeq: t.number,
+    toSeq: t.number,
+    since: t.string,
+    until: t.string,
+    limit: Count,
+  }),
+  FORK_NODE: params('FORK_NODE', { sourceId: Name, targetId: Name }, { ...session, at: Count }),
+  EXECUTE_GRAPH: params('EXECUTE_GRAPH', { graph: t.unknown }, { ...session, input: t.unknown }),
+  CANCEL_GRAPH: params('CANCEL_GRAPH', { runId: t.string }, {}),
+  GET_RUN: params('GET_RUN', { runId: t.string }, {}),
+  SUBSCRIBE: params(
+    'SUBSCRIBE',
+    {},
+    { ...session, nodeId: Name, runId: t.string, types: t.readonlyArray(EventTypeCodec) },
+  ),
+  UNSUBSCRIBE: params('UNSUBSCRIBE', { subscription: t.string }, {}),
+  SAVE_SESSION: params('SAVE_SESSION', {}, session),
+  SHUTDOWN: params('SHUTDOWN', {}, {}),
+} as const
+
+/**
+ * A command of the protocol: the `method` of a request.
+ *
+ * @category protocol
+ */
+export type Method = keyof typeof paramsCodecs
+
+/**
+ * Every command name, in the order `docs/server.md` documents them.
+ *
+ * @category protocol
+ */
+export const methods: readonly Method[] = Object.freeze(Object.keys(paramsCodecs) as Method[])
+
+/**
+ * Whether a string is a command name.
+ *
+ * @category protocol
+ */
+export const isMethod = (s: string): s is Method => Object.hasOwn(paramsCodecs, s)
+
+/**
+ * The decoded params of a command.
+ *
+ * @category protocol
+ */
+export type Params<M extends Method> = t.TypeOf<(typeof paramsCodecs)[M]>
+
+/**
+ * The notification that cancels a request in flight: `params.id` is the
+ * request's id. It gets no reply; the request answers with a `Cancelled`
+ * error (code `-32005`) unless it was done already.
+ *
+ * @category protocol
+ */
+export const CANCEL_REQUEST = 'CANCEL_REQUEST'
+
+/**
+ * The method of event notifications.
+ *
+ * @category protocol
+ */
+export const EVENT = 'EVENT'
+
+/**
+ * The params of `CANCEL_REQUEST`.
+ *
+ * @category protocol
+ */
+export const CancelParamsCodec = params('CANCEL_REQUEST', { id: t.union([t.string, t.number]) }, {})

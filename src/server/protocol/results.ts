@@ -1,0 +1,136 @@
+import type { NodeInfo } from '../../node/index.js'
+import type { WireErrorShape } from './events.js'
+
+/**
+ * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
+ *
+ * @category protocol
+ */
+export interface SessionSummary {
+  readonly sessionId: string
+  readonly name: string
+  readonly default: boolean
+  readonly createdAt: string
+  readonly tags: readonly string[]
+  readonly nodes: number
+}
+
+/**
+ * What `FORK_NODE` answers: the new node's id, the source's id, the kind,
+ * and for an LLM node the number of messages the copy starts with.
+ *
+ * @category protocol
+ */
+export interface ForkResult {
+  readonly nodeId: string
+  readonly forkedFrom: string
+  readonly nodeType: string
+  readonly messageCount?: number
+}
+
+/**
+ * One step of a run's trace, JSON-shaped: `parents` are the ids (step
+ * paths joined by `/`) of the records of its dependencies; `error` is the
+ * last attempt's error, if any; `nested` the trace of a nested graph.
+ *
+ * @category protocol
+ */
+export interface TraceStep {
+  readonly id: string
+  readonly stepId: string
+  readonly path: readonly string[]
+  readonly nodeId: string
+  readonly kind: string
+  readonly status: string
+  readonly output: unknown
+  readonly error?: WireErrorShape
+  readonly attempts: number
+  readonly durationMs: number
+  readonly tokens: number
+  readonly cost: number
+  readonly parents: readonly string[]
+  readonly nested?: TraceJson
+}
+
+/**
+ * A run's trace, JSON-shaped.
+ *
+ * @category protocol
+ */
+export interface TraceJson {
+  readonly runId: string
+  readonly graphId: string
+  readonly status: string
+  readonly durationMs: number
+  readonly steps: readonly TraceStep[]
+}
+
+/**
+ * The state of a graph run.
+ *
+ * @category protocol
+ */
+export type RunStateName = 'running' | 'completed' | 'failed' | 'cancelled'
+
+/**
+ * What `GET_RUN` answers: the run's state, its results by step id once it
+ * completed, its error once it failed, and its trace once it ended (the
+ * partial trace of a failed or cancelled run).
+ *
+ * @category protocol
+ */
+export interface RunInfo {
+  readonly runId: string
+  readonly sessionId: string
+  readonly graphId: string
+  readonly state: RunStateName
+  readonly startedAt: string
+  readonly results?: Readonly<Record<string, unknown>>
+  readonly error?: WireErrorShape
+  readonly trace?: TraceJson
+}
+
+/**
+ * A record of a node's history (see `HistoryRecord`): `seq`, `op`, `time`,
+ * `node` and the op's fields.
+ *
+ * @category protocol
+ */
+export type HistoryEntry = Readonly<Record<string, unknown>> & {
+  readonly seq: number
+  readonly op: string
+  readonly time: string
+  readonly node: string
+}
+
+/**
+ * The result of each command, by method name.
+ *
+ * @category protocol
+ */
+export interface Results {
+  readonly PING: { readonly pong: true }
+  readonly CREATE_SESSION: SessionSummary
+  readonly LIST_SESSIONS: { readonly sessions: readonly SessionSummary[] }
+  readonly CLOSE_SESSION: { readonly closed: boolean }
+  readonly CREATE_NODE: NodeInfo
+  readonly GET_NODE: NodeInfo
+  readonly LIST_NODES: { readonly nodes: readonly NodeInfo[] }
+  readonly STOP_NODE: NodeInfo
+  readonly DELETE_NODE: { readonly deleted: true }
+  /** The node's answer: a terminal's parsed response, a bash result, a model's text, a graph's results. */
+  readonly EXECUTE_INPUT: unknown
+  readonly RUN_COMMAND: { readonly accepted: true }
+  readonly SEND_INTERRUPT: { readonly interrupted: boolean }
+  readonly WRITE_DATA: { readonly written: number }
+  readonly GET_BUFFER: { readonly buffer: string }
+  readonly GET_HISTORY: { readonly records: readonly HistoryEntry[]; readonly corrupt: number }
+  readonly FORK_NODE: ForkResult
+  readonly EXECUTE_GRAPH: { readonly runId: string }
+  readonly CANCEL_GRAPH: { readonly cancelled: boolean }
+  readonly GET_RUN: RunInfo
+  readonly SUBSCRIBE: { readonly subscription: string }
+  readonly UNSUBSCRIBE: { readonly unsubscribed: boolean }
+  readonly SAVE_SESSION: { readonly saved: true; readonly sessionId: string }
+  readonly SHUTDOWN: { readonly shuttingDown: true }
+}

@@ -1,0 +1,110 @@
+/**
+ * NDJSON framing for byte streams: chunks in, whole lines out, with a bound
+ * on the bytes one line may take. A line over the bound is reported once and
+ * then skipped up to its newline without being kept, so a peer cannot make
+ * the daemon hold more than the bound for one connection.
+ */
+
+/**
+ * 16 MiB: the default bound on one line.
+ *
+ * @category server
+ */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+const NEWLINE = 0x0a
+const RETURN = 0x0d
+
+/**
+ * What a {@link LineReader} reports.
+ *
+ * @category server
+ */
+export interface LineHandlers {
+  /** A whole line, decoded as UTF-8, without its newline (and without a `\r` before it). Empty lines are skipped. */
+  readonly line: (line: string) => void
+  /** A line grew past the bound; its bytes up to the next newline are dropped. Called once per such line. */
+  readonly oversize: (bytes: number) => void
+}
+
+/**
+ * Splits a byte stream into lines of at most `maxLineBytes` bytes.
+ *
+ * @category server
+ * @example
+ * import { LineReader } from 'nerve/server'
+ * import assert from 'assert'
+ *
+ * const lines: string[] = []
+ * let tooLong = 0
+ * const reader = new LineReader(8, { line: (l) => lines.push(l), oversize: () => tooLong++ })
+ * reader.push(Buffer.from('{"a":1}\n{"b"'))
+ * reader.push(Buffer.from(':2}\r\nfar too long a line\nok\n'))
+ * assert.deepStrictEqual(lines, ['{"a":1}', '{"b":2}', 'ok'])
+ * assert.strictEqual(tooLong, 1)
+ */
+export class LineReader {
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  /** Inside a line that went over the bound: drop until the next newline. */
+  private discarding = false
+  private discarded = 0
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly handlers: LineHandlers,
+  ) {}
+
+  /** Feeds one chunk; calls the handlers for every line it completes. */
+  push(chunk: Buffer): void {
+    let start = 0
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(NEWLINE, start)
+      const end = nl === -1 ? chunk.length : nl
+      if (this.discarding) {
+        this.discarded += end - start
+        if (nl !== -1) {
+          this.discarding = false
+          this.handlers.oversize(this.discarded)
+          this.discarded = 0
+        }
+      } else if (this.pendingBytes + (end - start) > this.maxLineBytes) {
+        this.discarding = true
+        this.discarded = this.pendingBytes + (end - start)
+        this.pending = []
+        this.pendingBytes = 0
+        if (nl !== -1) {
+          this.discarding = false
+          this.handlers.oversize(this.discarded)
+          this.discarded = 0
+        }
+      } else if (nl === -1) {
+        this.pending.push(chunk.subarray(start))
+        this.pendingBytes += chunk.length - start
+      } else {
+        this.emit(chunk, start, end)
+      }
+      start = end + 1
+    }
+  }
+
+  /** Whether a partial line is waiting for its newline. */
+  get partial(): boolean {
+    return this.pendingBytes > 0 || this.discarding
+  }
+
+  private emit(chunk: Buffer, start: number, end: number): void {
+    let bytes: Buffer
+    if (this.pending.length === 0) bytes = chunk.subarray(start, end)
+    else {
+      this.pending.push(chunk.subarray(start, end))
+      bytes = Buffer.concat(this.pending)
+      this.pending = []
+      this.pendingBytes = 0
+    }
+    const length =
+      bytes.length > 0 && bytes[bytes.length - 1] === RETURN ? bytes.length - 1 : bytes.length
+    if (length === 0) return
+    this.handlers.line(bytes.toString('utf8', 0, length))
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The HTTP face of the daemon: `POST /rpc` takes one JSON-RPC request as the
+ * body and answers with its response (a notification gets `204`), and
+ * `GET /ws` upgrades to a WebSocket that carries the NDJSON stream, one
+ * message per line, events included. Both need `Authorization: Bearer
+ * <token>` when the server has a token; a wrong or missing one is answered
+ * `401` before anything reaches the engine.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer, type WebSocket } from 'ws'
+import type { ConnectionSet } from './ConnectionSet.js'
+import type { Engine } from '../engine/index.js'
+import { refusalLine, TransportCodes } from './ServerError.js'
+import { bearerToken, tokenMatches } from './token.js'
+
+/** How the HTTP transport behaves. */
+export interface HttpOptions {
+  readonly maxLineBytes: number
+  readonly token?: string | undefined
+  readonly connections: ConnectionSet
+}
+
+/** Bytes queued on a WebSocket past which the engine is told to hold events. */
+const HIGH_WATER = 1024 * 1024
+
+const authorised = (req: IncomingMessage, token: string | undefined): boolean =>
+  token === undefined || tokenMatches(token, bearerToken(req.headers.authorization))
+
+const reply = (res: ServerResponse, status: number, body?: string): void => {
+  if (body === undefined) res.writeHead(status).end()
+  else
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      })
+      .end(body)
+}
+
+/** Whether a body is a JSON-RPC notification (an object without `id`): it gets no response. */
+const isNotification = (body: string): boolean => {
+  try {
+    const msg: unknown = JSON.parse(body)
+    return typeof msg === 'object' && msg !== null && !Array.isArray(msg) && !('id' in msg)
+  } catch {
+    return false
+  }
+}
+
+/** Whether a line the engine sent is the response to a request (not an event). */
+const isResponse = (line: string): boolean => {
+  try {
+    const msg: unknown = JSON.parse(line)
+    return typeof msg === 'object' && msg !== null && 'id' in msg
+  } catch {
+    return false
+  }
+}
+
+const serveRpc = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  engine: Engine,
+  options: HttpOptions,
+): void => {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  req.on('data', (chunk: Buffer) => {
+    bytes += chunk.length
+    // Past the bound the body is read and dropped, never kept.
+    if (bytes <= options.maxLineBytes) chunks.push(chunk)
+  })
+  req.on('end', () => {
+    if (bytes > options.maxLineBytes) {
+      reply(
+        res,
+        413,
+        refusalLine(
+          TransportCodes.invalidRequest,
+          'LineTooLong',
+          `a body of ${bytes} bytes is over the limit of ${options.maxLineBytes} bytes`,
+        ),
+      )
+      return
+    }
+    const body = Buffer.concat(chunks).toString('utf8').trim()
+    let done = false
+    const release = options.connections.admit(() => {
+      finish(503, refusalLine(TransportCodes.tooManyConnections, 'ShuttingDown', 'shutting down'))
+    })
+    if (release === undefined) {
+      reply(
+        res,
+        503,
+        refusalLine(
+          TransportCodes.tooManyConnections,
+          'TooManyConnections',
+          'too many connections',
+        ),
+      )
+      return
+    }
+    const connection = engine.connect(
+      {
+        send: (line) => {
+          if (!done && isResponse(line)) finish(200, line)
+          return true
+        },
+      },
+      { transport: 'http' },
+    )
+    function finish(status: number, line?: string): void {
+      if (done) return
+      done = true
+      release!()
+      reply(res, status, line)
+      connection.close()
+    }
+    res.on('close', () => {
+      // The client left before its answer: the engine aborts the request.
+      if (!done) {
+        done = true
+        release()
+        connection.close()
+      }
+    })
+    const notification = isNotification(body)
+    connection.receive(body)
+    if (notification) finish(204)
+  })
+}
+
+const serveSocket = (ws: WebSocket, engine: Engine, options: HttpOptions): void => {
+  let congested = false
+  const release = options.connections.admit(() => {
+    ws.close(1001, 'server shutting down')
+  })
+  if (release === undefined) {
+    ws.close(1013, 'too many connections')
+    return
+  }
+  const afterSend = (): void => {
+    if (congested && ws.bufferedAmount < HIGH_WATER / 2) {
+      congested = false
+      connection.drained()
+    }
+  }
+  const connection = engine.connect(
+    {
+      send: (line) => {
+        if (ws.readyState !== ws.OPEN) return true
+        ws.send(line, afterSend)
+        if (ws.bufferedAmount >= HIGH_WATER) congested = true
+        return !congested
+      },
+    },
+    { transport: 'websocket' },
+  )
+  ws.on('message', (data: Buffer, isBinary) => {
+    if (data.length > options.maxLineBytes) {
+      ws.send(
+        refusalLine(
+          TransportCodes.invalidRequest,
+          'LineTooLong',
+          `a message of ${data.length} bytes is over the limit of ${options.maxLineBytes} bytes`,
+        ),
+      )
+      return
+    }
+    const text = data.toString('utf8')
+    if (isBinary || text.includes('\n')) {
+      for (const line of text.split('\n')) if (line.trim() !== '') connection.receive(line)
+    } else connection.receive(text)
+  })
+  ws.on('close', () => {
+    release()
+    connection.close()
+  })
+  ws.on('error', () => {
+    // A broken peer closes; 'close' follows.
+  })
+}
+
+const refuseUpgrade = (socket: Duplex, status: string, body: string): void => {
+  socket.end(
+    `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+}
+
+/**
+ * An HTTP server (not yet listening) serving `POST /rpc` and the WebSocket
+ * `/ws` for `engine`. `close()` of the result also ends the WebSockets.
+ *
+ * @category server
+ */
+export const httpServer = (engine: Engine, options: HttpOptions): Server => {
+  // A message may carry one line over the bound, which is answered with an error;
+  // past twice the bound the socket is closed (1009) rather than buffered.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxLineBytes * 2 })
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]
+    if (path !== '/rpc') {
+      reply(res, 404, refusalLine(-32601, 'NotFound', `no ${path}: use POST /rpc or GET /ws`))
+      req.resume()
+    } else if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST')
+      reply(res, 405, refusalLine(-32600, 'MethodNotAllowed', `${req.method} /rpc: use POST`))
+      req.resume()
+    } else if (!authorised(req, options.token)) {
+      reply(
+        res,
+        401,
+        refusalLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
+      )
+      req.resume()
+    } else serveRpc(req, res, engine, options)
+  })
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => {
+      // A peer that vanishes during the handshake.
+    })
+    const path = (req.url ?? '/').split('?')[0]
+    if (path !== '/ws')
+      refuseUpgrade(
+        socket,
+        '404 Not Found',
+        refusalLine(-32601, 'NotFound', `no WebSocket at ${path}`),
+      )
+    else if (!authorised(req, options.token))
+      refuseUpgrade(
+        socket,
+        '401 Unauthorized',
+        refusalLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
+      )
+    else
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        serveSocket(ws, engine, options)
+      })
+  })
+  server.on('close', () => {
+    wss.close()
+  })
+  return server
+}

@@ -1,0 +1,327 @@
+/**
+ * `startServer`: one engine behind any of a Unix socket (the default), TCP
+ * and HTTP + WebSocket, with a pid file, a token for the network
+ * transports, a bound on connections and lines, and one graceful close
+ * (`SHUTDOWN`, SIGTERM, SIGINT or `close()`): the engine shuts down (it
+ * cancels graphs, stops nodes, saves, tells subscribers), connections end,
+ * the socket, pid and generated token files are removed.
+ */
+import { chmod } from 'node:fs/promises'
+import type { Server as HttpServer } from 'node:http'
+import { createServer, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { writeFileAtomic } from '../../interpreters/index.js'
+import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
+import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
+import { httpServer } from './httpTransport.js'
+import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
+import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
+import {
+  claimSocketPath,
+  defaultDaemonDir,
+  defaultSocketPath,
+  ensureSocketDir,
+  removeFile,
+} from './socketFile.js'
+import { serveStream } from './streamConnection.js'
+import { generateToken, writeTokenFile } from './token.js'
+
+/**
+ * Where a network transport binds: `host` defaults to `127.0.0.1`, `port` to
+ * 0 (a free port, reported on the handle).
+ *
+ * @category server
+ */
+export interface BindOptions {
+  readonly host?: string
+  readonly port?: number
+}
+
+/**
+ * Options of {@link startServer}.
+ *
+ * @category server
+ */
+export interface ServerOptions<E extends Engine = Engine> {
+  /** The engine to serve; by default a new one made with `engineOptions` (and shut down on close). */
+  readonly engine?: E
+  /** Options of the engine made when `engine` is not given. */
+  readonly engineOptions?: EngineOptions
+  /** The Unix socket: a path, `true` for {@link defaultSocketPath} (the default), `false` for none. */
+  readonly socket?: string | boolean
+  /** NDJSON over TCP; `true` binds 127.0.0.1 on a free port. Off by default. */
+  readonly tcp?: BindOptions | boolean
+  /** `POST /rpc` and WebSocket `/ws`; `true` binds 127.0.0.1 on a free port. Off by default. */
+  readonly http?: BindOptions | boolean
+  /** The token TCP and HTTP clients must present; generated when TCP or HTTP is on and none is given. */
+  readonly token?: string
+  /** Where a generated token is written (mode 0600); defaults beside the socket, or in {@link defaultDaemonDir}. */
+  readonly tokenFile?: string
+  /** The pid file; defaults beside the socket (`nerve.pid`); `false` for none. */
+  readonly pidFile?: string | false
+  /** Live connections over all transports; 256 by default. */
+  readonly maxConnections?: number
+  /** The longest line (or HTTP body, or WebSocket message) taken; 16 MiB by default. */
+  readonly maxLineBytes?: number
+  /** Close on SIGTERM and SIGINT. Off by default (a library does not take over signals unasked). */
+  readonly signals?: boolean
+}
+
+/**
+ * A running server: what it bound, and how to close it.
+ *
+ * @category server
+ */
+export interface ServerHandle<E extends Engine = Engine> {
+  readonly engine: E
+  /** The Unix socket path, if one is served. */
+  readonly socket: string | undefined
+  readonly tcp: { readonly host: string; readonly port: number } | undefined
+  readonly http: { readonly host: string; readonly port: number; readonly url: string } | undefined
+  /** The token TCP and HTTP clients present, if those transports are on. */
+  readonly token: string | undefined
+  /** The file a generated token was written to. */
+  readonly tokenFile: string | undefined
+  readonly pidFile: string | undefined
+  /** Graceful close; resolves when everything is closed and the files are removed. Idempotent. */
+  close(): Promise<void>
+  /** Resolves once the server closed, whatever closed it (`close()`, `SHUTDOWN`, a signal). */
+  readonly closed: Promise<void>
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1'])
+
+/**
+ * Whether `host` is a loopback address.
+ *
+ * @category server
+ */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith('127.')
+
+const bindOf = (o: BindOptions | boolean | undefined): Required<BindOptions> | undefined =>
+  o === undefined || o === false
+    ? undefined
+    : {
+        host: (o === true ? undefined : o.host) ?? '127.0.0.1',
+        port: (o === true ? undefined : o.port) ?? 0,
+      }
+
+const listen = (
+  server: Server | HttpServer,
+  where: { path: string } | Required<BindOptions>,
+): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const named = 'path' in where ? where.path : `${where.host}:${where.port}`
+    const onError = (e: NodeJS.ErrnoException): void => {
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new ServerStartError('AddressInUse', named, `${named} is in use`, { cause: e })
+          : e,
+      )
+    }
+    server.once('error', onError)
+    server.listen('path' in where ? where.path : { host: where.host, port: where.port }, () => {
+      server.off('error', onError)
+      resolve()
+    })
+  })
+
+const closeServer = (server: Server | HttpServer): Promise<void> =>
+  new Promise((resolve) => {
+    if (!server.listening) resolve()
+    else
+      server.close(() => {
+        resolve()
+      })
+  })
+
+const portOf = (server: Server | HttpServer): number => {
+  const a = server.address()
+  return typeof a === 'object' && a !== null ? a.port : 0
+}
+
+/**
+ * Starts serving `options.engine` (or a new engine). Rejects with a {@link ServerStartError}
+ * when the socket is held by a live daemon, a non-loopback bind has no
+ * token, or an address is in use; whatever it had opened is closed again.
+ *
+ * @category server
+ */
+export const startServer = async <E extends Engine>(
+  options: ServerOptions<E>,
+): Promise<ServerHandle<E>> => {
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+  const connections = new ConnectionSet(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
+  const socketPath =
+    options.socket === undefined || options.socket === true
+      ? defaultSocketPath()
+      : options.socket === false
+        ? undefined
+        : options.socket
+  const tcp = bindOf(options.tcp)
+  const http = bindOf(options.http)
+  const base =
+    socketPath !== undefined ? socketPath.replace(/\.sock$/, '') : join(defaultDaemonDir(), 'nerve')
+
+  for (const [name, bind] of [
+    ['tcp', tcp],
+    ['http', http],
+  ] as const) {
+    if (
+      bind !== undefined &&
+      !isLoopback(bind.host) &&
+      options.token === undefined &&
+      options.tokenFile === undefined
+    ) {
+      throw new ServerStartError(
+        'TokenRequired',
+        `${bind.host}:${bind.port}`,
+        `${name} on ${bind.host} is reachable from other machines: give a token (or a tokenFile to generate one into)`,
+      )
+    }
+  }
+  if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
+    throw new ServerStartError(
+      'BadOption',
+      'maxLineBytes',
+      `maxLineBytes must be a positive integer, got ${maxLineBytes}`,
+    )
+  }
+
+  const engine = options.engine ?? (createEngine(options.engineOptions) as E)
+  const networked = tcp !== undefined || http !== undefined
+  const token = networked ? (options.token ?? generateToken()) : undefined
+  const tokenFile =
+    networked && options.token === undefined ? (options.tokenFile ?? `${base}.token`) : undefined
+  const pidFile =
+    options.pidFile === false
+      ? undefined
+      : (options.pidFile ?? (socketPath !== undefined ? `${base}.pid` : undefined))
+
+  const servers: (Server | HttpServer)[] = []
+  const sockets = new Set<Socket>()
+  const owned: string[] = [] // files to remove on close
+  const streamServer = (transport: string): Server => {
+    const server = createServer((socket) => {
+      sockets.add(socket)
+      socket.on('close', () => {
+        sockets.delete(socket)
+      })
+      const served = {
+        end: (): void => {
+          socket.destroy()
+        },
+      }
+      const release = connections.admit(() => {
+        served.end()
+      })
+      if (release === undefined) {
+        socket.on('error', () => undefined)
+        socket.end(
+          `${refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', `the daemon takes at most ${connections.max} connections`)}\n`,
+        )
+        return
+      }
+      socket.on('close', release)
+      served.end = serveStream(socket, engine, {
+        maxLineBytes,
+        token: transport === 'unix' ? undefined : token,
+        transport,
+      }).end
+    })
+    servers.push(server)
+    return server
+  }
+
+  let unixServer: Server | undefined
+  let tcpServer: Server | undefined
+  let webServer: HttpServer | undefined
+  try {
+    if (socketPath !== undefined) {
+      await ensureSocketDir(socketPath)
+      await claimSocketPath(socketPath)
+      unixServer = streamServer('unix')
+      await listen(unixServer, { path: socketPath })
+      owned.push(socketPath)
+      await chmod(socketPath, 0o600)
+    }
+    if (tcp !== undefined) {
+      tcpServer = streamServer('tcp')
+      await listen(tcpServer, tcp)
+    }
+    if (http !== undefined) {
+      webServer = httpServer(engine, { maxLineBytes, token, connections })
+      servers.push(webServer)
+      await listen(webServer, http)
+    }
+    if (tokenFile !== undefined && token !== undefined) {
+      await ensureSocketDir(tokenFile)
+      await writeTokenFile(tokenFile, token)
+      owned.push(tokenFile)
+    }
+    if (pidFile !== undefined) {
+      await ensureSocketDir(pidFile)
+      await writeFileAtomic(pidFile, `${process.pid}\n`, { mode: 0o600 })
+      owned.push(pidFile)
+    }
+  } catch (e) {
+    await Promise.all(servers.map(closeServer))
+    await Promise.all(owned.map(removeFile))
+    if (options.engine === undefined) await engine.shutdown()
+    throw e
+  }
+
+  let closing: Promise<void> | undefined
+  let resolveClosed!: () => void
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve
+  })
+  const onSignal = (): void => {
+    void close()
+  }
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      // Stop accepting, let the engine finish (its SERVER_SHUTDOWN reaches subscribers), then hang up.
+      const stopped = Promise.all(servers.map(closeServer))
+      await engine.shutdown().catch(() => undefined)
+      connections.endAll()
+      webServer?.closeIdleConnections()
+      const grace = setTimeout(() => {
+        for (const s of sockets) s.destroy()
+        webServer?.closeAllConnections()
+      }, 1000)
+      await stopped
+      clearTimeout(grace)
+      await Promise.all(owned.map(removeFile))
+      if (options.signals === true) {
+        process.off('SIGTERM', onSignal)
+        process.off('SIGINT', onSignal)
+      }
+      resolveClosed()
+    })())
+  if (options.signals === true) {
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  }
+  // A SHUTDOWN command (or any other shutdown of the engine) closes the server too.
+  void engine.closed.then(close, close)
+
+  return Object.freeze({
+    engine,
+    socket: socketPath,
+    tcp: tcpServer !== undefined ? { host: tcp!.host, port: portOf(tcpServer) } : undefined,
+    http:
+      webServer !== undefined
+        ? {
+            host: http!.host,
+            port: portOf(webServer),
+            url: `http://${http!.host.includes(':') ? `[${http!.host}]` : http!.host}:${portOf(webServer)}`,
+          }
+        : undefined,
+    token,
+    tokenFile,
+    pidFile,
+    close,
+    closed,
+  })
+}

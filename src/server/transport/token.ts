@@ -1,0 +1,77 @@
+/**
+ * Tokens for the TCP, HTTP and WebSocket transports: generated at random
+ * into a 0600 file unless one is given, compared in constant time, and
+ * presented as the first line of a TCP stream (`AUTH`) or as an
+ * `Authorization: Bearer …` header on HTTP and on the WebSocket upgrade.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { writeFileAtomic } from '../../interpreters/index.js'
+
+/**
+ * A fresh token: 32 random bytes, base64url (43 characters).
+ *
+ * @category server
+ */
+export const generateToken = (): string => randomBytes(32).toString('base64url')
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
+
+/**
+ * Whether `given` is the token, in time that does not depend on where they differ.
+ *
+ * @category server
+ * @example
+ * import { tokenMatches } from 'nerve/server'
+ * import assert from 'assert'
+ *
+ * assert.ok(tokenMatches('s3cret', 's3cret'))
+ * assert.ok(!tokenMatches('s3cret', 's3cres'))
+ * assert.ok(!tokenMatches('s3cret', undefined))
+ */
+export const tokenMatches = (token: string, given: string | undefined): boolean =>
+  given !== undefined && timingSafeEqual(digest(token), digest(given))
+
+/** Writes `token` to `file` atomically, mode 0600. */
+export const writeTokenFile = (file: string, token: string): Promise<void> =>
+  writeFileAtomic(file, `${token}\n`, { mode: 0o600 })
+
+/**
+ * The token of an `Authorization: Bearer <token>` header, if it has one.
+ *
+ * @category server
+ */
+export const bearerToken = (header: string | undefined): string | undefined => {
+  const m = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
+  return m?.[1]
+}
+
+/**
+ * The method of the first line a TCP client sends:
+ * `{"jsonrpc":"2.0","id":0,"method":"AUTH","params":{"token":"…"}}`.
+ *
+ * @category server
+ */
+export const AUTH_METHOD = 'AUTH'
+
+/**
+ * Reads an `AUTH` request line: its id and token, or `undefined` when the
+ * line is anything else.
+ *
+ * @category server
+ */
+export const authRequest = (
+  line: string,
+): { readonly id: string | number | null; readonly token: string } | undefined => {
+  let msg: unknown
+  try {
+    msg = JSON.parse(line)
+  } catch {
+    return undefined
+  }
+  if (typeof msg !== 'object' || msg === null) return undefined
+  const { method, params, id } = msg as { method?: unknown; params?: unknown; id?: unknown }
+  if (method !== AUTH_METHOD || typeof params !== 'object' || params === null) return undefined
+  const token = (params as { token?: unknown }).token
+  if (typeof token !== 'string') return undefined
+  return { id: typeof id === 'string' || typeof id === 'number' ? id : null, token }
+}

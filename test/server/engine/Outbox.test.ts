@@ -1,0 +1,126 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { Outbox, passes } from '../../../src/server/engine/Outbox.js'
+import type { EngineEvent } from '../../../src/server/index.js'
+
+const event = (n: number, nodeId = 'a'): EngineEvent => ({
+  type: 'OUTPUT_CHUNK',
+  time: 't',
+  sessionId: 'default',
+  nodeId,
+  chunk: n,
+})
+
+interface Received {
+  readonly subscription: string
+  readonly event: { readonly type: string; readonly chunk?: number; readonly dropped?: number }
+}
+
+const received = (lines: readonly string[]): Received[] =>
+  lines
+    .map((l) => JSON.parse(l) as { method?: string; params?: Received })
+    .filter((m) => m.method === 'EVENT')
+    .map((m) => m.params!)
+
+describe('passes', () => {
+  it('keeps events that meet every given criterion, and SERVER_SHUTDOWN always', () => {
+    expect(passes({ nodeId: 'a' }, event(1, 'a'))).toBe(true)
+    expect(passes({ nodeId: 'a' }, event(1, 'b'))).toBe(false)
+    expect(passes({ types: ['NODE_READY'] }, event(1))).toBe(false)
+    expect(passes({ sessionId: 'other' }, event(1))).toBe(false)
+    expect(passes({ runId: 'r', types: [] }, { type: 'SERVER_SHUTDOWN', time: 't' })).toBe(true)
+  })
+})
+
+describe('Outbox', () => {
+  it('sends responses even when congested, and nothing after close', () => {
+    const lines: string[] = []
+    const box = new Outbox(
+      (l) => lines.push(l) < 0,
+      4,
+      () => 't',
+    )
+    box.line('a')
+    box.line('b')
+    box.close()
+    box.line('c')
+    expect(lines).toEqual(['a', 'b'])
+  })
+
+  it('delivers every event of a subscription in order or counts it in one LAGGED before the rest (law)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(
+          fc.oneof(fc.constant('publish' as const), fc.constant('drain' as const), fc.boolean()),
+          {
+            maxLength: 80,
+          },
+        ),
+        (capacity, steps) => {
+          const lines: string[] = []
+          let open = true
+          const box = new Outbox(
+            (l) => {
+              lines.push(l)
+              return open
+            },
+            capacity,
+            () => 't',
+          )
+          const sub = box.subscribe({})
+          let n = 0
+          for (const step of steps) {
+            if (step === 'publish') box.publish(event(n++))
+            else if (step === 'drain') box.drained()
+            else open = step
+          }
+          open = true
+          box.drained()
+          const got = received(lines).filter((r) => r.subscription === sub)
+          let expected = 0
+          for (const r of got) {
+            if (r.event.type === 'LAGGED') {
+              expect(r.event.dropped).toBeGreaterThan(0)
+              expected += r.event.dropped!
+            } else {
+              expect(r.event.chunk).toBe(expected)
+              expected++
+            }
+          }
+          expect(expected).toBe(n)
+          if (!steps.includes(false)) expect(got.every((r) => r.event.type !== 'LAGGED')).toBe(true)
+        },
+      ),
+    )
+  })
+
+  it('holds at most its capacity per subscription and says how many it dropped', () => {
+    const lines: string[] = []
+    let open = false
+    const box = new Outbox(
+      (l) => {
+        lines.push(l)
+        return open
+      },
+      2,
+      () => 't',
+    )
+    box.line('{}')
+    const a = box.subscribe({ nodeId: 'a' })
+    const b = box.subscribe({ nodeId: 'b' })
+    for (let i = 0; i < 5; i++) box.publish(event(i, 'a'))
+    box.publish(event(9, 'b'))
+    expect(received(lines)).toEqual([])
+    open = true
+    box.drained()
+    expect(
+      received(lines).map((r) => [r.subscription, r.event.type, r.event.chunk ?? r.event.dropped]),
+    ).toEqual([
+      [a, 'LAGGED', 3],
+      [a, 'OUTPUT_CHUNK', 3],
+      [a, 'OUTPUT_CHUNK', 4],
+      [b, 'OUTPUT_CHUNK', 9],
+    ])
+  })
+})

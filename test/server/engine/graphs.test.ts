@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { EngineEvent } from '../../../src/server/index.js'
+import { peer, testEngine, until, type Peer } from '../kit.js'
+
+const disposals: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(disposals.splice(0).map((d) => d()))
+})
+
+const connected = async (): Promise<Peer> => {
+  const made = await testEngine()
+  disposals.push(made.dispose)
+  return peer(made.engine)
+}
+
+interface Run {
+  state: string
+  results?: Record<string, { stdout: string }>
+  error?: { tag: string }
+  trace?: { status: string; steps: { stepId: string; status: string; parents: string[] }[] }
+}
+
+const settled = async (p: Peer, runId: string): Promise<Run> => {
+  let run: Run = { state: 'running' }
+  await until(() => {
+    void p.ok<Run>('GET_RUN', { runId }).then((r) => (run = r))
+    return run.state !== 'running'
+  }, 10_000)
+  return run
+}
+
+const twoSteps = {
+  id: 'pipeline',
+  nodes: {
+    hello: { kind: 'bash', command: 'echo hello' },
+    shout: { kind: 'bash', command: 'echo HELLO' },
+  },
+  steps: [
+    { id: 'first', node: 'hello' },
+    { id: 'second', node: 'shout', dependsOn: ['first'] },
+  ],
+}
+
+describe('EXECUTE_GRAPH and GET_RUN', () => {
+  it('answers a run id at once; the run ends with results, a trace and the run events in order', async () => {
+    const p = await connected()
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: twoSteps })
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/)
+    const run = await settled(p, runId)
+    expect(run.state).toBe('completed')
+    expect(run.results!.second!.stdout).toBe('HELLO\n')
+    expect(run.trace!.steps.map((s) => [s.stepId, s.status, s.parents])).toEqual([
+      ['first', 'completed', []],
+      ['second', 'completed', ['first']],
+    ])
+  })
+
+  it('tells a subscriber of that run its graph and step events', async () => {
+    const p = await connected()
+    const first = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: twoSteps })
+    await settled(p, first.runId)
+    const { subscription } = await p.ok<{ subscription: string }>('SUBSCRIBE', {
+      types: ['GRAPH_STARTED', 'STEP_STARTED', 'STEP_COMPLETED', 'GRAPH_COMPLETED'],
+    })
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: twoSteps })
+    await settled(p, runId)
+    const seen = p.events(subscription).map((e: EngineEvent) => {
+      const x = e as { stepId?: string; runId?: string }
+      expect(x.runId).toBe(runId)
+      return x.stepId === undefined ? e.type : `${e.type} ${x.stepId}`
+    })
+    expect(seen).toEqual([
+      'GRAPH_STARTED',
+      'STEP_STARTED first',
+      'STEP_COMPLETED first',
+      'STEP_STARTED second',
+      'STEP_COMPLETED second',
+      'GRAPH_COMPLETED',
+    ])
+  })
+
+  it('resolves step nodes the file does not describe among the session nodes', async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'chat', kind: 'llm', options: { provider: 'echo' } })
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: { id: 'g', steps: [{ id: 'ask', nodeRef: 'chat' }] },
+      input: 'ping',
+    })
+    const run = await settled(p, runId)
+    expect(run.results).toEqual({ ask: 'echo: ping' })
+  })
+
+  it('reports a failed run with its error and partial trace', async () => {
+    const p = await connected()
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: {
+        id: 'g',
+        nodes: { bad: { kind: 'bash', command: 'exit 4' } },
+        steps: [{ id: 'a', node: 'bad' }],
+      },
+    })
+    const run = await settled(p, runId)
+    expect(run.state).toBe('failed')
+    expect(run.error!.tag).toBe('StepFailed')
+    expect(run.trace!.steps[0]!.status).toBe('failed')
+  })
+
+  it('refuses a graph file that does not decode, with the file errors under /graph', async () => {
+    const p = await connected()
+    const r = await p.call('EXECUTE_GRAPH', {
+      graph: { id: 'g', steps: [{ id: 'a', node: 'x', dependsOn: ['zz'] }], extra: 1 },
+    })
+    expect(r.error).toMatchObject({ code: -32008, data: { tag: 'GraphFileInvalid' } })
+    const paths = (r.error!.data!.errors as { path: string }[]).map((e) => e.path)
+    expect(paths).toContain('/graph/extra')
+  })
+})
+
+describe('CANCEL_GRAPH', () => {
+  it('cancels a running run, which ends cancelled; a second cancel says it had ended', async () => {
+    const p = await connected()
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: {
+        id: 'g',
+        nodes: { slow: { kind: 'bash', command: 'sleep 10' } },
+        steps: [{ id: 'a', node: 'slow' }],
+      },
+    })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(await p.ok('CANCEL_GRAPH', { runId })).toEqual({ cancelled: true })
+    const run = await settled(p, runId)
+    expect(run.state).toBe('cancelled')
+    expect(await p.ok('CANCEL_GRAPH', { runId })).toEqual({ cancelled: false })
+  })
+
+  it('refuses an unknown run', async () => {
+    const p = await connected()
+    for (const method of ['CANCEL_GRAPH', 'GET_RUN']) {
+      expect((await p.call(method, { runId: 'nope' })).error).toMatchObject({
+        code: -32001,
+        data: { tag: 'UnknownRun', path: '/runId' },
+      })
+    }
+  })
+})
+
+describe('finished runs', () => {
+  it('are kept up to limits.keptRuns, the oldest forgotten first', async () => {
+    const made = await testEngine({ limits: { keptRuns: 1 } })
+    disposals.push(made.dispose)
+    const p = peer(made.engine)
+    const graph = {
+      id: 'g',
+      nodes: { one: { kind: 'bash', command: 'true' } },
+      steps: [{ id: 'a', node: 'one' }],
+    }
+    const first = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    await settled(p, first.runId)
+    const second = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    await settled(p, second.runId)
+    expect((await p.call('GET_RUN', { runId: first.runId })).error).toMatchObject({
+      data: { tag: 'UnknownRun' },
+    })
+    expect((await p.ok<Run>('GET_RUN', { runId: second.runId })).state).toBe('completed')
+  })
+})

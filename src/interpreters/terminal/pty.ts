@@ -6,7 +6,8 @@ import type { Clock } from '../../runtime/Clock.js'
 import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
 import { getParser } from '../parsers/registry.js'
 import { chunkStream } from './chunkStream.js'
-import { endProcessGroup, spawnPty, type Exit } from './ptyProcess.js'
+import { newMark } from './processTree.js'
+import { endTerminalProcesses, spawnPty, type Exit } from './ptyProcess.js'
 import { appendTail, lastLine, ReadyWatcher } from './readiness.js'
 import {
   terminalInterpreter,
@@ -25,7 +26,7 @@ import {
  * @category terminals
  */
 export interface PtyTerminalOptions {
-  /** Milliseconds between `SIGHUP`/`SIGTERM` and `SIGKILL` when stopping. Default: 2000. */
+  /** Milliseconds between `SIGHUP`/`SIGTERM` and `SIGKILL` when stopping (to every process the terminal started). Default: 2000. */
   readonly killGraceMs?: number
   /** Milliseconds a timed-out or interrupted execute waits for the prompt before the next one runs. Default: 2000. */
   readonly drainMs?: number
@@ -100,6 +101,8 @@ class Pty implements PtyTerminal {
   private readonly killGraceMs: number
   private readonly drainMs: number
   private readonly maxBufferChars: number
+  /** Marks the environment of every process this terminal starts (see processTree.ts). */
+  private readonly mark = newMark()
 
   constructor(
     private readonly node: PtyNode,
@@ -155,7 +158,7 @@ class Pty implements PtyTerminal {
       resolveExited = resolve
     })
     try {
-      this.proc = spawnPty(this.node, this.onData, (exit) => {
+      this.proc = spawnPty(this.node, this.mark, this.onData, (exit) => {
         this.exit = exit
         this.state = 'stopped'
         const active = this.active
@@ -224,7 +227,7 @@ class Pty implements PtyTerminal {
     const proc = this.proc
     if (this.state === 'stopped' || proc === undefined) return
     this.state = 'stopping'
-    await endProcessGroup(proc, this.exited, this.killGraceMs)
+    await endTerminalProcesses(proc, this.mark, this.exited, this.killGraceMs)
     this.state = 'stopped'
   }
 
@@ -431,8 +434,13 @@ class Pty implements PtyTerminal {
 /**
  * Opens a PTY terminal for a node (not started: call `start`). The program
  * runs in a pseudo-terminal through node-pty, in a session and process group
- * of its own; `stop` sends the group `SIGHUP` and `SIGTERM`, then `SIGKILL`
- * after a grace, and waits for the exit.
+ * of its own, its environment marked with `NERVE_TERMINAL_ID`. `stop` ends
+ * everything the terminal started: the group gets `SIGHUP` and `SIGTERM`, and
+ * so does every other process of its session, of its process tree or carrying
+ * its mark (a background job in a group of its own, a `nohup` job, a daemon
+ * that called `setsid`); what still runs after `killGraceMs` gets `SIGKILL`.
+ * It resolves when they are all gone (on Linux, read from `/proc`; elsewhere
+ * only the group is signalled).
  *
  * It reads the raw output stream, not a rendered screen: each execute
  * collects the chunks that came after its own input, asks the parser's

@@ -8,7 +8,8 @@ import { getParser } from '../parsers/registry.js'
 import { chunkStream } from './chunkStream.js'
 import { newMark } from './processTree.js'
 import { endTerminalProcesses, spawnPty, type Exit } from './ptyProcess.js'
-import { appendTail, lastLine, ReadyWatcher } from './readiness.js'
+import { OutputBuffer } from './outputBuffer.js'
+import { lastLine, ReadyWatcher, TAIL_CHARS } from './readiness.js'
 import {
   terminalInterpreter,
   TerminalExited,
@@ -95,9 +96,9 @@ class Pty implements PtyTerminal {
   private stopping: Promise<void> | undefined
   private active: Active | undefined
   private chain: Promise<void> = Promise.resolve()
-  private chunks: string[] = []
-  private size = 0
-  private tailText = ''
+  private readonly output: OutputBuffer
+  /** The tail of the output before the last `clearBuffer`, for readiness. */
+  private keptTail = ''
   private readonly killGraceMs: number
   private readonly drainMs: number
   private readonly maxBufferChars: number
@@ -111,6 +112,7 @@ class Pty implements PtyTerminal {
     this.killGraceMs = options.killGraceMs ?? 2000
     this.drainMs = options.drainMs ?? 2000
     this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
+    this.output = new OutputBuffer(this.maxBufferChars)
   }
 
   get nodeId(): string {
@@ -130,15 +132,16 @@ class Pty implements PtyTerminal {
     return option ?? this.node.quietMs ?? (parser.name === 'none' ? 5 : 30)
   }
 
+  /** The last characters of the output, cleared or not: where the program's prompt shows. */
+  private tailText(): string {
+    const tail = this.output.tail(TAIL_CHARS)
+    return tail.length >= TAIL_CHARS || this.keptTail === ''
+      ? tail
+      : (this.keptTail + tail).slice(-TAIL_CHARS)
+  }
+
   private readonly onData = (chunk: string): void => {
-    this.chunks.push(chunk)
-    this.size += chunk.length
-    if (this.size > this.maxBufferChars * 1.5) {
-      const kept = this.chunks.join('').slice(-this.maxBufferChars)
-      this.chunks = [kept]
-      this.size = kept.length
-    }
-    this.tailText = appendTail(this.tailText, chunk)
+    this.output.push(chunk)
     const active = this.active
     if (active === undefined) return
     active.onChunk?.(chunk)
@@ -200,7 +203,8 @@ class Pty implements PtyTerminal {
             reject(new TerminalExited(this.nodeId, exit.exitCode, exit.signal, watcher.text()))
           },
         }
-        for (const chunk of this.chunks) watcher.feed(chunk)
+        const before = this.output.text()
+        if (before !== '') watcher.feed(before)
       })
     } catch (e) {
       await this.stop()
@@ -238,7 +242,7 @@ class Pty implements PtyTerminal {
     this.proc = undefined
     this.exit = undefined
     this.clearBuffer()
-    this.tailText = ''
+    this.keptTail = ''
     this.state = 'created'
     await this.start()
   }
@@ -255,6 +259,8 @@ class Pty implements PtyTerminal {
       run: (onChunk) => this.enqueue(input, options, onChunk),
       pause: () => this.proc?.pause(),
       resume: () => this.proc?.resume(),
+      // `+` makes a rope pointing at the chunks; `join` would copy them
+      merge: (chunks) => chunks.reduce((all, chunk) => all + chunk),
     })
   }
 
@@ -303,7 +309,8 @@ class Pty implements PtyTerminal {
     }
     const proc = this.proc
     const timeoutMs = options.timeoutMs ?? this.node.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    const prompt = parser.isReady(this.tailText) ? lastLine(this.tailText) : undefined
+    const tail = this.tailText()
+    const prompt = parser.isReady(tail) ? lastLine(tail) : undefined
     let release: () => void = () => undefined
     const done = new Promise<void>((resolve) => {
       release = resolve
@@ -398,9 +405,7 @@ class Pty implements PtyTerminal {
   }
 
   read(): string {
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')]
-    const all = this.chunks[0] ?? ''
-    return all.length > this.maxBufferChars ? all.slice(-this.maxBufferChars) : all
+    return this.output.text()
   }
 
   readTail(lines: number): string {
@@ -419,8 +424,8 @@ class Pty implements PtyTerminal {
 
   /** Empties the buffer. The short tail kept for readiness stays: the next execute still knows the prompt it starts from. */
   clearBuffer(): void {
-    this.chunks = []
-    this.size = 0
+    this.keptTail = this.tailText()
+    this.output.clear()
   }
 
   interrupt(): Promise<void> {

@@ -187,7 +187,7 @@ describe('the tmux terminal', () => {
   it('times out with the partial answer, then stays usable', async () => {
     const t = await open('slow')
     const error = await t
-      .execute('echo started; sleep 30', { timeoutMs: 300 })
+      .execute('echo started; sleep 30', { timeoutMs: 2000 })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TerminalTimeout)
     expect((error as TerminalTimeout).partial).toContain('started')

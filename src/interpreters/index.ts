@@ -28,7 +28,7 @@ export type {
 export { openPty, ptyInterpreter } from './terminal/pty.js'
 export type { PtyInterpreterOptions, PtyTerminal, PtyTerminalOptions } from './terminal/pty.js'
 export { openTmux, TmuxCommandFailed, tmuxInterpreter } from './terminal/tmux.js'
-export type { TmuxInterpreterOptions, TmuxTerminal } from './terminal/tmux.js'
+export type { TmuxInterpreterOptions, TmuxTerminal, TmuxTerminalOptions } from './terminal/tmux.js'
 export { openWezterm, WeztermCommandFailed, weztermInterpreter } from './terminal/wezterm.js'
 export type {
   WeztermInterpreterOptions,

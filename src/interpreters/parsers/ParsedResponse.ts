@@ -21,8 +21,10 @@ export interface ResponseSection {
 /**
  * A parser's reading of a terminal's output. `raw` is the input as given;
  * `text` is the prose of the answer (the `text` sections, blank-line
- * separated); `tokens` is set when the program showed a token count;
- * `isReady` says the program waits for input; `isComplete` says it is ready
+ * separated); `tokens` is the total token count the program shows (Claude
+ * Code: on the status line under its input box), `turnTokens` the count of
+ * the turn in progress (a spinner's `↑ 15.8k tokens`), each set only when
+ * shown; `isReady` says the program waits for input; `isComplete` says it is ready
  * and the whole answer is in view (the line that carried the input was
  * found, when an input was given).
  *
@@ -33,6 +35,7 @@ export interface ParsedResponse {
   readonly sections: readonly ResponseSection[]
   readonly text: string
   readonly tokens?: number
+  readonly turnTokens?: number
   readonly isReady: boolean
   readonly isComplete: boolean
 }
@@ -64,8 +67,8 @@ export interface ParseOptions {
  * What a line buffer cannot replay is a full-screen program that addresses
  * absolute rows after the screen scrolled, sets scroll regions or uses the
  * alternate screen (vim, htop): give the parser the screen of a headless
- * terminal emulator for those. The Claude parser also reads token counts
- * from erased status lines, which only a raw stream still holds.
+ * terminal emulator for those. The Claude parser also reads the turn's
+ * token count from erased spinner lines, which only a raw stream still holds.
  *
  * @category parsers
  */
@@ -113,6 +116,7 @@ export const parsedResponse = (fields: {
   readonly isReady: boolean
   readonly text?: string
   readonly tokens?: number | undefined
+  readonly turnTokens?: number | undefined
   readonly isComplete?: boolean
 }): ParsedResponse => {
   const sections = Object.freeze([...fields.sections])
@@ -129,5 +133,9 @@ export const parsedResponse = (fields: {
     isReady: fields.isReady,
     isComplete: fields.isComplete ?? fields.isReady,
   }
-  return Object.freeze(fields.tokens === undefined ? base : { ...base, tokens: fields.tokens })
+  return Object.freeze({
+    ...base,
+    ...(fields.tokens === undefined ? {} : { tokens: fields.tokens }),
+    ...(fields.turnTokens === undefined ? {} : { turnTokens: fields.turnTokens }),
+  })
 }

@@ -93,6 +93,18 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
   return blocks.map(toSection)
 }
 
+/**
+ * The token count of the status line under the last input box (`? for
+ * shortcuts … 19552 tokens`, `-- INSERT -- … 99.9k tokens`): the total Claude
+ * Code shows, read from the screen as it stands.
+ */
+const totalTokens = (lines: readonly string[]): number | undefined => {
+  const top = inputBoxTop(lines)
+  let bottom = top + 2
+  while (bottom < lines.length && !isRule(lines[bottom]!)) bottom++
+  return lastTokenCount(lines.slice(bottom + 1))
+}
+
 const isReady = (raw: string): boolean => {
   const lines = screenLines(tail(raw, 4096))
   return !lines.some((l) => isBusy(l, BUSY)) && lines.some((_, i) => isInputBox(lines, i))
@@ -105,20 +117,25 @@ const isReady = (raw: string): boolean => {
  * after the last prompt line carrying `input` and ends at the input box.
  * Sections: `thinking` (`∴ Thinking…` and its indented text), `tool_call`
  * (`⏺ Name(args)`, `metadata: { tool, args }`, content the `⎿` result) and
- * `text` (`⏺` prose). `tokens` comes from the last status line
- * (`↓ 1.2k tokens`), read from the raw stream, where erased status lines
- * remain. Suggestions, rules, the input box and the rating prompt are
- * not content. Reads a raw stream or a rendered screen.
+ * `text` (`⏺` prose). `tokens` is the total on the status line under the
+ * input box (`? for shortcuts … 19552 tokens`, `-- INSERT -- … 99.9k
+ * tokens`); `turnTokens` the count of the turn on the last spinner line
+ * after the input (`✻ Pondering… (12s · ↑ 15.8k tokens · esc to interrupt)`),
+ * read from the raw stream too, where erased spinner lines remain. `k` and
+ * `M` suffixes and thousands separators are read. Suggestions, rules, the
+ * input box and the rating prompt are not content. Reads a raw stream or a
+ * rendered screen.
  *
  * @category parsers
  * @example
  * import { claudeParser } from 'nerve'
  * import assert from 'assert'
  *
- * const screen = ['> hi', '', '⏺ Hello!', '', '─────', '> ', '─────', '  ? for shortcuts'].join('\n')
- * const r = claudeParser.parse(screen, { input: 'hi' })
+ * const box = ['─────', '> ', '─────', '  ? for shortcuts          19.6k tokens']
+ * const r = claudeParser.parse(['> hi', '', '⏺ Hello!', '', ...box].join('\n'), { input: 'hi' })
  * assert.strictEqual(r.isReady, true)
  * assert.strictEqual(r.text, 'Hello!')
+ * assert.strictEqual(r.tokens, 19_600)
  */
 export const claudeParser: Parser = Object.freeze({
   name: 'claude',
@@ -133,7 +150,8 @@ export const claudeParser: Parser = Object.freeze({
     return parsedResponse({
       raw,
       sections: sectionsOf(lines.slice(start, end)),
-      tokens: lastTokenCount(status.filter((l) => isBusy(l, BUSY) || STATUS.test(l))),
+      tokens: totalTokens(lines),
+      turnTokens: lastTokenCount(status.filter((l) => isBusy(l, BUSY) || STATUS.test(l))),
       isReady: ready,
       isComplete: ready && found,
     })

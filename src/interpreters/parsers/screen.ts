@@ -111,7 +111,8 @@ export const lastTokenCount = (lines: readonly string[]): number | undefined => 
     const value = Number.parseFloat(
       scale === 1 ? digits.replace(/[.,]/g, '') : digits.replace(/,/g, '.'),
     )
-    if (Number.isFinite(value)) return Math.round(value * scale)
+    const count = Math.round(value * scale)
+    if (Number.isSafeInteger(count)) return count
   }
   return undefined
 }

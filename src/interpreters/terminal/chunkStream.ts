@@ -17,6 +17,8 @@ export interface ChunkSource<R, C = string> {
   readonly size?: (chunk: C) => number
   /** Called when the reader leaves before the work settled; default: detach, the work goes on. */
   readonly leave?: () => Promise<void>
+  /** Joins the chunks queued for a reader into one (a reader behind a flood takes them in one step); default: each is yielded. */
+  readonly merge?: (chunks: readonly C[]) => C
 }
 
 /**
@@ -59,7 +61,8 @@ export async function* chunkStream<R, C = string>(
           state.paused = false
           source.resume()
         }
-        for (const chunk of batch) yield chunk
+        if (source.merge !== undefined && batch.length > 1) yield source.merge(batch)
+        else for (const chunk of batch) yield chunk
       } else if (state.settled) {
         return await result
       } else {

@@ -145,6 +145,8 @@ export class PaneTerminal implements Terminal {
   private origin: number | undefined
   private stopping: Promise<void> | undefined
   private exited: PaneExit | undefined
+  /** `interrupt()` came while an execute was busy but not yet waiting (its input being typed). */
+  private interruptedEarly = false
 
   constructor(
     private readonly config: PaneConfig,
@@ -253,10 +255,16 @@ export class PaneTerminal implements Terminal {
   async interrupt(): Promise<void> {
     this.requireLive('Terminal.interrupt')
     const pending = this.pending
-    // Read before Ctrl+C, so the partial answer holds what the pane showed when interrupted.
+    if (pending === undefined && this.current === 'busy') {
+      // The input is being typed: its wait sends Ctrl+C once it is, so the input is not cut.
+      this.interruptedEarly = true
+      return
+    }
+    // Read before Ctrl+C, so the partial answer holds what the pane showed when interrupted;
+    // settle before it, so the prompt Ctrl+C brings back is not taken for the answer.
     const partial = await pending?.fresh()
-    await this.backend.sendInterrupt()
     pending?.fail(new TerminalInterrupted(this.nodeId, partial ?? ''))
+    await this.backend.sendInterrupt()
   }
 
   /** The state now (a method, so the compiler does not narrow it across awaits). */
@@ -311,6 +319,7 @@ export class PaneTerminal implements Terminal {
     options.signal?.throwIfAborted()
     const parser = this.parserOf(options.parser)
     this.current = 'busy'
+    this.interruptedEarly = false
     const onAbort = (): void => void this.interrupt().catch(() => undefined)
     options.signal?.addEventListener('abort', onAbort, { once: true })
     try {
@@ -450,7 +459,14 @@ export class PaneTerminal implements Terminal {
         })
       }, w.timeoutMs)
       this.pending = pending
-      check()
+      if (this.interruptedEarly) {
+        // Interrupted while its input was typed: Ctrl+C now that it is, and settle.
+        this.interruptedEarly = false
+        void (async () => {
+          pending.fail(new TerminalInterrupted(this.nodeId, await pending.fresh()))
+          await this.backend.sendInterrupt()
+        })().catch(() => undefined)
+      } else check()
     })
   }
 }

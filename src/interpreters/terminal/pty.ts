@@ -6,8 +6,10 @@ import type { Clock } from '../../runtime/Clock.js'
 import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
 import { getParser } from '../parsers/registry.js'
 import { chunkStream } from './chunkStream.js'
-import { endProcessGroup, spawnPty, type Exit } from './ptyProcess.js'
-import { appendTail, lastLine, ReadyWatcher } from './readiness.js'
+import { newMark } from './processTree.js'
+import { endTerminalProcesses, spawnPty, type Exit } from './ptyProcess.js'
+import { OutputBuffer } from './outputBuffer.js'
+import { lastLine, ReadyWatcher, TAIL_CHARS } from './readiness.js'
 import {
   terminalInterpreter,
   TerminalExited,
@@ -25,7 +27,7 @@ import {
  * @category terminals
  */
 export interface PtyTerminalOptions {
-  /** Milliseconds between `SIGHUP`/`SIGTERM` and `SIGKILL` when stopping. Default: 2000. */
+  /** Milliseconds between `SIGHUP`/`SIGTERM` and `SIGKILL` when stopping (to every process the terminal started). Default: 2000. */
   readonly killGraceMs?: number
   /** Milliseconds a timed-out or interrupted execute waits for the prompt before the next one runs. Default: 2000. */
   readonly drainMs?: number
@@ -94,12 +96,14 @@ class Pty implements PtyTerminal {
   private stopping: Promise<void> | undefined
   private active: Active | undefined
   private chain: Promise<void> = Promise.resolve()
-  private chunks: string[] = []
-  private size = 0
-  private tailText = ''
+  private readonly output: OutputBuffer
+  /** The tail of the output before the last `clearBuffer`, for readiness. */
+  private keptTail = ''
   private readonly killGraceMs: number
   private readonly drainMs: number
   private readonly maxBufferChars: number
+  /** Marks the environment of every process this terminal starts (see processTree.ts). */
+  private readonly mark = newMark()
 
   constructor(
     private readonly node: PtyNode,
@@ -108,6 +112,7 @@ class Pty implements PtyTerminal {
     this.killGraceMs = options.killGraceMs ?? 2000
     this.drainMs = options.drainMs ?? 2000
     this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
+    this.output = new OutputBuffer(this.maxBufferChars)
   }
 
   get nodeId(): string {
@@ -127,15 +132,16 @@ class Pty implements PtyTerminal {
     return option ?? this.node.quietMs ?? (parser.name === 'none' ? 5 : 30)
   }
 
+  /** The last characters of the output, cleared or not: where the program's prompt shows. */
+  private tailText(): string {
+    const tail = this.output.tail(TAIL_CHARS)
+    return tail.length >= TAIL_CHARS || this.keptTail === ''
+      ? tail
+      : (this.keptTail + tail).slice(-TAIL_CHARS)
+  }
+
   private readonly onData = (chunk: string): void => {
-    this.chunks.push(chunk)
-    this.size += chunk.length
-    if (this.size > this.maxBufferChars * 1.5) {
-      const kept = this.chunks.join('').slice(-this.maxBufferChars)
-      this.chunks = [kept]
-      this.size = kept.length
-    }
-    this.tailText = appendTail(this.tailText, chunk)
+    this.output.push(chunk)
     const active = this.active
     if (active === undefined) return
     active.onChunk?.(chunk)
@@ -155,7 +161,7 @@ class Pty implements PtyTerminal {
       resolveExited = resolve
     })
     try {
-      this.proc = spawnPty(this.node, this.onData, (exit) => {
+      this.proc = spawnPty(this.node, this.mark, this.onData, (exit) => {
         this.exit = exit
         this.state = 'stopped'
         const active = this.active
@@ -197,7 +203,8 @@ class Pty implements PtyTerminal {
             reject(new TerminalExited(this.nodeId, exit.exitCode, exit.signal, watcher.text()))
           },
         }
-        for (const chunk of this.chunks) watcher.feed(chunk)
+        const before = this.output.text()
+        if (before !== '') watcher.feed(before)
       })
     } catch (e) {
       await this.stop()
@@ -224,7 +231,7 @@ class Pty implements PtyTerminal {
     const proc = this.proc
     if (this.state === 'stopped' || proc === undefined) return
     this.state = 'stopping'
-    await endProcessGroup(proc, this.exited, this.killGraceMs)
+    await endTerminalProcesses(proc, this.mark, this.exited, this.killGraceMs)
     this.state = 'stopped'
   }
 
@@ -235,7 +242,7 @@ class Pty implements PtyTerminal {
     this.proc = undefined
     this.exit = undefined
     this.clearBuffer()
-    this.tailText = ''
+    this.keptTail = ''
     this.state = 'created'
     await this.start()
   }
@@ -252,6 +259,8 @@ class Pty implements PtyTerminal {
       run: (onChunk) => this.enqueue(input, options, onChunk),
       pause: () => this.proc?.pause(),
       resume: () => this.proc?.resume(),
+      // `+` makes a rope pointing at the chunks; `join` would copy them
+      merge: (chunks) => chunks.reduce((all, chunk) => all + chunk),
     })
   }
 
@@ -300,7 +309,8 @@ class Pty implements PtyTerminal {
     }
     const proc = this.proc
     const timeoutMs = options.timeoutMs ?? this.node.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    const prompt = parser.isReady(this.tailText) ? lastLine(this.tailText) : undefined
+    const tail = this.tailText()
+    const prompt = parser.isReady(tail) ? lastLine(tail) : undefined
     let release: () => void = () => undefined
     const done = new Promise<void>((resolve) => {
       release = resolve
@@ -395,9 +405,7 @@ class Pty implements PtyTerminal {
   }
 
   read(): string {
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')]
-    const all = this.chunks[0] ?? ''
-    return all.length > this.maxBufferChars ? all.slice(-this.maxBufferChars) : all
+    return this.output.text()
   }
 
   readTail(lines: number): string {
@@ -416,8 +424,8 @@ class Pty implements PtyTerminal {
 
   /** Empties the buffer. The short tail kept for readiness stays: the next execute still knows the prompt it starts from. */
   clearBuffer(): void {
-    this.chunks = []
-    this.size = 0
+    this.keptTail = this.tailText()
+    this.output.clear()
   }
 
   interrupt(): Promise<void> {
@@ -431,8 +439,13 @@ class Pty implements PtyTerminal {
 /**
  * Opens a PTY terminal for a node (not started: call `start`). The program
  * runs in a pseudo-terminal through node-pty, in a session and process group
- * of its own; `stop` sends the group `SIGHUP` and `SIGTERM`, then `SIGKILL`
- * after a grace, and waits for the exit.
+ * of its own, its environment marked with `NERVE_TERMINAL_ID`. `stop` ends
+ * everything the terminal started: the group gets `SIGHUP` and `SIGTERM`, and
+ * so does every other process of its session, of its process tree or carrying
+ * its mark (a background job in a group of its own, a `nohup` job, a daemon
+ * that called `setsid`); what still runs after `killGraceMs` gets `SIGKILL`.
+ * It resolves when they are all gone (on Linux, read from `/proc`; elsewhere
+ * only the group is signalled).
  *
  * It reads the raw output stream, not a rendered screen: each execute
  * collects the chunks that came after its own input, asks the parser's

@@ -5,6 +5,7 @@
 import { constants } from 'node:os'
 import * as nodePty from 'node-pty'
 import type { PtyNode } from '../../node/PtyNode.js'
+import { endProcesses, MARK_VARIABLE, processesOf } from './processTree.js'
 
 /** How the program ended: an exit code, or (code `null`) the signal that killed it. */
 export interface Exit {
@@ -19,17 +20,20 @@ const signalName = (n: number | undefined): string | undefined =>
 
 /**
  * Spawns the node's program in a pseudo-terminal (a session and process
- * group of its own), SHLVL set so bash reads no startup file by accident.
- * `onExit` is called once, after the last output was delivered.
+ * group of its own), SHLVL set so bash reads no startup file by accident,
+ * its environment marked with `mark` (see processTree.ts). `onExit` is
+ * called once, after the last output was delivered.
  */
 export const spawnPty = (
   node: PtyNode,
+  mark: string,
   onData: (chunk: string) => void,
   onExit: (exit: Exit) => void,
 ): nodePty.IPty => {
   const { command, args, cwd, env, cols, rows } = node
   const fullEnv: Record<string, string | undefined> = { ...process.env, ...env }
   fullEnv.SHLVL ??= '1'
+  fullEnv[MARK_VARIABLE] = mark
   const proc = nodePty.spawn(command, [...(args ?? [])], {
     name: fullEnv.TERM ?? 'xterm-256color',
     cols: cols ?? 120,
@@ -47,37 +51,63 @@ export const spawnPty = (
   return proc
 }
 
+/** Sends `signal` to the program's process group (to the program alone if that fails). */
+const signalGroup = (proc: nodePty.IPty, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-proc.pid, signal)
+  } catch {
+    try {
+      proc.kill(signal)
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const within = (ms: number, promise: Promise<unknown>): Promise<unknown> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ]).finally(() => {
+    clearTimeout(timer)
+  })
+}
+
 /**
- * Sends the program's process group `SIGHUP` and `SIGTERM` (what a closing
- * terminal sends; an interactive bash passes `SIGHUP` on to its jobs), then
- * `SIGKILL` after `killGraceMs`, and resolves when `exited` does (or a second
- * after the `SIGKILL`, should even that bring no exit event).
+ * Ends the program and everything it started. The program's process group
+ * gets `SIGHUP` and `SIGTERM` (what a closing terminal sends; an interactive
+ * bash passes `SIGHUP` on to its jobs), and every other process of the
+ * terminal (see processTree.ts: its session, its tree, its mark) `SIGTERM`;
+ * what still runs after `killGraceMs` gets `SIGKILL`. Resolves when they are
+ * all gone and `exited` resolved (or a second after the `SIGKILL`, should even
+ * that bring no exit event). Without `/proc`, only the process group is
+ * signalled.
  */
-export const endProcessGroup = async (
+export const endTerminalProcesses = async (
   proc: nodePty.IPty,
+  mark: string,
   exited: Promise<unknown>,
   killGraceMs: number,
 ): Promise<void> => {
-  const send = (signal: NodeJS.Signals): void => {
-    try {
-      process.kill(-proc.pid, signal)
-    } catch {
-      try {
-        proc.kill(signal)
-      } catch {
-        // already gone
-      }
-    }
+  const scope = { session: proc.pid, root: proc.pid, mark }
+  const known = processesOf(scope)
+  signalGroup(proc, 'SIGHUP')
+  signalGroup(proc, 'SIGTERM')
+  if (known.length > 0) {
+    await endProcesses(scope, { graceMs: killGraceMs, known })
+    await within(1000, exited)
+    return
   }
-  send('SIGHUP')
-  send('SIGTERM')
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const kill = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      send('SIGKILL')
-      timer = setTimeout(resolve, 1000)
-    }, killGraceMs)
-  })
-  await Promise.race([exited, kill])
-  clearTimeout(timer)
+  if (
+    (await within(
+      killGraceMs,
+      exited.then(() => 'exited'),
+    )) === 'exited'
+  )
+    return
+  signalGroup(proc, 'SIGKILL')
+  await within(1000, exited)
 }

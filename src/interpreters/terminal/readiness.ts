@@ -3,11 +3,13 @@
  * start, or the drain after an interrupt). Internal: not exported from the
  * package.
  *
- * The watcher is fed each output chunk. It keeps only a short tail, asks the
- * parser's `isReady` on that tail (never on the whole output), and when the
- * answer is yes waits for a quiet window with no new output before it
- * confirms; any new chunk cancels the window and the question is asked again.
- * Nothing sleeps or polls.
+ * The watcher is fed each output chunk. Once per turn of the event loop in
+ * which output came (in a flood, past 64 K characters, at most once a
+ * millisecond), it asks the parser's `isReady` on the tail of the output
+ * (never on the whole of it),
+ * and when the answer is yes waits for a quiet window with no new output
+ * before it confirms; any new chunk cancels the window and the question is
+ * asked again. Nothing sleeps or polls.
  *
  * The quiet window adapts: when the tail ends with the very prompt line that
  * stood before the input was written (the shell or REPL came back to where it
@@ -16,9 +18,14 @@
  */
 import { screenLines, tail } from '../parsers/ansi.js'
 import type { Parser } from '../parsers/ParsedResponse.js'
+import { OutputBuffer } from './outputBuffer.js'
 
 /** Characters of the output kept to ask readiness on: enough for a prompt and a status line. */
 export const TAIL_CHARS = 4096
+
+/** Output past which a watch is in a flood: it asks readiness at most once per {@link FLOOD_ASK_MS}. */
+const FLOOD_CHARS = 64 * 1024
+const FLOOD_ASK_MS = 1
 
 /** The last non-blank line of a tail, as a screen shows it (no ANSI, trailing blanks dropped). */
 export const lastLine = (text: string): string => {
@@ -26,12 +33,6 @@ export const lastLine = (text: string): string => {
   for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim() !== '') return lines[i]!
   return ''
 }
-
-/** Appends a chunk to a tail without copying more than the tail's size. */
-export const appendTail = (before: string, chunk: string): string =>
-  chunk.length >= TAIL_CHARS
-    ? chunk.slice(chunk.length - TAIL_CHARS)
-    : (before + chunk).slice(-TAIL_CHARS)
 
 export interface WatchOptions {
   readonly parser: Parser
@@ -46,12 +47,16 @@ export interface WatchOptions {
 
 /** Watches the output of one execute for readiness. */
 export class ReadyWatcher {
-  /** The output since the watch began, in chunks. */
-  readonly chunks: string[] = []
-  private tailText = ''
+  /** The output since the watch began. */
+  private readonly output = new OutputBuffer()
   private sawLineEnd: boolean
   private timer: ReturnType<typeof setTimeout> | undefined
   private idle: ReturnType<typeof setImmediate> | undefined
+  /** The readiness question, asked once for all the chunks read in one turn of the event loop. */
+  private asking: ReturnType<typeof setImmediate> | undefined
+  /** In a flood, the question put off to the next millisecond. */
+  private later: ReturnType<typeof setTimeout> | undefined
+  private askedAt = -Infinity
   private done = false
 
   constructor(private readonly options: WatchOptions) {
@@ -60,25 +65,38 @@ export class ReadyWatcher {
 
   /** The output since the watch began. */
   text(): string {
-    if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, this.chunks.join(''))
-    return this.chunks[0] ?? ''
+    return this.output.text()
   }
 
   /** Feeds one chunk of output. */
   feed(chunk: string): void {
     if (this.done) return
-    this.chunks.push(chunk)
-    this.tailText = appendTail(this.tailText, chunk)
+    this.output.push(chunk)
     if (!this.sawLineEnd && chunk.includes('\n')) this.sawLineEnd = true
     this.cancelWindow()
+    if (this.later === undefined) this.asking ??= setImmediate(this.ask)
+  }
+
+  private readonly ask = (): void => {
+    this.asking = undefined
+    this.later = undefined
+    const now = performance.now()
+    if (this.output.size > FLOOD_CHARS && now - this.askedAt < FLOOD_ASK_MS) {
+      this.later = setTimeout(this.ask, FLOOD_ASK_MS)
+      return
+    }
+    this.askedAt = now
     this.check()
   }
 
   /** Asks again without new output (e.g. right after the watch began). */
   check(): void {
-    if (this.done || !this.sawLineEnd || !this.options.parser.isReady(this.tailText)) return
+    if (this.done || !this.sawLineEnd) return
+    const tailText = this.output.tail(TAIL_CHARS)
+    if (!this.options.parser.isReady(tailText)) return
     const { prompt, quietMs } = this.options
-    if (quietMs === 0 || (prompt !== undefined && lastLine(this.tailText) === prompt)) {
+    this.cancelWindow()
+    if (quietMs === 0 || (prompt !== undefined && lastLine(tailText) === prompt)) {
       this.idle = setImmediate(this.confirm)
     } else {
       this.timer = setTimeout(this.confirm, quietMs)
@@ -89,6 +107,10 @@ export class ReadyWatcher {
   close(): void {
     this.done = true
     this.cancelWindow()
+    if (this.asking !== undefined) clearImmediate(this.asking)
+    clearTimeout(this.later)
+    this.asking = undefined
+    this.later = undefined
   }
 
   private readonly confirm = (): void => {

@@ -23,6 +23,16 @@ export interface TmuxTerminal extends Terminal {
   readonly sessionName: string | undefined
 }
 
+/**
+ * Options of {@link openTmux} and {@link tmuxInterpreter}.
+ *
+ * @category terminals
+ */
+export interface TmuxTerminalOptions {
+  /** Milliseconds between `SIGTERM` and `SIGKILL` when `stop` ends a spawned pane's processes. Default: 2000. */
+  readonly killGraceMs?: number
+}
+
 class TmuxPaneTerminal extends PaneTerminal implements TmuxTerminal {
   constructor(
     node: TmuxNode,
@@ -49,8 +59,10 @@ class TmuxPaneTerminal extends PaneTerminal implements TmuxTerminal {
  * input went to; the pane is captured again on each output event, never on
  * a timer. `read()` is the pane's text (history included) since the last
  * `clearBuffer()` (which forgets nothing in tmux: it moves a mark).
- * `interrupt` sends `C-c`. `stop` kills the session it spawned, or only
- * closes its pipe on an attached pane. When the program of a spawned pane
+ * `interrupt` sends `C-c`. `stop` kills the session it spawned and ends
+ * everything its pane started (the pane's session, its process tree and the
+ * processes carrying its `NERVE_TERMINAL_ID` mark get `SIGTERM`, then
+ * `SIGKILL` after `killGraceMs`), or only closes its pipe on an attached pane. When the program of a spawned pane
  * exits, the node goes to `stopped`, a pending execute (or `start`) fails
  * with `TerminalExited` carrying its exit code (or the signal that killed
  * it), and the session is killed: the window is spawned with
@@ -61,15 +73,15 @@ class TmuxPaneTerminal extends PaneTerminal implements TmuxTerminal {
  *
  * @category terminals
  */
-export const openTmux = (node: TmuxNode): TmuxTerminal =>
-  new TmuxPaneTerminal(node, new TmuxPane(node))
+export const openTmux = (node: TmuxNode, options: TmuxTerminalOptions = {}): TmuxTerminal =>
+  new TmuxPaneTerminal(node, new TmuxPane(node, options.killGraceMs))
 
 /**
  * Options of {@link tmuxInterpreter}.
  *
  * @category interpreters
  */
-export interface TmuxInterpreterOptions {
+export interface TmuxInterpreterOptions extends TmuxTerminalOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
   /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
@@ -92,4 +104,4 @@ export interface TmuxInterpreterOptions {
 export const tmuxInterpreter = (
   options: TmuxInterpreterOptions = {},
 ): TerminalInterpreter<TmuxNode> =>
-  terminalInterpreter<TmuxNode>('tmux', openTmux, forkTmux, options)
+  terminalInterpreter<TmuxNode>('tmux', (node) => openTmux(node, options), forkTmux, options)

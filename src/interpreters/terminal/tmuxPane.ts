@@ -25,6 +25,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { constants } from 'node:os'
 import type { TmuxNode } from '../../node/TmuxNode.js'
 import type { PaneBackend, PaneExit } from './paneTerminal.js'
+import { endProcesses, MARK_VARIABLE, newMark, processesOf } from './processTree.js'
 import { TerminalExited } from './Terminal.js'
 
 /** How long `open` waits for tmux's `pipe-pane` to connect before giving up. */
@@ -110,8 +111,16 @@ export class TmuxPane implements PaneBackend {
   private closing = false
   private closed: Promise<void> | undefined
   private watcher: ReturnType<typeof setTimeout> | undefined
+  /** The pid of a spawned pane's program: the leader of the session its processes run in. */
+  private panePid: number | undefined
+  /** Marks the environment of every process a spawned pane starts (see processTree.ts). */
+  private readonly processMark = newMark()
 
-  constructor(private readonly node: TmuxNode) {
+  constructor(
+    private readonly node: TmuxNode,
+    /** Milliseconds between `SIGTERM` and `SIGKILL` when a spawned pane's processes are ended. */
+    private readonly killGraceMs = 2000,
+  ) {
     this.server = serverArgs(node)
   }
 
@@ -170,15 +179,16 @@ export class TmuxPane implements PaneBackend {
       this.notifier = notifier
       const notifyPort = await listen(notifier)
       const name = `nerve-${n.id}-${randomUUID().slice(0, 8)}`
-      const args = ['new-session', '-d', '-P', '-F', '#{pane_id}', '-s', name]
+      const args = ['new-session', '-d', '-P', '-F', '#{pane_id} #{pane_pid}', '-s', name]
       args.push('-x', String(n.cols ?? 200), '-y', String(n.rows ?? 50))
       if (n.cwd !== undefined) args.push('-c', n.cwd)
       for (const [k, v] of Object.entries(n.env ?? {})) args.push('-e', `${k}=${v}`)
+      args.push('-e', `${MARK_VARIABLE}=${this.processMark}`)
       const command =
         n.command === undefined ? [...DEFAULT_COMMAND] : [n.command, ...(n.args ?? [])]
       const hook = `run-shell -b "exec bash -c ': > /dev/tcp/127.0.0.1/${notifyPort}'"`
       // One tmux call: the options are set before the server can see the program exit.
-      this.pane = (
+      const [pane, pid] = (
         await this.tmux(
           ...args,
           '--',
@@ -198,7 +208,11 @@ export class TmuxPane implements PaneBackend {
           'pane-died',
           hook,
         )
-      ).trim()
+      )
+        .trim()
+        .split(' ')
+      this.pane = pane
+      this.panePid = Number(pid)
       this.session = name
     }
     const connected = new Promise<void>((resolve, reject) => {
@@ -285,7 +299,11 @@ export class TmuxPane implements PaneBackend {
       this.notifier?.close()
       try {
         if (this.session !== undefined) {
+          // Found before the session goes: a job may leave it when its terminal closes.
+          const scope = { session: this.panePid, root: this.panePid, mark: this.processMark }
+          const known = processesOf(scope)
           await this.tmux('kill-session', '-t', `=${this.session}`).catch(() => undefined)
+          await endProcesses(scope, { graceMs: this.killGraceMs, known })
         } else if (this.pane !== undefined && this.connection !== undefined) {
           await this.tmux('pipe-pane', '-t', this.pane).catch(() => undefined)
         }

@@ -74,6 +74,8 @@ export interface WeztermTerminalOptions {
   readonly recordsHistory?: boolean
   /** Lines above the cursor line each execute reads too (for programs that redraw the input line higher). Default: 0. */
   readonly contextLines?: number
+  /** Milliseconds between `SIGTERM` and `SIGKILL` when `stop` ends a spawned pane's processes. Default: 2000. */
+  readonly killGraceMs?: number
 }
 
 /**
@@ -89,14 +91,18 @@ export interface WeztermTerminalOptions {
  * the pane is re-read on an adaptive timer: 10 ms after a change, doubling
  * while nothing changes, up to 200 ms; the answer is complete when the
  * parser says so and the text stays the same for the quiet window.
- * `stop` kills the pane only when it spawned it.
+ * `stop` kills the pane only when it spawned it, and then ends everything
+ * the pane started that runs on this machine: the processes carrying its
+ * `NERVE_TERMINAL_ID` mark (set with `env` in the spawn command) and their
+ * descendants get `SIGTERM`, then `SIGKILL` after `killGraceMs`.
  *
  * @category terminals
  */
 export const openWezterm = (
   node: WeztermNode,
   options: WeztermTerminalOptions = {},
-): WeztermTerminal => new WeztermPaneTerminal(node, new WeztermPane(node), options)
+): WeztermTerminal =>
+  new WeztermPaneTerminal(node, new WeztermPane(node, options.killGraceMs), options)
 
 /**
  * Options of {@link weztermInterpreter}.
@@ -108,6 +114,8 @@ export interface WeztermInterpreterOptions {
   readonly clock?: Pick<Clock, 'now'>
   /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
   readonly decorate?: TerminalDecorator
+  /** Milliseconds between `SIGTERM` and `SIGKILL` when `stop` ends a spawned pane's processes. Default: 2000. */
+  readonly killGraceMs?: number
 }
 
 /**
@@ -124,4 +132,13 @@ export interface WeztermInterpreterOptions {
 export const weztermInterpreter = (
   options: WeztermInterpreterOptions = {},
 ): TerminalInterpreter<WeztermNode> =>
-  terminalInterpreter<WeztermNode>('wezterm', (node) => openWezterm(node), forkWezterm, options)
+  terminalInterpreter<WeztermNode>(
+    'wezterm',
+    (node) =>
+      openWezterm(
+        node,
+        options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs },
+      ),
+    forkWezterm,
+    options,
+  )

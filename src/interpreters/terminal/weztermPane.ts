@@ -8,6 +8,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { WeztermNode } from '../../node/WeztermNode.js'
 import type { PaneBackend } from './paneTerminal.js'
+import { endProcesses, MARK_VARIABLE, newMark, processesOf } from './processTree.js'
 
 /** Characters per `send-text` call: long inputs go in pieces, as a paste would. */
 const CHUNK_CHARS = 1024
@@ -139,8 +140,14 @@ export class WeztermPane implements PaneBackend {
   spawned = false
   private closed = false
   private cols: number | undefined
+  /** Marks the environment of every process a spawned pane starts (see processTree.ts). */
+  private readonly processMark = newMark()
 
-  constructor(private readonly node: WeztermNode) {
+  constructor(
+    private readonly node: WeztermNode,
+    /** Milliseconds between `SIGTERM` and `SIGKILL` when a spawned pane's processes are ended. */
+    private readonly killGraceMs = 2000,
+  ) {
     this.bin = node.wezterm ?? 'wezterm'
   }
 
@@ -222,9 +229,10 @@ export class WeztermPane implements PaneBackend {
       return
     }
     const env = Object.entries(n.env ?? {}).map(([k, v]) => `${k}=${v}`)
+    env.push(`${MARK_VARIABLE}=${this.processMark}`)
     const command = n.command === undefined ? [...DEFAULT_COMMAND] : [n.command, ...(n.args ?? [])]
     const args = ['spawn', ...(n.cwd === undefined ? [] : ['--cwd', n.cwd]), '--']
-    args.push(...(env.length > 0 ? ['env', ...env] : []), ...command)
+    args.push('env', ...env, ...command)
     const out = (await this.cli(args)).trim()
     if (!/^\d+$/.test(out)) throw new WeztermCommandFailed(args, `not a pane id: ${out}`)
     this.pane = Number(out)
@@ -235,7 +243,12 @@ export class WeztermPane implements PaneBackend {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    if (this.spawned) await this.cli(['kill-pane', '--pane-id', this.id()]).catch(() => undefined)
+    if (!this.spawned) return
+    // The pane's processes, found by their mark (the pane may run on this machine's mux).
+    const scope = { mark: this.processMark }
+    const known = processesOf(scope)
+    await this.cli(['kill-pane', '--pane-id', this.id()]).catch(() => undefined)
+    await endProcesses(scope, { graceMs: this.killGraceMs, known })
   }
 
   private textArgs(): string[] {

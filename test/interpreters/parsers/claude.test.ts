@@ -51,8 +51,12 @@ describe('claudeParser on a finished answer (raw Ink stream)', () => {
     )
   })
 
-  it('reads the tokens of the last status line, which the screen no longer shows', () => {
-    expect(r.tokens).toBe(1900)
+  it("reads the turn's tokens from the last spinner line, which the screen no longer shows", () => {
+    expect(r.turnTokens).toBe(1900)
+  })
+
+  it('leaves the total undefined when the status line under the box shows none', () => {
+    expect(r.tokens).toBeUndefined()
   })
 
   it('is ready and complete once the input box is back', () => {
@@ -96,8 +100,8 @@ describe('claudeParser on a running answer (rendered screen)', () => {
     ])
   })
 
-  it('reads the tokens from the status line', () => {
-    expect(r.tokens).toBe(2300)
+  it("reads the turn's tokens from the spinner line", () => {
+    expect(r.turnTokens).toBe(2300)
   })
 })
 
@@ -133,16 +137,28 @@ describe('claudeParser on small screens', () => {
   })
 
   it('parses k and M suffixes and separators in token counts', () => {
-    const tokens = (status: string): number | undefined =>
-      claudeParser.parse(screen('> hi', '', status)).tokens
-    expect(tokens('✻ Working… (3s · ↓ 1.2k tokens · esc to interrupt)')).toBe(1200)
-    expect(tokens('✻ Working… (3s · 345 tokens · esc to interrupt)')).toBe(345)
-    expect(tokens('✻ Working… (3s · ↑ 3.4M tokens · esc to interrupt)')).toBe(3_400_000)
-    expect(tokens('✻ Working… (3s · 1,234 tokens · esc to interrupt)')).toBe(1234)
+    const turn = (status: string): number | undefined =>
+      claudeParser.parse(screen('> hi', '', status)).turnTokens
+    expect(turn('✻ Working… (3s · ↓ 1.2k tokens · esc to interrupt)')).toBe(1200)
+    expect(turn('✻ Working… (3s · 345 tokens · esc to interrupt)')).toBe(345)
+    expect(turn('✻ Working… (3s · ↑ 3.4M tokens · esc to interrupt)')).toBe(3_400_000)
+    expect(turn('✻ Working… (3s · 1,234 tokens · esc to interrupt)')).toBe(1234)
+    const total = (count: string): number | undefined =>
+      claudeParser.parse(
+        ['> hi', '', '⏺ Hi', '', ...box.slice(0, 3), `  ? for shortcuts        ${count}`].join(
+          '\n',
+        ),
+      ).tokens
+    expect(total('99.9k tokens')).toBe(99_900)
+    expect(total('1.2M tokens')).toBe(1_200_000)
+    expect(total('102,451 tokens')).toBe(102_451)
+    expect(total('7 tokens')).toBe(7)
   })
 
   it('does not read a token count out of the prose', () => {
-    expect(claudeParser.parse(screen('> hi', '', '⏺ That took 345 tokens.')).tokens).toBeUndefined()
+    const r = claudeParser.parse(screen('> hi', '', '⏺ That took 345 tokens.'))
+    expect(r.tokens).toBeUndefined()
+    expect(r.turnTokens).toBeUndefined()
   })
 
   it('reads ● as the answer marker and an MCP tool name with its server', () => {
@@ -205,5 +221,59 @@ describe('claudeParser on answers that talk about the status line', () => {
       { type: 'thinking', content: 'Short.', metadata: { label: 'Thinking…' } },
       { type: 'text', content: 'Steps:\n* first…\n* second…', metadata: {} },
     ])
+  })
+})
+
+describe('claudeParser on the token counts of real Claude Code screens', () => {
+  it('reads the total from the status line under the box in vim mode (-- INSERT --), not from the prose', () => {
+    const r = claudeParser.parse(fixture('claude-insert.txt'), {
+      input: 'how much context is left?',
+    })
+    expect(r.tokens).toBe(102_451)
+    expect(r.turnTokens).toBeUndefined()
+    expect(r.text).toBe('Plenty: the last reads were small, about 2400 tokens in all.')
+    expect(r.isComplete).toBe(true)
+  })
+
+  it("takes the spinner's ↑ 15.8k tokens for the turn, and the status line's 19552 for the total", () => {
+    const r = claudeParser.parse(fixture('claude-thinking.txt'), { input: 'refactor the parser' })
+    expect(r.tokens).toBe(19_552)
+    expect(r.turnTokens).toBe(15_800)
+    expect(r.isReady).toBe(false)
+  })
+
+  it('reads the last total of a raw stream (99.9k after 97.1k and 98.5k) and the last turn count', () => {
+    const raw = fixture('claude-long.txt')
+    const r = claudeParser.parse(raw, { input: 'write the tests for the fork step' })
+    expect(r.tokens).toBe(99_900)
+    expect(r.turnTokens).toBe(2800)
+    expect(r.text).toBe('The fork step has its tests: 64 lines, all passing.')
+    expect(r.isComplete).toBe(true)
+  })
+
+  it('reads the total the screen showed at each point of a raw stream', () => {
+    const raw = fixture('claude-long.txt')
+    const totals = new Set(
+      lineEnds(raw)
+        .map((e) => claudeParser.parse(raw.slice(0, e)).tokens)
+        .filter((t) => t !== undefined),
+    )
+    expect([...totals]).toEqual([97_100, 98_500, 99_900])
+  })
+})
+
+describe('claudeParser on counts no screen shows', () => {
+  it('reads no total from a count too large to be exact', () => {
+    const r = claudeParser.parse(
+      [
+        '> hi',
+        '',
+        '⏺ Hi',
+        '',
+        ...box.slice(0, 3),
+        `  ? for shortcuts  ${'9'.repeat(30)} tokens`,
+      ].join('\n'),
+    )
+    expect(r.tokens).toBeUndefined()
   })
 })

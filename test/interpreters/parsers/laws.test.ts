@@ -38,6 +38,9 @@ const fragments = [
   '>>> ',
   '> ',
   '❯ ',
+  '  ? for shortcuts   19552 tokens',
+  '-- INSERT --   99.9k tokens',
+  '↑ 15.8k tokens',
   '─'.repeat(20),
   '│',
   '╭──────╮',
@@ -92,7 +95,9 @@ describe('every parser', () => {
             expect(Object.isFrozen(s) && Object.isFrozen(s.metadata)).toBe(true)
           }
           expect(typeof r.text).toBe('string')
-          expect(r.tokens === undefined || Number.isSafeInteger(r.tokens)).toBe(true)
+          for (const count of [r.tokens, r.turnTokens]) {
+            expect(count === undefined || (Number.isSafeInteger(count) && count >= 0)).toBe(true)
+          }
         }),
         { numRuns: 300 },
       )

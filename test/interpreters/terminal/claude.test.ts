@@ -21,6 +21,7 @@ import {
   type ClaudeWeztermTerminal,
   type ParsedResponse,
 } from 'nerve'
+import { needsTmux } from './needsTmux.js'
 
 const FAKE_WEZTERM = fileURLToPath(new URL('../../fake-wezterm/wezterm', import.meta.url))
 const FAKE_CLAUDE = fileURLToPath(new URL('../../fake-claude/claude', import.meta.url))
@@ -90,6 +91,8 @@ describe('Claude-on-WezTerm nodes', () => {
 })
 
 describe('the Claude-on-WezTerm terminal', () => {
+  needsTmux()
+
   it('starts claude with a new session id and reads its answers with the claude parser', async () => {
     const t = await open('agent')
     expect(t.sessionId).toMatch(/^[0-9a-f-]{36}$/)
@@ -122,6 +125,8 @@ describe('the Claude-on-WezTerm terminal', () => {
 })
 
 describe('Claude steps in a graph', () => {
+  needsTmux()
+
   it('run through the runtime, and fork with --resume --fork-session', async () => {
     const interpreter = claudeWeztermInterpreter()
     const node = claudeWezterm('agent', options)

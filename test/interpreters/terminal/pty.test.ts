@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -24,6 +25,7 @@ import {
   type PtyTerminal,
   type RunEvent,
 } from '../../../src/index.js'
+import { eventually, groupOf, running as alive, sessionMembers, sessionOf } from './processes.js'
 
 const BASH: PtyOptions = {
   command: 'bash',
@@ -43,15 +45,6 @@ const shell = async (options: Partial<PtyOptions> = {}, id = 'sh'): Promise<PtyT
   opened.push(t)
   await t.start()
   return t
-}
-
-/** Whether a process runs (a zombie waiting for its reaper does not). */
-const alive = (pid: number): boolean => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
 }
 
 const children = (pid: number): number[] => {
@@ -235,6 +228,89 @@ describe('a PTY terminal running bash', () => {
   it('rejects an execute before start with a UsageError', async () => {
     const t = openPty(pty('early', BASH))
     expect(await rejection(t.execute('echo'))).toBeInstanceOf(UsageError)
+  })
+})
+
+describe('stopping a PTY terminal', () => {
+  /** The pids of the terminal's session besides the shell, once `count` of them run. */
+  const jobsOf = (t: PtyTerminal, count: number): Promise<number[]> =>
+    eventually(`${count} jobs`, () => {
+      const pids = sessionMembers(t.pid!)
+        .map((s) => s.pid)
+        .filter((pid) => pid !== t.pid)
+      return pids.length >= count ? pids : undefined
+    })
+
+  it('ends a foreground job that ignores SIGHUP and SIGTERM', async () => {
+    const t = await shell()
+    const pending = rejection(t.execute(`sh -c "trap '' HUP TERM; sleep 30"`))
+    const pids = [t.pid!, ...(await jobsOf(t, 2))]
+    await t.stop()
+    expect(pids.filter(alive)).toEqual([])
+    expect(await pending).toBeInstanceOf(TerminalExited)
+  })
+
+  it('ends a background job that ignores SIGHUP and SIGTERM', async () => {
+    const t = await shell()
+    await t.execute(`sh -c "trap '' HUP TERM; sleep 30" &`)
+    const pids = [t.pid!, ...(await jobsOf(t, 2))]
+    const started = Date.now()
+    await t.stop()
+    expect(pids.filter(alive)).toEqual([])
+    // SIGKILL came after the grace (500 ms here), not at once
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450)
+  })
+
+  it('ends a nohup job that job control put in a process group of its own', async () => {
+    const t = await shell()
+    await t.execute('nohup sleep 30 > /dev/null 2>&1 &')
+    const [job] = await jobsOf(t, 1)
+    expect(groupOf(job!)).not.toBe(groupOf(t.pid!))
+    await t.stop()
+    expect([t.pid!, job!].filter(alive)).toEqual([])
+  })
+
+  it('ends a daemon that left the session and its parent (setsid, double fork)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nerve-pty-stop-'))
+    try {
+      const t = await shell({ cwd: dir })
+      await t.execute(`( setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' & ) &`)
+      const daemon = await eventually('the daemon', () => {
+        try {
+          const pid = Number(readFileSync(join(dir, 'daemon.pid'), 'utf8'))
+          return pid > 0 && alive(pid) ? pid : undefined
+        } catch {
+          return undefined
+        }
+      })
+      expect(sessionOf(daemon)).not.toBe(t.pid)
+      await t.stop()
+      expect(alive(daemon)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('ends without waiting out the grace when everything leaves on SIGHUP and SIGTERM', async () => {
+    const t = openPty(pty('polite', BASH), { killGraceMs: 10_000 })
+    opened.push(t)
+    await t.start()
+    await t.execute('sleep 30 &')
+    const pids = [t.pid!, ...(await jobsOf(t, 1))]
+    const started = Date.now()
+    await t.stop()
+    expect(pids.filter(alive)).toEqual([])
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('leaves alone what it did not start', async () => {
+    const other = await shell({}, 'other')
+    await other.execute('sleep 30 &')
+    const [job] = await jobsOf(other, 1)
+    const t = await shell()
+    await t.stop()
+    expect(alive(other.pid!)).toBe(true)
+    expect(alive(job!)).toBe(true)
   })
 })
 

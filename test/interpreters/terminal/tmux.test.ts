@@ -24,6 +24,8 @@ import {
   type TmuxOptions,
   type TmuxTerminal,
 } from 'nerve'
+import { needsTmux } from './needsTmux.js'
+import { eventually, running, sessionMembers } from './processes.js'
 
 /** A server of this test file's own (no test touches another tmux server), its socket removed afterwards. */
 const DIR = mkdtempSync(join(tmpdir(), 'nerve-tmux-'))
@@ -93,6 +95,8 @@ describe('tmux nodes', () => {
 })
 
 describe('the tmux terminal', () => {
+  needsTmux()
+
   it('executes a command in a spawned pane and parses only its answer', async () => {
     const t = await open('echo')
     expect(t.state).toBe('ready')
@@ -165,10 +169,25 @@ describe('the tmux terminal', () => {
     await expect(t.execute('echo no')).rejects.toBeInstanceOf(TerminalExited)
   })
 
+  it('stop ends every process the pane started: a job that ignores SIGHUP and SIGTERM, a nohup job', async () => {
+    const t = openTmux(tmux('stubborn', shell), { killGraceMs: 300 })
+    started.push(t)
+    await t.start()
+    const leader = Number(tmuxCli('display-message', '-p', '-t', t.paneId!, '#{pane_pid}'))
+    await t.execute(`sh -c "trap '' HUP TERM; sleep 30" &`)
+    await t.execute('nohup sleep 30 > /dev/null 2>&1 &')
+    const pids = await eventually('the jobs', () => {
+      const members = sessionMembers(leader).map((p) => p.pid)
+      return members.length >= 4 ? members : undefined
+    })
+    await t.stop()
+    expect(pids.filter(running)).toEqual([])
+  })
+
   it('times out with the partial answer, then stays usable', async () => {
     const t = await open('slow')
     const error = await t
-      .execute('echo started; sleep 30', { timeoutMs: 300 })
+      .execute('echo started; sleep 30', { timeoutMs: 2000 })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TerminalTimeout)
     expect((error as TerminalTimeout).partial).toContain('started')
@@ -237,6 +256,8 @@ describe('the tmux terminal', () => {
 })
 
 describe('a tmux terminal with an agent parser', () => {
+  needsTmux()
+
   it('waits out the thinking status and reads the answer (a fake claude)', async () => {
     const claude = fileURLToPath(new URL('../../fake-claude/claude', import.meta.url))
     const t = await open('agent', { socketPath: SOCKET, command: claude, parser: 'claude' })
@@ -253,6 +274,8 @@ describe('a tmux terminal with an agent parser', () => {
 })
 
 describe('tmux steps in a graph', () => {
+  needsTmux()
+
   it('run through the runtime, their screen changes streamed as step_chunk events', async () => {
     const interpreter = tmuxInterpreter()
     const node = tmux('sh', shell)

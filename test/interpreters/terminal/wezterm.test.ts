@@ -24,6 +24,8 @@ import {
   type WeztermOptions,
   type WeztermTerminal,
 } from 'nerve'
+import { needsTmux } from './needsTmux.js'
+import { eventually, running, sessionMembers, sessionOf } from './processes.js'
 
 /** The fake `wezterm` kept in test/: `wezterm cli` over a tmux server of this file's own. */
 const FAKE = fileURLToPath(new URL('../../fake-wezterm/wezterm', import.meta.url))
@@ -80,6 +82,8 @@ const screenShows = async (pane: string, seen: string): Promise<string> => {
 }
 
 describe('the fake wezterm', () => {
+  needsTmux()
+
   it('spawns panes, types text, reads it back, lists, activates and kills them', async () => {
     const pane = cli('spawn', '--cwd', '/tmp', '--', 'env', 'PS1=$ ', 'bash', '--norc').trim()
     expect(pane).toMatch(/^\d+$/)
@@ -117,6 +121,8 @@ describe('WezTerm nodes', () => {
 })
 
 describe('the WezTerm terminal', () => {
+  needsTmux()
+
   it('executes commands through wezterm cli and parses only their answers', async () => {
     const t = await open('echo')
     expect(t.spawned).toBe(true)
@@ -135,7 +141,8 @@ describe('the WezTerm terminal', () => {
 
   it('streams the new text of the pane and returns the answer', async () => {
     const t = await open('stream')
-    const it = t.executeStream('echo a; sleep 0.2; echo b')[Symbol.asyncIterator]()
+    // b comes a second after a: time for several reads of the pane, even on a busy machine
+    const it = t.executeStream('echo a; sleep 1; echo b')[Symbol.asyncIterator]()
     const chunks: string[] = []
     let step = await it.next()
     while (step.done !== true) {
@@ -179,6 +186,36 @@ describe('the WezTerm terminal', () => {
     expect(q.state).toBe('stopped')
   })
 
+  it('stop ends every process its pane started, even one that left the session', async () => {
+    const t = openWezterm(wezterm('stubborn', shell), { killGraceMs: 300 })
+    started.push(t)
+    await t.start()
+    const leader = Number(
+      execFileSync(
+        'tmux',
+        ['-S', SOCKET, 'display-message', '-p', '-t', `%${t.paneId}`, '#{pane_pid}'],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    )
+    await t.execute(`sh -c "trap '' HUP TERM; sleep 30" &`)
+    await t.execute('nohup sleep 30 > /dev/null 2>&1 &')
+    await t.execute(`( setsid sh -c 'trap "" HUP TERM; sleep 30' & ) &`)
+    const pids = await eventually('the jobs', () => {
+      const members = sessionMembers(leader).map((p) => p.pid)
+      return members.length >= 4 ? members : undefined
+    })
+    const daemon = await eventually('the daemon', () =>
+      execFileSync('pgrep', ['-f', '-x', 'sh -c trap "" HUP TERM; sleep 30'], { encoding: 'utf8' })
+        .split('\n')
+        .map(Number)
+        .find((pid) => pid > 0 && sessionOf(pid) !== leader),
+    )
+    await t.stop()
+    expect([...pids, daemon].filter(running)).toEqual([])
+  })
+
   it('fails to start on a pane that does not exist', async () => {
     await expect(open('nowhere', { wezterm: FAKE, paneId: 99999 })).rejects.toBeInstanceOf(
       WeztermCommandFailed,
@@ -187,6 +224,8 @@ describe('the WezTerm terminal', () => {
 })
 
 describe('WezTerm steps in a graph', () => {
+  needsTmux()
+
   it('run through the runtime', async () => {
     const interpreter = weztermInterpreter()
     const node = wezterm('sh', shell)

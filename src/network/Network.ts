@@ -56,6 +56,22 @@ export type WorkflowMode = 'planning' | 'implementation'
 export type CliAgent = 'claude-cli' | 'codex-cli' | 'gemini-cli'
 
 /**
+ * One reply of a mock provider's script: a text, or a turn with text and
+ * tool calls (the tools run, and the next reply answers their results).
+ *
+ * @category network
+ */
+export type MockReply =
+  | string
+  | {
+      readonly text?: string
+      readonly tools?: readonly {
+        readonly name: string
+        readonly input: Readonly<Record<string, unknown>>
+      }[]
+    }
+
+/**
  * What runs a node's work. `mock`: a scripted model answering the given
  * replies in turn (deterministic; the last one repeats). `llm`: a model
  * provider the run is given by name (the API providers). `cli`: a
@@ -66,7 +82,7 @@ export type CliAgent = 'claude-cli' | 'codex-cli' | 'gemini-cli'
  * @category network
  */
 export type ProviderSpec =
-  | { readonly type: 'mock'; readonly script: readonly string[] }
+  | { readonly type: 'mock'; readonly script: readonly MockReply[] }
   | { readonly type: 'llm'; readonly provider: string; readonly model?: string }
   | {
       readonly type: 'cli'

@@ -143,7 +143,21 @@ export const TriggerCodec: t.Type<Trigger> = byType<Trigger>('Trigger', {
 export const ProviderCodec: t.Type<ProviderSpec> = byType<ProviderSpec>('Provider', {
   mock: strict('{ type: "mock", script }', {
     type: t.literal('mock'),
-    script: t.readonlyArray(t.string),
+    script: t.readonlyArray(
+      t.union([
+        t.string,
+        strict(
+          'MockTurn',
+          {},
+          {
+            text: t.string,
+            tools: t.readonlyArray(
+              strict('MockToolCall', { name: t.string, input: t.UnknownRecord }),
+            ),
+          },
+        ),
+      ]),
+    ),
   }),
   llm: strict(
     '{ type: "llm", provider }',

@@ -102,6 +102,12 @@ export class Inbox {
     return e
   }
 
+  /** Every envelope waiting, ready or held, oldest first. */
+  waiting(): readonly Envelope[] {
+    const ready = this.#ready.slice(this.#head)
+    return this.#held === undefined ? ready : [...ready, this.#held]
+  }
+
   /** The next envelope without taking it. */
   peek(): Envelope | undefined {
     return this.#ready[this.#head]

@@ -82,7 +82,7 @@ export interface NetworkOutcome {
   readonly usage: Readonly<Record<string, RunUsage>>
   /** Envelopes dropped by `latest` and `debounce` edges, by route (`edge:from>to`). */
   readonly dropped: Readonly<Record<string, number>>
-  /** Envelopes taken by a node that was halted before it could fire: kept, not lost. */
+  /** Envelopes never processed, kept, not lost: taken by a node halted before it fired, or still waiting in an inbox. */
   readonly unprocessed: readonly Envelope[]
 }
 
@@ -315,7 +315,11 @@ export class NetworkRun {
       log: this.log,
       usage,
       dropped,
-      unprocessed: [...this.#unprocessed],
+      unprocessed: [
+        ...this.#unprocessed,
+        ...[...this.#nodes.values()].flatMap((n) => n.user.waiting()),
+        ...[...this.#inboxes.values()].flatMap((i) => i.waiting()),
+      ],
     })
   }
 
@@ -723,6 +727,7 @@ export class NetworkRun {
         this.#addUsage(st, result.metrics.usage)
       } catch (e) {
         failure = e
+        this.#addUsage(st, usageOfTrace(e))
       } finally {
         release?.()
       }
@@ -871,6 +876,21 @@ export class NetworkRun {
     )
     return true
   }
+}
+
+/** What the steps of a failed firing's partial trace used. */
+const usageOfTrace = (e: unknown): RunUsage => {
+  const records =
+    (e as { trace?: { records?: readonly { data: RunUsage }[] } }).trace?.records ?? []
+  let tokens = 0
+  let apiCalls = 0
+  let cost = 0
+  for (const r of records) {
+    tokens += r.data.tokens
+    apiCalls += r.data.apiCalls
+    cost += r.data.cost
+  }
+  return { tokens, apiCalls, cost }
 }
 
 const routeKey = (edgeId: string, from: string, to: string): string => `${edgeId}:${from}>${to}`

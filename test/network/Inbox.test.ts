@@ -115,7 +115,9 @@ describe('an inbox', () => {
     const inbox = new Inbox({ type: 'queue' }, fakeClock(), () => undefined)
     inbox.push(env(1))
     inbox.close()
-    expect(() => inbox.push(env(2))).toThrow(UsageError)
+    expect(() => {
+      inbox.push(env(2))
+    }).toThrow(UsageError)
     expect(inbox.take()?.id).toBe('e1')
   })
 })

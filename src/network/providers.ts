@@ -193,3 +193,21 @@ export const sessionNodeOf = (node: NetworkNode, root: string): Node => {
     }
   }
 }
+
+/**
+ * A progress probe for a git workspace (the `progress` option of
+ * `startNetwork`): the digest is the tree the working copy would commit
+ * (tracked and untracked files, by content, through a temporary index — the
+ * repository's own index is not touched), the summary `git status --short`.
+ *
+ * @category providers
+ */
+export const gitProgress =
+  (root: string) => async (): Promise<{ readonly digest: string; readonly summary: string }> => {
+    const tree = await runCommand(
+      'tmp=$(mktemp) && rm -f "$tmp" && GIT_INDEX_FILE="$tmp" git add -A >/dev/null 2>&1 && GIT_INDEX_FILE="$tmp" git write-tree; s=$?; rm -f "$tmp"; exit $s',
+      root,
+    )
+    const status = await runCommand('git status --short', root)
+    return { digest: tree.output.trim(), summary: status.output.trim() }
+  }

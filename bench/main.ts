@@ -19,7 +19,7 @@ import {
 } from './harness.js'
 
 /** The bench files, `bench/<name>.bench.ts`, in the order they run. */
-const FILES: readonly string[] = ['conversation', 'codec', 'runtime', 'pty', 'llm']
+const FILES: readonly string[] = ['conversation', 'codec', 'runtime', 'pty', 'llm', 'network']
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]
   --json      one JSON object per result on stdout, nothing else

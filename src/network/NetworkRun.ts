@@ -24,7 +24,8 @@ import { NetworkEventHub, type NetworkEvent } from './NetworkEvent.js'
 import { policyTools, type RiskPolicy } from './policy.js'
 import { checkProvider, mockName, mockProvider, runCommand, sessionNodeOf } from './providers.js'
 import { remainingBudget, scheduleTimer } from './runParts.js'
-import { RunControl } from './RunControl.js'
+import { RunControl, type ApprovalRequest } from './RunControl.js'
+import { roles, type AgentRole } from './AgentRole.js'
 
 /**
  * Options of {@link startNetwork}. Only `root` is required.
@@ -414,14 +415,67 @@ export class NetworkRun {
     return made
   }
 
+  /**
+   * Asks for an approval through run control. When the network has an
+   * approving node (the Orchestrator role) other than the asker, the request
+   * is routed to it first: it is sent the request as a message and its
+   * answer (APPROVE or DENY) decides; an answer that says neither leaves the
+   * request to a human until it times out.
+   */
   async #approve(nodeId: string, action: string, target: string, reason: string): Promise<boolean> {
-    const d = await this.control.request(
+    const asked = this.control.request(
       { runId: this.runId, nodeId, action, target, reason },
       this.#options.approvalTimeoutMs ?? 300_000,
       this.#abort.signal,
     )
+    const request = this.control.pending().at(-1)
+    if (request !== undefined) this.#emit({ type: 'approval', runId: this.runId, request })
+    const approver = Object.values(this.#net.nodes).find(
+      (n) =>
+        n.id !== nodeId &&
+        (roles as Readonly<Record<string, AgentRole>>)[n.role]?.approves === true,
+    )
+    if (approver !== undefined && request !== undefined) void this.#askApprover(approver, request)
+    const d = await asked
     this.#emit({ type: 'decision', runId: this.runId, decision: d })
     return d.decision === 'approved'
+  }
+
+  async #askApprover(approver: NetworkNode, request: ApprovalRequest): Promise<void> {
+    const text = `Approval request ${request.id} from "${request.nodeId}": ${request.action} ${JSON.stringify(request.target)} (${request.reason}). Answer APPROVE or DENY.`
+    const asked = this.#record(
+      'message',
+      request.nodeId,
+      approver.id,
+      { message: text, structured: { approval: request.id } },
+      [],
+    )
+    try {
+      const step = this.session.get(approver.id) ?? sessionNodeOf(approver, this.#options.root)
+      const result = await run(
+        addStep({ id: approver.id, node: step })(graph(`${approver.id}-approval`)),
+        {
+          input: text,
+          interpreters: this.#registry,
+          session: this.session,
+          clock: this.#clock,
+          signal: this.#abort.signal,
+          runId: `${this.runId}.${approver.id}.${request.id}`,
+        },
+      )
+      const answer = answerOf(result.results[approver.id]).text
+      this.#record('status', approver.id, request.nodeId, { message: answer }, [asked.id])
+      const verdict = /\bDENY\b/i.test(answer)
+        ? 'deny'
+        : /\bAPPROVE\b/i.test(answer)
+          ? 'approve'
+          : undefined
+      if (verdict === undefined || !this.control.pending().some((p) => p.id === request.id)) return
+      if (verdict === 'approve') this.control.approve(request.id, approver.id, answer)
+      else this.control.deny(request.id, approver.id, answer)
+    } catch {
+      // the approver failed: the request waits for a human until it times out
+    }
   }
 
   #apply(c: NetworkChange, label: string): void {

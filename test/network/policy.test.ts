@@ -107,3 +107,36 @@ describe('the workflow policy', () => {
     })
   })
 })
+
+describe('approvals routed to the Orchestrator', () => {
+  it('are decided by its answer, recorded with it as the decider', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'nerve-policy-'))
+    const net = pipe(
+      network('orchestrated', { workflow: 'planning' }),
+      addNode({
+        id: 'boss',
+        role: 'Orchestrator',
+        provider: { type: 'mock', script: ['APPROVE: harmless'] },
+      }),
+      addNode({
+        id: 'planner',
+        role: 'Planner',
+        tools: ['bash'],
+        provider: { type: 'mock', script: [bash('echo ok > seen.txt'), 'ok'] },
+      }),
+    )
+    const run = await startNetwork(net, { root })
+    run.send('planner', 'check')
+    await run.idle()
+    await run.stop()
+    expect(readFileSync(join(root, 'seen.txt'), 'utf8')).toBe('ok\n')
+    expect(run.control.decisions()).toEqual([
+      expect.objectContaining({ decision: 'approved', by: 'boss', note: 'APPROVE: harmless' }),
+    ])
+    expect(run.log.envelopes().map((e) => `${e.kind} ${e.fromNodeId}→${e.toNodeId}`)).toEqual([
+      'message user→planner',
+      'message planner→boss',
+      'status boss→planner',
+    ])
+  })
+})

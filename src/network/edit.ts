@@ -496,7 +496,8 @@ export const change =
       for (const e of edits) e.recipe(draft)
     })
     return Object.freeze({
-      network,
+      // Edits that undo each other leave no patch: the input is the answer, as for any no-op.
+      network: patches.length === 0 ? net : network,
       patches: Object.freeze(patches),
       inverse: Object.freeze(inverse),
     })

@@ -28,6 +28,7 @@ const FILES: readonly string[] = [
   'engine',
   'daemon',
   'store',
+  'network',
 ]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]

@@ -5,9 +5,11 @@
  * writes an HTML view and a nano-agent JSON file. Then runs a small graph with
  * parallel steps, a retry and a nested graph, streaming its events, and prints
  * its trace; and a graph that drives a real shell through a PTY node,
- * streaming its output.
+ * streaming its output. Then agents in a session, and a live agent network
+ * (planner, coder, verifier) on a temporary git repository.
  */
 import { agentsDemo } from './demoAgents.js'
+import { networkDemo } from './demoNetwork.js'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -243,3 +245,7 @@ try {
 //    coach approves, the developer using real tools in a workspace; then the
 //    developer is forked to try two alternatives.
 await agentsDemo(out)
+
+// 9. A live agent network: planner → coder ⇄ verifier on a git repository,
+//    planning then implementation mode, until the verifier's tests pass.
+await networkDemo(out)

@@ -25,3 +25,5 @@ export type {
   ScriptedReply,
   ScriptedTurn,
 } from './scriptedProvider.js'
+export { agentNetwork, networkEdit, seededSchedule } from './network.js'
+export type { NetworkConstraints } from './network.js'

@@ -1,0 +1,213 @@
+import { spawn } from 'node:child_process'
+import { access, constants } from 'node:fs/promises'
+import { delimiter, isAbsolute, join, resolve } from 'node:path'
+import { zeroUsage, type Block } from '../conversation/index.js'
+import type { ModelResponse, Provider } from '../interpreters/index.js'
+import { fn, llm, pty, type Node } from '../node/index.js'
+import type { CliAgent, MockReply, NetworkNode } from './Network.js'
+import { MissingBinary } from './NetworkError.js'
+
+/**
+ * The binary, parser and quiet time of each command-line agent.
+ *
+ * @category providers
+ */
+export const cliAgents: Readonly<
+  Record<CliAgent, { readonly command: string; readonly parser: string; readonly quietMs?: number }>
+> = Object.freeze({
+  'claude-cli': { command: 'claude', parser: 'claude' },
+  'codex-cli': { command: 'codex', parser: 'none', quietMs: 1500 },
+  'gemini-cli': { command: 'gemini', parser: 'gemini' },
+})
+
+/**
+ * A deterministic model answering `script` in turn; the last reply repeats.
+ * An empty script answers `''`.
+ *
+ * @category providers
+ * @example
+ * import { mockProvider } from 'nerve'
+ * import assert from 'assert'
+ *
+ * const p = mockProvider('m', ['one', { text: 'two' }])
+ * const ask = () => p.call({ system: '', messages: [], tools: [] }, { signal: new AbortController().signal })
+ * const texts = [await ask(), await ask(), await ask()].map((r) => r.content[0])
+ * assert.deepStrictEqual(texts.map((b) => b?.type === 'text' && b.text), ['one', 'two', 'two'])
+ */
+export const mockProvider = (name: string, script: readonly MockReply[]): Provider => {
+  let calls = 0
+  return {
+    name,
+    call(_request, options): Promise<ModelResponse> {
+      options.signal.throwIfAborted()
+      const index = calls++
+      const reply: MockReply = script[Math.min(index, script.length - 1)] ?? ''
+      const turn = typeof reply === 'string' ? { text: reply } : reply
+      const content: Block[] = []
+      if (turn.text !== undefined) content.push({ type: 'text', text: turn.text })
+      ;(turn.tools ?? []).forEach((t, i) =>
+        content.push({ type: 'tool_use', id: `mock_${index}_${i}`, name: t.name, input: t.input }),
+      )
+      for (const b of content)
+        if (b.type === 'text') options.onDelta?.({ type: 'text', text: b.text })
+      return Promise.resolve({
+        content,
+        stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+        usage: zeroUsage,
+        model: name,
+      })
+    },
+  }
+}
+
+/**
+ * What a `command` node answers: the exit code and the output (stdout and
+ * stderr together, the last 64 KiB).
+ *
+ * @category providers
+ */
+export interface CommandResult {
+  readonly exitCode: number
+  readonly output: string
+}
+
+const MAX_OUTPUT = 64 * 1024
+
+/**
+ * Runs `command` with `bash -c` in `cwd`; resolves with its exit code and
+ * output (never rejects for a non-zero exit). Aborting `signal`, or
+ * `timeoutMs` passing, kills it.
+ *
+ * @category providers
+ */
+export const runCommand = (
+  command: string,
+  cwd: string,
+  signal?: AbortSignal,
+  timeoutMs = 60_000,
+): Promise<CommandResult> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', command], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SHLVL: '1' },
+      signal:
+        signal === undefined
+          ? AbortSignal.timeout(timeoutMs)
+          : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    })
+    let output = ''
+    const take = (chunk: Buffer): void => {
+      output += chunk.toString('utf8')
+      if (output.length > MAX_OUTPUT * 2) output = output.slice(-MAX_OUTPUT)
+    }
+    child.stdout.on('data', take)
+    child.stderr.on('data', take)
+    child.on('error', reject)
+    child.on('close', (code, sig) => {
+      resolvePromise({
+        exitCode: code ?? (sig === null ? 1 : 128),
+        output: output.length > MAX_OUTPUT ? output.slice(-MAX_OUTPUT) : output,
+      })
+    })
+  })
+
+/**
+ * Whether `command` names an executable: a path, or a name found in a
+ * directory of `PATH`. Resolves with its full path, or `undefined`.
+ *
+ * @category providers
+ */
+export const findExecutable = async (
+  command: string,
+  path = process.env.PATH ?? '',
+): Promise<string | undefined> => {
+  const candidates = command.includes('/')
+    ? [resolve(command)]
+    : path
+        .split(delimiter)
+        .filter((d) => d !== '' && isAbsolute(d))
+        .map((d) => join(d, command))
+  for (const c of candidates) {
+    try {
+      await access(c, constants.X_OK)
+      return c
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+/**
+ * Checks that a node's command-line agent is installed; rejects with
+ * {@link MissingBinary} if not. Other providers pass.
+ *
+ * @category providers
+ */
+export const checkProvider = async (node: NetworkNode): Promise<void> => {
+  const p = node.provider
+  if (p.type !== 'cli') return
+  const command = p.command ?? cliAgents[p.agent].command
+  if ((await findExecutable(command)) === undefined)
+    throw new MissingBinary(node.id, command, p.agent)
+}
+
+/** The provider name a mock node's LLM node uses. */
+export const mockName = (nodeId: string): string => `mock.${nodeId}`
+
+/**
+ * The session node that does a network node's work: an LLM node (mock and
+ * API providers), a pty node running the CLI agent with its parser, or a
+ * function node running the command in the workspace.
+ *
+ * @category providers
+ */
+export const sessionNodeOf = (node: NetworkNode, root: string): Node => {
+  const p = node.provider
+  const metadata = { network_role: node.role }
+  switch (p.type) {
+    case 'mock':
+    case 'llm':
+      return llm(node.id, {
+        provider: p.type === 'mock' ? mockName(node.id) : p.provider,
+        system: node.system,
+        tools: [...node.tools],
+        metadata,
+        ...(p.type === 'llm' && p.model !== undefined && { model: p.model }),
+      })
+    case 'cli': {
+      const agent = cliAgents[p.agent]
+      return pty(node.id, {
+        command: p.command ?? agent.command,
+        args: [...(p.args ?? [])],
+        cwd: root,
+        parser: agent.parser,
+        metadata,
+        ...(agent.quietMs !== undefined && { quietMs: agent.quietMs }),
+      })
+    }
+    case 'command': {
+      const command = p.command
+      return fn(node.id, (ctx) => runCommand(command, root, ctx.signal), { metadata })
+    }
+  }
+}
+
+/**
+ * A progress probe for a git workspace (the `progress` option of
+ * `startNetwork`): the digest is the tree the working copy would commit
+ * (tracked and untracked files, by content, through a temporary index — the
+ * repository's own index is not touched), the summary `git status --short`.
+ *
+ * @category providers
+ */
+export const gitProgress =
+  (root: string) => async (): Promise<{ readonly digest: string; readonly summary: string }> => {
+    const tree = await runCommand(
+      'tmp=$(mktemp) && rm -f "$tmp" && GIT_INDEX_FILE="$tmp" git add -A >/dev/null 2>&1 && GIT_INDEX_FILE="$tmp" git write-tree; s=$?; rm -f "$tmp"; exit $s',
+      root,
+    )
+    const status = await runCommand('git status --short', root)
+    return { digest: tree.output.trim(), summary: status.output.trim() }
+  }

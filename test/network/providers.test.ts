@@ -1,0 +1,70 @@
+import { chmodSync, copyFileSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { pipe } from 'fp-ts/lib/function.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  addNode,
+  connect,
+  findExecutable,
+  MissingBinary,
+  network,
+  runCommand,
+  startNetwork,
+} from 'nerve'
+
+const FAKE_CLAUDE = fileURLToPath(new URL('../fake-claude/claude', import.meta.url))
+const bin = mkdtempSync(join(tmpdir(), 'nerve-fake-bin-'))
+let path: string | undefined
+
+beforeAll(() => {
+  copyFileSync(FAKE_CLAUDE, join(bin, 'claude'))
+  chmodSync(join(bin, 'claude'), 0o755)
+  path = process.env.PATH
+  process.env.PATH = `${bin}:${path ?? ''}`
+})
+afterAll(() => {
+  process.env.PATH = path
+})
+
+describe('network providers', () => {
+  it('drive claude-cli through a terminal node with its parser (a fake claude on PATH)', async () => {
+    expect(await findExecutable('claude')).toBe(join(bin, 'claude'))
+    const net = pipe(
+      network('cli'),
+      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+      addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
+      connect('agent', 'sink', { direction: 'one-way' }),
+    )
+    const run = await startNetwork(net, { root: tmpdir() })
+    run.send('agent', 'hello there')
+    await run.idle()
+    const out = await run.stop()
+    const handoff = out.log.envelopes().find((e) => e.fromNodeId === 'agent')
+    expect(handoff?.payload.message).toBe('You said: [message from user] hello there')
+    expect(out.done).toEqual(['sink'])
+  })
+
+  it('fail at start with MissingBinary when a CLI agent is not installed', async () => {
+    const net = pipe(
+      network('cli'),
+      addNode({
+        id: 'codex',
+        provider: { type: 'cli', agent: 'codex-cli', command: 'nerve-no-such-codex' },
+      }),
+    )
+    const started = startNetwork(net, { root: tmpdir() })
+    await expect(started).rejects.toBeInstanceOf(MissingBinary)
+    await expect(started).rejects.toThrow(
+      /node "codex" runs codex-cli, but "nerve-no-such-codex" is not an executable on PATH/,
+    )
+  })
+
+  it('run commands in the workspace and answer their exit code and output', async () => {
+    expect(await runCommand('echo out; echo err >&2; exit 3', tmpdir())).toEqual({
+      exitCode: 3,
+      output: 'out\nerr\n',
+    })
+  })
+})

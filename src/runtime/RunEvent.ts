@@ -103,3 +103,115 @@ export interface GraphCompleted {
  */
 export type RunEvent =
   GraphStarted | StepStart | StepChunk | StepComplete | StepError | GraphCompleted
+
+/**
+ * Told to a reader of {@link stream} that fell behind: `dropped` events
+ * were not kept since the one before (the stream keeps a bounded buffer).
+ * The events after it are the newest ones again; the last event of a stream
+ * (the root's `graph_completed`) is never dropped.
+ *
+ * @category events
+ */
+export interface StreamLag {
+  readonly type: 'stream_lag'
+  readonly runId: string
+  readonly dropped: number
+}
+
+/**
+ * What {@link stream} yields: the run's events, and a lag notice where a
+ * slow reader missed some.
+ *
+ * @category events
+ */
+export type StreamEvent = RunEvent | StreamLag
+
+// Event constructors: the kernel builds every event through these.
+
+/** @internal */
+export const graphStarted = (
+  runId: string,
+  path: readonly string[],
+  graphId: string,
+  time: number,
+): GraphStarted => ({ type: 'graph_started', runId, path, graphId, time })
+
+/** @internal */
+export const stepStart = (
+  runId: string,
+  path: readonly string[],
+  stepId: string,
+  nodeId: string,
+  kind: string,
+  attempt: number,
+  time: number,
+): StepStart => ({ type: 'step_start', runId, path, stepId, nodeId, kind, attempt, time })
+
+/** @internal */
+export const stepChunk = (
+  runId: string,
+  path: readonly string[],
+  stepId: string,
+  attempt: number,
+  chunk: unknown,
+): StepChunk => ({ type: 'step_chunk', runId, path, stepId, attempt, chunk })
+
+/** @internal */
+export const stepComplete = (
+  runId: string,
+  path: readonly string[],
+  stepId: string,
+  status: StepComplete['status'],
+  output: unknown,
+  attempts: number,
+  durationMs: number,
+  time: number,
+): StepComplete => ({
+  type: 'step_complete',
+  runId,
+  path,
+  stepId,
+  status,
+  output,
+  attempts,
+  durationMs,
+  time,
+})
+
+/** @internal */
+export const stepError = (
+  runId: string,
+  path: readonly string[],
+  stepId: string,
+  attempt: number,
+  error: unknown,
+  final: boolean,
+  time: number,
+): StepError => ({ type: 'step_error', runId, path, stepId, attempt, error, final, time })
+
+/** @internal */
+export const graphCompleted = (
+  runId: string,
+  path: readonly string[],
+  graphId: string,
+  status: RunStatus,
+  error: unknown,
+  durationMs: number,
+  time: number,
+): GraphCompleted => ({
+  type: 'graph_completed',
+  runId,
+  path,
+  graphId,
+  status,
+  error,
+  durationMs,
+  time,
+})
+
+/** @internal */
+export const streamLag = (runId: string, dropped: number): StreamLag => ({
+  type: 'stream_lag',
+  runId,
+  dropped,
+})

@@ -7,12 +7,12 @@ import { nodeRegistry, type NodeContext, type NodeRegistry } from '../node/Conte
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import { checkBudget, type Budget } from './Budget.js'
 import { systemClock, type Clock } from './Clock.js'
-import { GraphRun, type GraphOutcome } from './GraphRun.js'
+import { GraphRun, type GraphOutcome } from './kernel/GraphRun.js'
+import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
 import { BudgetExceeded, InvalidGraph } from './RunError.js'
 import type { RunEvent } from './RunEvent.js'
 import { RunState } from './RunState.js'
-import { StepContext } from './StepContext.js'
 import type { Trace } from './Trace.js'
 
 /**
@@ -138,7 +138,9 @@ const launch = (
   const compiled = compile(g)
   if (E.isLeft(compiled)) return Promise.reject(new InvalidGraph([], compiled.left))
   const top = new GraphRun(state, compiled.right, input, maxParallel, signal, undefined)
-  state.top = top
+  state.fail = (error) => {
+    top.stop(error)
+  }
   const timer = timeLimit(state)
   const done = top.begin()
   const settle = (): void => timer?.abort()

@@ -1,16 +1,34 @@
 import { setMaxListeners } from 'node:events'
-import { Vertex, type Meta } from '../dag/Vertex.js'
-import type { CompiledGraph } from '../graph/compile.js'
-import { stepInput, type Step } from '../graph/Step.js'
-import type { Upstream, UsageReport } from '../node/Context.js'
-import type { Interpreter } from '../node/Interpreter.js'
-import type { Node } from '../node/Node.js'
-import { expandName } from '../node/name.js'
+import type { Vertex } from '../../dag/Vertex.js'
+import type { CompiledGraph } from '../../graph/compile.js'
+import { stepInput, type Step } from '../../graph/Step.js'
+import type { Upstream, UsageReport } from '../../node/Context.js'
+import type { Interpreter } from '../../node/Interpreter.js'
+import type { Node } from '../../node/Node.js'
+import { expandName } from '../../node/name.js'
+import { Cancelled, MissingInterpreter, RunError, StepFailed, UnknownNodeRef } from '../RunError.js'
+import {
+  graphCompleted,
+  graphStarted,
+  stepChunk,
+  stepComplete,
+  stepError,
+  stepStart,
+} from '../RunEvent.js'
+import type { RunState } from '../RunState.js'
+import {
+  makeTrace,
+  recordVertex,
+  type RunStatus,
+  type StepRecord,
+  type StepStatus,
+  type Trace,
+} from '../Trace.js'
 import { settleStep, type Outcome } from './attempt.js'
-import { Cancelled, MissingInterpreter, RunError, StepFailed, UnknownNodeRef } from './RunError.js'
-import type { RunState } from './RunState.js'
+import { resolveLinks } from './links.js'
+import { DONE, FAILED, RUNNING } from './phase.js'
 import { StepContext } from './StepContext.js'
-import type { RunStatus, StepRecord, StepStatus, Trace } from './Trace.js'
+import type { LinkAsker, StepHost } from './StepHost.js'
 
 /** What a graph run resolves with. @internal */
 export interface GraphOutcome {
@@ -30,15 +48,11 @@ interface MutableUsage {
   cost: number
 }
 
-/** Step phases. */
-const RUNNING = 1
-/** Finished with a value (completed, skipped, fallback). */
-export const DONE = 2
-const FAILED = 3
-
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
 const NO_PARENTS: readonly Vertex<StepRecord>[] = Object.freeze([])
-const NO_META: Meta = Object.freeze({})
+
+/** The step paths of root graphs (`[id]`), made once per compiled graph, not per run. */
+const rootPaths = new WeakMap<CompiledGraph, (readonly string[] | undefined)[]>()
 
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === 'object' && u !== null && typeof (u as { then?: unknown }).then === 'function'
@@ -47,14 +61,17 @@ const isThenable = (u: unknown): u is PromiseLike<unknown> =>
  * One run of one graph (the root or a nested one): the scheduler. Steps are
  * indices; a step goes into the ready queue when its last dependency
  * finishes, and `pump` starts ready steps while fewer than `maxParallel` are
- * in flight. A step whose interpreter answers synchronously completes inside
- * the same `pump` loop (no promise, no timer); others complete from their
- * promise's callback, which pumps again. Retries, timeouts, streams and
- * policies go through `settleStep`.
+ * in flight (steps waiting for links give their slot back, and get one
+ * again before new steps start). A step whose interpreter answers
+ * synchronously completes inside the same `pump` loop (no promise, no
+ * timer); others complete from their promise's callback, which pumps again.
+ * Retries, timeouts, streams and policies go through `settleStep`; links
+ * through `resolveLinks`; records and traces are made by `Trace`'s
+ * functions, events by `RunEvent`'s.
  *
  * @internal
  */
-export class GraphRun {
+export class GraphRun implements StepHost {
   readonly state: RunState
   readonly compiled: CompiledGraph
   readonly steps: readonly Step[]
@@ -75,6 +92,7 @@ export class GraphRun {
   readonly nodes: (Node | undefined)[]
   readonly records: (Vertex<StepRecord> | undefined)[]
   artifacts: (Promise<unknown> | undefined)[] | undefined = undefined
+  linkWaits: (number[] | undefined)[] | undefined = undefined
   done = false
   readonly #remaining: Int32Array
   readonly #queue: Int32Array
@@ -83,9 +101,15 @@ export class GraphRun {
   readonly #upstreams: (Upstream | undefined)[]
   #usage: (MutableUsage | undefined)[] | undefined = undefined
   #waiters: (Waiter | undefined)[] | undefined = undefined
+  /** Per step, how many of its link waits have given its slot back. */
+  #released: Int32Array | undefined = undefined
+  /** Steps whose link wait ended, waiting for a slot: served before new steps. */
+  #resumes: ((take: boolean) => void)[] = []
   #head = 0
   #tail = 0
   #inFlight = 0
+  /** Steps that gave their slot back while they wait for links. */
+  #waiting = 0
   #pumping = false
   #start = 0
   readonly #parentSignal: AbortSignal | undefined
@@ -107,7 +131,7 @@ export class GraphRun {
     this.input = input
     this.owner = owner
     this.path = owner === undefined ? [] : owner.path
-    this.parent = owner?.run
+    this.parent = owner?.run as GraphRun | undefined
     this.parentIndex = owner === undefined ? -1 : owner.index
     this.signal = this.controller.signal
     // Every running attempt with a timeout, retry wait and nested graph listens to it.
@@ -122,7 +146,12 @@ export class GraphRun {
     this.nodes = new Array<Node | undefined>(n)
     this.records = new Array<Vertex<StepRecord> | undefined>(n)
     this.#starts = new Float64Array(n)
-    this.#paths = new Array<readonly string[] | undefined>(n)
+    if (owner === undefined) {
+      let paths = rootPaths.get(compiled)
+      if (paths === undefined)
+        rootPaths.set(compiled, (paths = new Array<readonly string[] | undefined>(n)))
+      this.#paths = paths
+    } else this.#paths = new Array<readonly string[] | undefined>(n)
     this.#upstreams = new Array<Upstream | undefined>(n)
     this.#queue = new Int32Array(n)
     const offsets = compiled.dependencies.offsets
@@ -142,13 +171,7 @@ export class GraphRun {
     })
     const st = this.state
     this.#start = st.clock.now()
-    st.onEvent?.({
-      type: 'graph_started',
-      runId: st.runId,
-      path: this.path,
-      graphId: this.compiled.graph.id,
-      time: this.#start,
-    })
+    st.onEvent?.(graphStarted(st.runId, this.path, this.compiled.graph.id, this.#start))
     const parentSignal = this.#parentSignal
     if (parentSignal?.aborted === true) {
       this.stop(new Cancelled(this.path, parentSignal.reason))
@@ -167,11 +190,15 @@ export class GraphRun {
   pump(): void {
     if (this.#pumping) return
     this.#pumping = true
-    while (!this.done && this.#inFlight < this.maxParallel && this.#head < this.#tail) {
-      this.#startStep(this.#queue[this.#head++]!)
+    while (!this.done && this.#inFlight < this.maxParallel) {
+      if (this.#resumes.length > 0) this.#resumes.shift()!(true)
+      else if (this.#head < this.#tail) this.#startStep(this.#queue[this.#head++]!)
+      else break
     }
     this.#pumping = false
-    if (!this.done && this.#inFlight === 0 && this.#head === this.#tail) this.#finish()
+    if (!this.done && this.#inFlight === 0 && this.#waiting === 0 && this.#head === this.#tail) {
+      this.#finish()
+    }
   }
 
   /** The path of step `i`: the graph's path and the step id. */
@@ -197,7 +224,9 @@ export class GraphRun {
     }
     const node =
       step.node ??
-      st.session.get(expandName(step.nodeRef, { run_id: st.runId, timestamp: String(st.start) }))
+      st.session.get(
+        expandName(step.nodeRef, { run_id: st.runId, timestamp: String(st.startedAt) }),
+      )
     if (node === undefined) {
       this.stop(new UnknownNodeRef(this.pathOf(i), String(step.nodeRef)))
       return
@@ -214,7 +243,8 @@ export class GraphRun {
     this.nodes[i] = node
     this.phase[i] = RUNNING
     this.#inFlight++
-    this.#starts[i] = st.clock.now()
+    const now = st.clock.now()
+    this.#starts[i] = now
     let input: unknown
     try {
       // Only an inputFn reads upstream here; a context builds it when asked.
@@ -235,7 +265,10 @@ export class GraphRun {
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
-    if (st.onEvent !== undefined) this.emitStart(i, node, 1)
+    const listener = st.onEvent
+    if (listener !== undefined) {
+      listener(stepStart(st.runId, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now))
+    }
     const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
     let out: unknown
     try {
@@ -265,6 +298,8 @@ export class GraphRun {
     input: unknown,
     failed: { error: unknown; ctx: StepContext } | undefined,
   ): void {
+    // A failure that arrives after the graph stopped starts no retry and no fallback.
+    if (this.done) return
     settleStep(this, i, node, interpreter, input, failed).then(
       (o: Outcome | undefined) => {
         if (o !== undefined)
@@ -289,7 +324,12 @@ export class GraphRun {
     node: Node,
   ): void {
     if (this.done) return
-    this.#inFlight--
+    const released = this.#released
+    if (released !== undefined && released[i]! > 0) {
+      // It finished while a link wait of it had given its slot back.
+      released[i] = 0
+      this.#waiting--
+    } else this.#inFlight--
     const st = this.state
     const end = st.clock.now()
     const path = this.pathOf(i)
@@ -305,17 +345,12 @@ export class GraphRun {
     const durationMs = end - this.#starts[i]!
     st.stepsDone++
     st.latencies.push(durationMs)
-    st.onEvent?.({
-      type: 'step_complete',
-      runId: st.runId,
-      path,
-      stepId: this.ids[i]!,
-      status,
-      output,
-      attempts,
-      durationMs,
-      time: end,
-    })
+    const listener = st.onEvent
+    if (listener !== undefined) {
+      listener(
+        stepComplete(st.runId, path, this.ids[i]!, status, output, attempts, durationMs, end),
+      )
+    }
     const { offsets, targets } = this.compiled.dependents
     const remaining = this.#remaining
     for (let k = offsets[i]!, last = offsets[i + 1]!; k < last; k++) {
@@ -351,7 +386,7 @@ export class GraphRun {
     }
     const usage = this.#usage?.[i]
     const start = this.#starts[i]!
-    const data: StepRecord = Object.freeze({
+    return recordVertex(parents, {
       stepId: this.ids[i]!,
       path,
       nodeId: node.id,
@@ -369,7 +404,6 @@ export class GraphRun {
       cost: usage?.cost ?? 0,
       nested,
     })
-    return new Vertex(parents, data, path.length === 1 ? path[0]! : path.join('/'), NO_META)
   }
 
   /** The results of step `i`'s dependencies, by step id in `dependsOn` order; made once. */
@@ -394,47 +428,40 @@ export class GraphRun {
 
   emitStart(i: number, node: Node, attempt: number): void {
     const st = this.state
-    st.onEvent?.({
-      type: 'step_start',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      nodeId: node.id,
-      kind: node.kind,
-      attempt,
-      time: st.clock.now(),
-    })
+    const listener = st.onEvent
+    if (listener === undefined) return
+    listener(
+      stepStart(
+        st.runId,
+        this.pathOf(i),
+        this.ids[i]!,
+        node.id,
+        node.kind,
+        attempt,
+        st.clock.now(),
+      ),
+    )
   }
 
   emitError(i: number, attempt: number, error: unknown, final: boolean): void {
     const st = this.state
-    st.onEvent?.({
-      type: 'step_error',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      attempt,
-      error,
-      final,
-      time: st.clock.now(),
-    })
+    const listener = st.onEvent
+    if (listener === undefined || this.done) return
+    listener(
+      stepError(st.runId, this.pathOf(i), this.ids[i]!, attempt, error, final, st.clock.now()),
+    )
   }
 
   emitChunk(i: number, attempt: number, chunk: unknown): void {
-    const st = this.state
-    if (this.done || st.onEvent === undefined) return
-    st.onEvent({
-      type: 'step_chunk',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      attempt,
-      chunk,
-    })
+    const listener = this.state.onEvent
+    if (this.done || listener === undefined) return
+    listener(stepChunk(this.state.runId, this.pathOf(i), this.ids[i]!, attempt, chunk))
   }
 
   /** Adds usage to step `i`, to the steps running the enclosing graphs, and to the run. */
   addUsage(i: number, usage: UsageReport): void {
+    const st = this.state
+    if (st.settled) return
     const tokens = usage.tokens ?? 0
     const apiCalls = usage.apiCalls ?? 0
     const cost = usage.cost ?? 0
@@ -444,7 +471,6 @@ export class GraphRun {
       j = run.parentIndex
       run = run.parent
     }
-    const st = this.state
     st.tokens += tokens
     st.apiCalls += apiCalls
     st.cost += cost
@@ -476,6 +502,41 @@ export class GraphRun {
       all[i] = waiter
     }
     return waiter.promise
+  }
+
+  resolveLinks(ctx: LinkAsker, handle: string): Promise<readonly unknown[]> {
+    return resolveLinks(this, ctx, handle)
+  }
+
+  releaseSlot(i: number): void {
+    if (this.done || this.phase[i] !== RUNNING) return
+    const released = (this.#released ??= new Int32Array(this.phase.length))
+    if (released[i]!++ > 0) return
+    this.#inFlight--
+    this.#waiting++
+    this.pump()
+  }
+
+  takeSlot(i: number): Promise<void> | undefined {
+    const released = this.#released
+    // Zero: the step finished meanwhile (see `complete`).
+    if (released === undefined || released[i] === 0) return undefined
+    if (--released[i]! > 0) return undefined
+    if (this.done) return undefined
+    if (this.#inFlight < this.maxParallel && this.#resumes.length === 0) {
+      this.#waiting--
+      this.#inFlight++
+      return undefined
+    }
+    return new Promise<void>((resolve) => {
+      this.#resumes.push((take) => {
+        if (take) {
+          this.#waiting--
+          this.#inFlight++
+        }
+        resolve()
+      })
+    })
   }
 
   #finish(): void {
@@ -514,6 +575,9 @@ export class GraphRun {
       )
     }
     if (this.#waiters !== undefined) for (const w of this.#waiters) w?.reject(error)
+    const resumes = this.#resumes
+    this.#resumes = []
+    for (const r of resumes) r(false)
     const status: RunStatus = error instanceof Cancelled ? 'cancelled' : 'failed'
     const trace = this.#trace(status, end)
     error.trace ??= trace
@@ -524,30 +588,30 @@ export class GraphRun {
   #completed(status: RunStatus, error: RunError | undefined, trace: Trace): void {
     if (this.owner !== undefined) this.owner.nested = trace
     const st = this.state
-    st.onEvent?.({
-      type: 'graph_completed',
-      runId: st.runId,
-      path: this.path,
-      graphId: this.compiled.graph.id,
-      status,
-      error,
-      durationMs: trace.durationMs,
-      time: trace.end,
-    })
+    st.onEvent?.(
+      graphCompleted(
+        st.runId,
+        this.path,
+        this.compiled.graph.id,
+        status,
+        error,
+        trace.durationMs,
+        trace.end,
+      ),
+    )
+    // The root settles the run: nothing reaches a listener after this.
+    if (this.owner === undefined) st.settle()
   }
 
   #trace(status: RunStatus, end: number): Trace {
-    const records: Vertex<StepRecord>[] = []
-    for (const r of this.records) if (r !== undefined) records.push(r)
-    return Object.freeze({
-      runId: this.state.runId,
-      graphId: this.compiled.graph.id,
-      path: this.path,
+    return makeTrace(
+      this.state.runId,
+      this.compiled.graph.id,
+      this.path,
       status,
-      start: this.#start,
+      this.#start,
       end,
-      durationMs: end - this.#start,
-      records: Object.freeze(records),
-    })
+      this.records,
+    )
   }
 }

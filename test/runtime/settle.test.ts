@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -10,7 +11,9 @@ import {
   interpreters,
   retry,
   run,
+  skip,
   systemClock,
+  traceUsage,
   type Interpreter,
   type NodeContext,
   type NodeRegistry,
@@ -226,5 +229,136 @@ describe('{timestamp} in node refs', () => {
       clock: fakeClock({ start: 1234.75 }),
     })
     expect(asked).toEqual(['n-1234'])
+  })
+})
+
+/** What one step of a random graph does. */
+interface Plan {
+  readonly delay: number
+  /** Its first `fails` attempts fail. */
+  readonly fails: number
+  readonly tokens: number
+  readonly links: readonly number[]
+  readonly deps: readonly number[]
+  readonly policy: number
+}
+
+const plan = (n: number): fc.Arbitrary<readonly Plan[]> =>
+  fc.tuple(
+    ...Array.from({ length: n }, (_, i) =>
+      fc.record({
+        delay: fc.integer({ min: 0, max: 3 }),
+        fails: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 })),
+        tokens: fc.integer({ min: 0, max: 3 }),
+        links: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { maxLength: 2 }),
+        deps: i === 0 ? fc.constant([]) : fc.uniqueArray(fc.nat(i - 1), { maxLength: 2 }),
+        policy: fc.nat(7),
+      }),
+    ),
+  )
+
+const spare = scriptedNode('spare', 'work')
+const policies = [
+  undefined,
+  skip('skipped'),
+  fallback(spare),
+  retry({ count: 0, then: fallback(spare) }),
+  retry({ count: 1 }),
+  retry({ count: 2, delayMs: 1, then: skip('gave up') }),
+  retry({ count: 1, delayMs: 2, then: fallback(spare) }),
+  undefined,
+] as const
+
+describe('a run settles once (law)', () => {
+  it('over random graphs with failing, slow, fallback and linking steps, under every policy and maxParallel', async () => {
+    const arbitrary = fc
+      .integer({ min: 1, max: 7 })
+      .chain((n) =>
+        fc.tuple(plan(n), fc.constantFrom(1, 2, 3, Infinity), fc.integer({ min: 0, max: 3 })),
+      )
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async ([plans, maxParallel, offset]) => {
+        const clock = fakeClock({ auto: true, start: offset + 0.5 })
+        const links = plans.map((p, i) => p.links.filter((t) => t !== i).map((t) => `s${t}`))
+        const problems: string[] = []
+        let settled = false
+        let active = 0
+        const interpreter: Interpreter = {
+          kind: 'work',
+          async execute(node, ctx) {
+            if (settled) problems.push(`${node.id} started at ${ctx.stepId} after the run settled`)
+            const p = plans[Number(ctx.stepId.slice(1))]!
+            active++
+            if (active > maxParallel)
+              problems.push(`${active} running at maxParallel ${maxParallel}`)
+            try {
+              if (p.tokens > 0) ctx.reportUsage({ tokens: p.tokens })
+              if (node.id === 'spare') return 'spare'
+              if (links[Number(ctx.stepId.slice(1))]!.length > 0) {
+                active--
+                try {
+                  await ctx.resolveLinks('refs')
+                } finally {
+                  active++
+                  if (active > maxParallel) problems.push(`${active} running after a link wait`)
+                }
+              }
+              await clock.sleep(p.delay, ctx.signal)
+              if (ctx.attempt <= p.fails) throw new Error(`planned failure of ${ctx.stepId}`)
+              return ctx.stepId
+            } finally {
+              active--
+            }
+          },
+          materialize(_node, output, ctx) {
+            if (settled) problems.push(`materialized ${ctx.stepId} after the run settled`)
+            ctx.reportUsage({ tokens: 1 })
+            return output
+          },
+        }
+        let g = graph('random')
+        plans.forEach((p, i) => {
+          const policy = policies[p.policy]
+          g = addStep({
+            id: `s${i}`,
+            node: scriptedNode(`w${i}`, 'work'),
+            dependsOn: p.deps.map((d) => `s${d}`),
+            ...(links[i]!.length > 0 && { links: { refs: links[i]! } }),
+            ...(policy !== undefined && { onError: policy }),
+          })(g)
+        })
+        const events: RunEvent[] = []
+        const outcome = run(g, {
+          interpreters: interpreters(...defaultInterpreters.values(), interpreter),
+          clock,
+          maxParallel,
+          onEvent: (e) => {
+            if (settled) problems.push(`${e.type} after graph_completed`)
+            events.push(e)
+            if (e.type === 'graph_completed' && e.path.length === 0) settled = true
+          },
+        }).then(
+          (r) => ({ ok: true as const, r }),
+          (error: unknown) => ({ ok: false as const, error }),
+        )
+        const hang = new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 2000))
+        const ended = await Promise.race([outcome, hang])
+        expect(ended).not.toBe('hang')
+        if (ended === 'hang') return
+        // Let abandoned steps finish what they do after the run settled.
+        for (let k = 0; k < 10; k++) await clock.advance(5)
+        expect(problems).toEqual([])
+        expect(settled).toBe(true)
+        expect(events.at(-1)).toMatchObject({ type: 'graph_completed', path: [] })
+        if (ended.ok) {
+          expect(traceUsage(ended.r.trace)).toEqual(ended.r.metrics.usage)
+        } else {
+          expect(ended.error).toMatchObject({ _tag: expect.stringMatching(/StepFailed/) })
+          const cause = (ended.error as { cause?: { _tag?: string } }).cause
+          if (cause?._tag !== undefined) expect(cause._tag).toBe('LinkCycle')
+        }
+      }),
+      { numRuns: 150 },
+    )
   })
 })

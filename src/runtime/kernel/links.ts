@@ -118,7 +118,8 @@ const forget = (run: StepHost, waiter: number, waited: readonly number[]): void 
  * step links to under `handle`, in order. An artifact is the linked step's
  * output passed through its interpreter's `materialize` (or the output
  * itself), made once per run and cached; a linked step that has not finished
- * is waited for.
+ * is waited for. When one fails, the answer is its error, once every
+ * artifact asked for has settled.
  *
  * Links never hang a run. A link back to a step that is resolving its links
  * (through `materialize` calling `resolveLinks`), to a step that can only
@@ -154,7 +155,14 @@ export const resolveLinks = (
     waited.push(t)
     if (run.phase[t] !== DONE) blocks = true
   }
-  const all = Promise.all(artifacts)
+  // Waits for every artifact, even after one failed: the asking step is
+  // still waiting while the others materialize (and report their usage).
+  const all = Promise.allSettled(artifacts).then((settled) =>
+    settled.map((r) => {
+      if (r.status === 'rejected') throw r.reason
+      return r.value
+    }),
+  )
   // The asking step is the first of the stack: it runs while the rest materialize.
   const asker = stack[0]!
   if (blocks) run.releaseSlot(asker)

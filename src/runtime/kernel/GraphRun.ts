@@ -111,6 +111,12 @@ export class GraphRun implements StepHost {
   /** Steps that gave their slot back while they wait for links. */
   #waiting = 0
   #pumping = false
+  /**
+   * The clock reading of the step that just completed, while its `pump`
+   * starts the steps it released (they start at that instant): one clock
+   * read per step instead of two. `NaN` otherwise.
+   */
+  #reading = Number.NaN
   #start = 0
   readonly #parentSignal: AbortSignal | undefined
   #resolve: (outcome: GraphOutcome) => void = () => undefined
@@ -243,7 +249,9 @@ export class GraphRun implements StepHost {
     this.nodes[i] = node
     this.phase[i] = RUNNING
     this.#inFlight++
-    const now = st.clock.now()
+    let now = this.#reading
+    if (now !== now) now = st.clock.now() // NaN: no fresh reading to reuse
+    else this.#reading = Number.NaN
     this.#starts[i] = now
     let input: unknown
     try {
@@ -359,7 +367,9 @@ export class GraphRun implements StepHost {
     }
     const waiter = this.#waiters?.[i]
     if (waiter !== undefined) waiter.resolve()
+    this.#reading = end
     this.pump()
+    this.#reading = Number.NaN
   }
 
   #record(

@@ -126,39 +126,61 @@ export interface StreamLag {
  */
 export type StreamEvent = RunEvent | StreamLag
 
-// Event constructors: the kernel builds every event through these.
+/**
+ * Where the kernel sends events: the run's id and its listener, which is
+ * `undefined` when nobody listens or once the run has settled. Each `emit…`
+ * helper builds its event only when there is a listener.
+ *
+ * @internal
+ */
+export interface EventSink {
+  readonly runId: string
+  readonly onEvent: ((event: RunEvent) => void) | undefined
+}
 
 /** @internal */
-export const graphStarted = (
-  runId: string,
+export const emitGraphStarted = (
+  sink: EventSink,
   path: readonly string[],
   graphId: string,
   time: number,
-): GraphStarted => ({ type: 'graph_started', runId, path, graphId, time })
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'graph_started', runId: sink.runId, path, graphId, time })
+}
 
 /** @internal */
-export const stepStart = (
-  runId: string,
+export const emitStepStart = (
+  sink: EventSink,
   path: readonly string[],
   stepId: string,
   nodeId: string,
   kind: string,
   attempt: number,
   time: number,
-): StepStart => ({ type: 'step_start', runId, path, stepId, nodeId, kind, attempt, time })
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_start', runId: sink.runId, path, stepId, nodeId, kind, attempt, time })
+}
 
 /** @internal */
-export const stepChunk = (
-  runId: string,
+export const emitStepChunk = (
+  sink: EventSink,
   path: readonly string[],
   stepId: string,
   attempt: number,
   chunk: unknown,
-): StepChunk => ({ type: 'step_chunk', runId, path, stepId, attempt, chunk })
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_chunk', runId: sink.runId, path, stepId, attempt, chunk })
+}
 
 /** @internal */
-export const stepComplete = (
-  runId: string,
+export const emitStepComplete = (
+  sink: EventSink,
   path: readonly string[],
   stepId: string,
   status: StepComplete['status'],
@@ -166,50 +188,62 @@ export const stepComplete = (
   attempts: number,
   durationMs: number,
   time: number,
-): StepComplete => ({
-  type: 'step_complete',
-  runId,
-  path,
-  stepId,
-  status,
-  output,
-  attempts,
-  durationMs,
-  time,
-})
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({
+    type: 'step_complete',
+    runId: sink.runId,
+    path,
+    stepId,
+    status,
+    output,
+    attempts,
+    durationMs,
+    time,
+  })
+}
 
 /** @internal */
-export const stepError = (
-  runId: string,
+export const emitStepError = (
+  sink: EventSink,
   path: readonly string[],
   stepId: string,
   attempt: number,
   error: unknown,
   final: boolean,
   time: number,
-): StepError => ({ type: 'step_error', runId, path, stepId, attempt, error, final, time })
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_error', runId: sink.runId, path, stepId, attempt, error, final, time })
+}
 
 /** @internal */
-export const graphCompleted = (
-  runId: string,
+export const emitGraphCompleted = (
+  sink: EventSink,
   path: readonly string[],
   graphId: string,
   status: RunStatus,
   error: unknown,
   durationMs: number,
   time: number,
-): GraphCompleted => ({
-  type: 'graph_completed',
-  runId,
-  path,
-  graphId,
-  status,
-  error,
-  durationMs,
-  time,
-})
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({
+    type: 'graph_completed',
+    runId: sink.runId,
+    path,
+    graphId,
+    status,
+    error,
+    durationMs,
+    time,
+  })
+}
 
-/** @internal */
+/** A lag notice for a reader of a stream. @internal */
 export const streamLag = (runId: string, dropped: number): StreamLag => ({
   type: 'stream_lag',
   runId,

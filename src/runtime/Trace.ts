@@ -122,6 +122,31 @@ export const traceUsage = (trace: Trace): RunUsage => {
 
 const NO_META: Meta = Object.freeze({})
 
+const NO_PARENTS: readonly Vertex<StepRecord>[] = Object.freeze([])
+
+/**
+ * The parents of step `i`'s record: the records of its dependencies
+ * (`targets[offsets[i]]` up to `targets[offsets[i + 1]]`, in `dependsOn`
+ * order). A single one is returned as is (a vertex keeps it inline), several
+ * as a frozen tuple.
+ *
+ * @internal
+ */
+export const recordParents = (
+  offsets: ArrayLike<number>,
+  targets: ArrayLike<number>,
+  records: readonly (Vertex<StepRecord> | undefined)[],
+  i: number,
+): Vertex<StepRecord> | readonly Vertex<StepRecord>[] => {
+  const first = offsets[i]!
+  const count = offsets[i + 1]! - first
+  if (count === 0) return NO_PARENTS
+  if (count === 1) return records[targets[first]!]!
+  const list: Vertex<StepRecord>[] = []
+  for (let k = 0; k < count; k++) list.push(records[targets[first + k]!]!)
+  return Object.freeze(list)
+}
+
 /**
  * The vertex of one step record: its parents are the records of the step's
  * dependencies (one kept inline, several as a frozen tuple), its id the

@@ -5,19 +5,17 @@ import { stepInput, type Step } from '../../graph/Step.js'
 import type { Upstream, UsageReport } from '../../node/Context.js'
 import type { Interpreter } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
-import { expandName } from '../../node/name.js'
-import { Cancelled, MissingInterpreter, RunError, StepFailed, UnknownNodeRef } from '../RunError.js'
+import { Cancelled, RunError, StepFailed } from '../RunError.js'
 import {
-  graphCompleted,
-  graphStarted,
-  stepChunk,
-  stepComplete,
-  stepError,
-  stepStart,
+  emitGraphCompleted,
+  emitGraphStarted,
+  emitStepComplete,
+  emitStepStart,
 } from '../RunEvent.js'
 import type { RunState } from '../RunState.js'
 import {
   makeTrace,
+  recordParents,
   recordVertex,
   type RunStatus,
   type StepRecord,
@@ -27,8 +25,12 @@ import {
 import { settleStep, type Outcome } from './attempt.js'
 import { resolveLinks } from './links.js'
 import { DONE, FAILED, RUNNING } from './phase.js'
+import { Slots } from './Slots.js'
 import { StepContext } from './StepContext.js'
+import { executorOf, stepNode, upstreamOf } from './stepNode.js'
 import type { LinkAsker, StepHost } from './StepHost.js'
+import { StepUsage } from './StepUsage.js'
+import { Waiters } from './Waiters.js'
 
 /** What a graph run resolves with. @internal */
 export interface GraphOutcome {
@@ -36,20 +38,7 @@ export interface GraphOutcome {
   readonly trace: Trace
 }
 
-interface Waiter {
-  readonly promise: Promise<void>
-  readonly resolve: () => void
-  readonly reject: (error: unknown) => void
-}
-
-interface MutableUsage {
-  tokens: number
-  apiCalls: number
-  cost: number
-}
-
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
-const NO_PARENTS: readonly Vertex<StepRecord>[] = Object.freeze([])
 
 /** The step paths of root graphs (`[id]`), made once per compiled graph, not per run. */
 const rootPaths = new WeakMap<CompiledGraph, (readonly string[] | undefined)[]>()
@@ -84,7 +73,6 @@ export class GraphRun implements StepHost {
   readonly owner: StepContext | undefined
   readonly controller = new AbortController()
   readonly signal: AbortSignal
-  readonly maxParallel: number
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
   readonly outputs: unknown[]
@@ -99,17 +87,11 @@ export class GraphRun implements StepHost {
   readonly #starts: Float64Array
   readonly #paths: (readonly string[] | undefined)[]
   readonly #upstreams: (Upstream | undefined)[]
-  #usage: (MutableUsage | undefined)[] | undefined = undefined
-  #waiters: (Waiter | undefined)[] | undefined = undefined
-  /** Per step, how many of its link waits have given its slot back. */
-  #released: Int32Array | undefined = undefined
-  /** Steps whose link wait ended, waiting for a slot: served before new steps. */
-  #resumes: ((take: boolean) => void)[] = []
+  readonly #slots: Slots
+  readonly #usage = new StepUsage()
+  readonly #waiters = new Waiters()
   #head = 0
   #tail = 0
-  #inFlight = 0
-  /** Steps that gave their slot back while they wait for links. */
-  #waiting = 0
   #pumping = false
   /**
    * The clock reading of the step that just completed, while its `pump`
@@ -142,9 +124,9 @@ export class GraphRun implements StepHost {
     this.signal = this.controller.signal
     // Every running attempt with a timeout, retry wait and nested graph listens to it.
     setMaxListeners(Infinity, this.signal)
-    this.maxParallel = maxParallel
     this.#parentSignal = parentSignal
     const n = compiled.steps.length
+    this.#slots = new Slots(maxParallel, n)
     this.phase = new Uint8Array(n)
     this.attemptsOf = new Int32Array(n)
     this.outputs = new Array<unknown>(n)
@@ -177,7 +159,7 @@ export class GraphRun implements StepHost {
     })
     const st = this.state
     this.#start = st.clock.now()
-    st.onEvent?.(graphStarted(st.runId, this.path, this.compiled.graph.id, this.#start))
+    emitGraphStarted(st, this.path, this.compiled.graph.id, this.#start)
     const parentSignal = this.#parentSignal
     if (parentSignal?.aborted === true) {
       this.stop(new Cancelled(this.path, parentSignal.reason))
@@ -196,15 +178,14 @@ export class GraphRun implements StepHost {
   pump(): void {
     if (this.#pumping) return
     this.#pumping = true
-    while (!this.done && this.#inFlight < this.maxParallel) {
-      if (this.#resumes.length > 0) this.#resumes.shift()!(true)
-      else if (this.#head < this.#tail) this.#startStep(this.#queue[this.#head++]!)
-      else break
+    const slots = this.#slots
+    while (!this.done && slots.inFlight < slots.max) {
+      if (slots.resumeNext()) continue
+      if (this.#head === this.#tail) break
+      this.#startStep(this.#queue[this.#head++]!)
     }
     this.#pumping = false
-    if (!this.done && this.#inFlight === 0 && this.#waiting === 0 && this.#head === this.#tail) {
-      this.#finish()
-    }
+    if (!this.done && slots.idle && this.#head === this.#tail) this.#finish()
   }
 
   /** The path of step `i`: the graph's path and the step id. */
@@ -228,29 +209,18 @@ export class GraphRun implements StepHost {
         return
       }
     }
-    const node =
-      step.node ??
-      st.session.get(
-        expandName(step.nodeRef, { run_id: st.runId, timestamp: String(st.startedAt) }),
-      )
-    if (node === undefined) {
-      this.stop(new UnknownNodeRef(this.pathOf(i), String(step.nodeRef)))
+    const found = stepNode(st, step, this.pathOf(i))
+    const interpreter = found instanceof RunError ? found : executorOf(st, found, this.pathOf(i))
+    if (interpreter instanceof RunError) {
+      this.stop(interpreter)
       return
     }
-    const interpreter = st.interpreters.get(node.kind)
-    if (interpreter === undefined) {
-      this.stop(new MissingInterpreter(this.pathOf(i), node.kind))
-      return
-    }
-    if (interpreter.execute === undefined && interpreter.executeStream === undefined) {
-      this.stop(new MissingInterpreter(this.pathOf(i), node.kind, 'the interpreter cannot execute'))
-      return
-    }
+    const node = found as Node // not a RunError: the interpreter would be that one
     this.nodes[i] = node
     this.phase[i] = RUNNING
-    this.#inFlight++
+    this.#slots.inFlight++
     let now = this.#reading
-    if (now !== now) now = st.clock.now() // NaN: no fresh reading to reuse
+    if (Number.isNaN(now)) now = st.clock.now()
     else this.#reading = Number.NaN
     this.#starts[i] = now
     let input: unknown
@@ -273,10 +243,7 @@ export class GraphRun implements StepHost {
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
-    const listener = st.onEvent
-    if (listener !== undefined) {
-      listener(stepStart(st.runId, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now))
-    }
+    emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
     let out: unknown
     try {
@@ -332,12 +299,7 @@ export class GraphRun implements StepHost {
     node: Node,
   ): void {
     if (this.done) return
-    const released = this.#released
-    if (released !== undefined && released[i]! > 0) {
-      // It finished while a link wait of it had given its slot back.
-      released[i] = 0
-      this.#waiting--
-    } else this.#inFlight--
+    this.#slots.finish(i)
     const st = this.state
     const end = st.clock.now()
     const path = this.pathOf(i)
@@ -353,20 +315,14 @@ export class GraphRun implements StepHost {
     const durationMs = end - this.#starts[i]!
     st.stepsDone++
     st.latencies.push(durationMs)
-    const listener = st.onEvent
-    if (listener !== undefined) {
-      listener(
-        stepComplete(st.runId, path, this.ids[i]!, status, output, attempts, durationMs, end),
-      )
-    }
+    emitStepComplete(st, path, this.ids[i]!, status, output, attempts, durationMs, end)
     const { offsets, targets } = this.compiled.dependents
     const remaining = this.#remaining
     for (let k = offsets[i]!, last = offsets[i + 1]!; k < last; k++) {
       const t = targets[k]!
       if (--remaining[t]! === 0) this.#queue[this.#tail++] = t
     }
-    const waiter = this.#waiters?.[i]
-    if (waiter !== undefined) waiter.resolve()
+    this.#waiters.done(i)
     this.#reading = end
     this.pump()
     this.#reading = Number.NaN
@@ -384,17 +340,8 @@ export class GraphRun implements StepHost {
     node: Node,
   ): Vertex<StepRecord> {
     const { offsets, targets } = this.compiled.dependencies
-    const first = offsets[i]!
-    const count = offsets[i + 1]! - first
-    // A vertex keeps a single parent inline, so only build a tuple for several.
-    let parents: Vertex<StepRecord> | readonly Vertex<StepRecord>[] = NO_PARENTS
-    if (count === 1) parents = this.records[targets[first]!]!
-    else if (count > 1) {
-      const list: Vertex<StepRecord>[] = []
-      for (let k = 0; k < count; k++) list.push(this.records[targets[first + k]!]!)
-      parents = Object.freeze(list)
-    }
-    const usage = this.#usage?.[i]
+    const parents = recordParents(offsets, targets, this.records, i)
+    const usage = this.#usage.of(i)
     const start = this.#starts[i]!
     return recordVertex(parents, {
       stepId: this.ids[i]!,
@@ -418,54 +365,8 @@ export class GraphRun implements StepHost {
 
   /** The results of step `i`'s dependencies, by step id in `dependsOn` order; made once. */
   upstreamOf(i: number): Upstream {
-    return (this.#upstreams[i] ??= this.#makeUpstream(i))
-  }
-
-  #makeUpstream(i: number): Upstream {
     const { offsets, targets } = this.compiled.dependencies
-    const first = offsets[i]!
-    const last = offsets[i + 1]!
-    if (first === last) return EMPTY_UPSTREAM
-    // Without a prototype: V8 keeps such an object as a small hash table,
-    // instead of making a hidden class per step id (2 µs per step at 10⁴ ids).
-    const up = Object.create(null) as Record<string, unknown>
-    for (let k = first; k < last; k++) {
-      const d = targets[k]!
-      up[this.ids[d]!] = this.outputs[d]
-    }
-    return Object.freeze(up)
-  }
-
-  emitStart(i: number, node: Node, attempt: number): void {
-    const st = this.state
-    const listener = st.onEvent
-    if (listener === undefined) return
-    listener(
-      stepStart(
-        st.runId,
-        this.pathOf(i),
-        this.ids[i]!,
-        node.id,
-        node.kind,
-        attempt,
-        st.clock.now(),
-      ),
-    )
-  }
-
-  emitError(i: number, attempt: number, error: unknown, final: boolean): void {
-    const st = this.state
-    const listener = st.onEvent
-    if (listener === undefined || this.done) return
-    listener(
-      stepError(st.runId, this.pathOf(i), this.ids[i]!, attempt, error, final, st.clock.now()),
-    )
-  }
-
-  emitChunk(i: number, attempt: number, chunk: unknown): void {
-    const listener = this.state.onEvent
-    if (this.done || listener === undefined) return
-    listener(stepChunk(this.state.runId, this.pathOf(i), this.ids[i]!, attempt, chunk))
+    return (this.#upstreams[i] ??= upstreamOf(offsets, targets, this.ids, this.outputs, i))
   }
 
   /** Adds usage to step `i`, to the steps running the enclosing graphs, and to the run. */
@@ -475,9 +376,9 @@ export class GraphRun implements StepHost {
     const tokens = usage.tokens ?? 0
     const apiCalls = usage.apiCalls ?? 0
     const cost = usage.cost ?? 0
-    this.#addOwnUsage(i, tokens, apiCalls, cost)
+    this.#usage.add(i, tokens, apiCalls, cost)
     for (let run = this.parent, j = this.parentIndex; run !== undefined;) {
-      run.#addOwnUsage(j, tokens, apiCalls, cost)
+      run.#usage.add(j, tokens, apiCalls, cost)
       j = run.parentIndex
       run = run.parent
     }
@@ -489,29 +390,9 @@ export class GraphRun implements StepHost {
     if (over !== undefined) st.fail(over)
   }
 
-  #addOwnUsage(i: number, tokens: number, apiCalls: number, cost: number): void {
-    const slot = ((this.#usage ??= [])[i] ??= { tokens: 0, apiCalls: 0, cost: 0 })
-    slot.tokens += tokens
-    slot.apiCalls += apiCalls
-    slot.cost += cost
-  }
-
   /** Resolves when step `i` has finished with a value; rejects if the graph stops first. */
   whenDone(i: number): Promise<void> {
-    if (this.phase[i] === DONE) return Promise.resolve()
-    const all = (this.#waiters ??= [])
-    let waiter = all[i]
-    if (waiter === undefined) {
-      let resolve: () => void = () => undefined
-      let reject: (e: unknown) => void = () => undefined
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      waiter = { promise, resolve, reject }
-      all[i] = waiter
-    }
-    return waiter.promise
+    return this.phase[i] === DONE ? Promise.resolve() : this.#waiters.wait(i)
   }
 
   resolveLinks(ctx: LinkAsker, handle: string): Promise<readonly unknown[]> {
@@ -519,34 +400,11 @@ export class GraphRun implements StepHost {
   }
 
   releaseSlot(i: number): void {
-    if (this.done || this.phase[i] !== RUNNING) return
-    const released = (this.#released ??= new Int32Array(this.phase.length))
-    if (released[i]!++ > 0) return
-    this.#inFlight--
-    this.#waiting++
-    this.pump()
+    if (!this.done && this.phase[i] === RUNNING && this.#slots.release(i)) this.pump()
   }
 
   takeSlot(i: number): Promise<void> | undefined {
-    const released = this.#released
-    // Zero: the step finished meanwhile (see `complete`).
-    if (released === undefined || released[i] === 0) return undefined
-    if (--released[i]! > 0) return undefined
-    if (this.done) return undefined
-    if (this.#inFlight < this.maxParallel && this.#resumes.length === 0) {
-      this.#waiting--
-      this.#inFlight++
-      return undefined
-    }
-    return new Promise<void>((resolve) => {
-      this.#resumes.push((take) => {
-        if (take) {
-          this.#waiting--
-          this.#inFlight++
-        }
-        resolve()
-      })
-    })
+    return this.done ? undefined : this.#slots.retake(i)
   }
 
   #finish(): void {
@@ -584,10 +442,8 @@ export class GraphRun implements StepHost {
         this.nodes[i]!,
       )
     }
-    if (this.#waiters !== undefined) for (const w of this.#waiters) w?.reject(error)
-    const resumes = this.#resumes
-    this.#resumes = []
-    for (const r of resumes) r(false)
+    this.#waiters.fail(error)
+    this.#slots.cancel()
     const status: RunStatus = error instanceof Cancelled ? 'cancelled' : 'failed'
     const trace = this.#trace(status, end)
     error.trace ??= trace
@@ -598,16 +454,14 @@ export class GraphRun implements StepHost {
   #completed(status: RunStatus, error: RunError | undefined, trace: Trace): void {
     if (this.owner !== undefined) this.owner.nested = trace
     const st = this.state
-    st.onEvent?.(
-      graphCompleted(
-        st.runId,
-        this.path,
-        this.compiled.graph.id,
-        status,
-        error,
-        trace.durationMs,
-        trace.end,
-      ),
+    emitGraphCompleted(
+      st,
+      this.path,
+      this.compiled.graph.id,
+      status,
+      error,
+      trace.durationMs,
+      trace.end,
     )
     // The root settles the run: nothing reaches a listener after this.
     if (this.owner === undefined) st.settle()

@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js'
 import type { NodeContext, NodeRegistry, Upstream, UsageReport } from '../../node/Context.js'
 import type { InterpreterRegistry } from '../../node/Interpreter.js'
+import { emitStepChunk } from '../RunEvent.js'
 import type { Trace } from '../Trace.js'
 import type { StepHost } from './StepHost.js'
 
@@ -96,7 +97,9 @@ export class StepContext implements NodeContext {
   }
 
   emit(chunk: unknown): void {
-    this.run.emitChunk(this.index, this.attempt, chunk)
+    const run = this.run
+    if (run.done) return
+    emitStepChunk(run.state, this.path, this.stepId, this.attempt, chunk)
   }
 
   resolveLinks(handle: string): Promise<readonly unknown[]> {

@@ -41,9 +41,6 @@ export interface StepHost {
   readonly done: boolean
   pathOf(i: number): readonly string[]
   upstreamOf(i: number): Upstream
-  emitStart(i: number, node: Node, attempt: number): void
-  emitError(i: number, attempt: number, error: unknown, final: boolean): void
-  emitChunk(i: number, attempt: number, chunk: unknown): void
   addUsage(i: number, usage: UsageReport): void
   /** Resolves when step `i` has finished with a value; rejects if the graph stops first. */
   whenDone(i: number): Promise<void>

@@ -2,6 +2,7 @@ import { afterAttempts, maxAttempts, retryDelay } from '../../graph/ErrorPolicy.
 import type { ChunkStream, Interpreter } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import { MissingInterpreter, StepTimeout } from '../RunError.js'
+import { emitStepError, emitStepStart } from '../RunEvent.js'
 import type { StepStatus } from '../Trace.js'
 import { StepContext } from './StepContext.js'
 import type { StepHost } from './StepHost.js'
@@ -72,7 +73,7 @@ const attemptOnce = async (
   const timeoutMs = run.steps[i]!.timeoutMs
   st.attempts++
   run.attemptsOf[i] = attempt
-  run.emitStart(i, node, attempt)
+  emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, st.clock.now())
   let signal = run.signal
   let attemptController: AbortController | undefined
   let timer: AbortController | undefined
@@ -134,7 +135,7 @@ export const settleStep = async (
   while (true) {
     if (attempt > 0) {
       const final = attempt >= most
-      run.emitError(i, attempt, error, final)
+      emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, error, final, st.clock.now())
       if (final || policy._tag !== 'retry') break
       const delay = retryDelay(policy, attempt, st.random())
       if (delay > 0) {
@@ -194,7 +195,7 @@ export const settleStep = async (
           node: other,
         }
       }
-      run.emitError(i, attempt, r.error, true)
+      emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, r.error, true, st.clock.now())
       return {
         status: 'failed',
         output: undefined,

@@ -40,6 +40,20 @@ export interface GraphOutcome {
 
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
 
+/**
+ * The latest root graph run and one of its step contexts, kept until the
+ * next run. V8's optimised code for the kernel refers to what it was
+ * specialised on weakly: when a full collection finds no live graph run or
+ * context, it deoptimises every kernel function ("weak objects"), and the
+ * next run pays to optimise them again — five times the cost per step when
+ * runs alternate with allocation-heavy work. A run that completed drops its
+ * step data when it finishes, so this keeps only the kernel's own objects.
+ */
+const latest: { run: GraphRun | undefined; ctx: StepContext | undefined } = {
+  run: undefined,
+  ctx: undefined,
+}
+
 /** The step paths of root graphs (`[id]`), made once per compiled graph, not per run. */
 const rootPaths = new WeakMap<CompiledGraph, (readonly string[] | undefined)[]>()
 
@@ -158,6 +172,7 @@ export class GraphRun implements StepHost {
       this.#reject = reject
     })
     const st = this.state
+    if (this.owner === undefined) latest.run = this
     this.#start = st.clock.now()
     emitGraphStarted(st, this.path, this.compiled.graph.id, this.#start)
     const parentSignal = this.#parentSignal
@@ -245,6 +260,7 @@ export class GraphRun implements StepHost {
     this.attemptsOf[i] = 1
     emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
+    if (this.owner === undefined) latest.ctx = ctx
     let out: unknown
     try {
       out = interpreter.execute!(node, ctx)
@@ -415,6 +431,12 @@ export class GraphRun implements StepHost {
     for (let i = 0; i < this.ids.length; i++) results[this.ids[i]!] = this.outputs[i]
     this.#completed('completed', undefined, trace)
     this.#resolve({ results: Object.freeze(results), trace })
+    // Every step has finished: the results and the trace hold what is needed.
+    this.outputs.fill(undefined)
+    this.inputs.fill(undefined)
+    this.records.fill(undefined)
+    this.#upstreams.fill(undefined)
+    this.artifacts = undefined
   }
 
   /**

@@ -345,7 +345,7 @@ describe('a run settles once (law)', () => {
         const hang = new Promise<'hang'>((resolve) => {
           timer = setTimeout(() => {
             resolve('hang')
-          }, 2000)
+          }, 10_000)
         })
         const ended = await Promise.race([outcome, hang])
         clearTimeout(timer)

@@ -360,7 +360,7 @@ const peerBench =
           median: m.ours.us,
           baseline: 'LangGraph.js StateGraph',
           baselineMedian: m.baseline.us,
-          target: { ratio: 0.002 },
+          target: { ratio: 0.001 },
         },
       ]
     })

@@ -61,6 +61,83 @@ export interface RetryPolicy {
 export type ErrorPolicy = FailPolicy | RetryPolicy | SkipPolicy | FallbackPolicy
 
 /**
+ * What a policy does once its own node's attempts have failed: a retry's
+ * `then`, or the policy itself. The one place that knows a retry wraps the
+ * final policy.
+ *
+ * @category error policies
+ * @example
+ * import { afterAttempts, retry, skip } from 'nerve'
+ * import assert from 'assert'
+ *
+ * assert.deepStrictEqual(afterAttempts(retry({ count: 2, then: skip(0) })), skip(0))
+ * assert.deepStrictEqual(afterAttempts(skip(0)), skip(0))
+ */
+export const afterAttempts = (policy: ErrorPolicy): FailPolicy | SkipPolicy | FallbackPolicy =>
+  policy._tag === 'retry' ? policy.then : policy
+
+/**
+ * How many times a step runs its own node at most under a policy:
+ * `count + 1` for a retry, 1 otherwise (a fallback node's run is not counted).
+ *
+ * @category error policies
+ * @example
+ * import { fallback, fn, maxAttempts, retry } from 'nerve'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(maxAttempts(retry({ count: 2 })), 3)
+ * assert.strictEqual(maxAttempts(fallback(fn('spare', () => 0))), 1)
+ */
+export const maxAttempts = (policy: ErrorPolicy): number =>
+  policy._tag === 'retry' ? policy.count + 1 : 1
+
+/**
+ * The node a policy falls back to, directly or after its retries;
+ * `undefined` when it has none.
+ *
+ * @category error policies
+ * @example
+ * import { fallback, fallbackNode, fn, retry, skip } from 'nerve'
+ * import assert from 'assert'
+ *
+ * const spare = fn('spare', () => 0)
+ * assert.strictEqual(fallbackNode(retry({ count: 1, then: fallback(spare) })), spare)
+ * assert.strictEqual(fallbackNode(skip(null)), undefined)
+ */
+export const fallbackNode = (policy: ErrorPolicy): Node | undefined => {
+  const then = afterAttempts(policy)
+  return then._tag === 'fallback' ? then.node : undefined
+}
+
+/**
+ * The policy with its fallback node (direct or after retries) replaced by
+ * `f(node)`; the policy itself when there is none or `f` returns the same
+ * node. Data-last, for rewriting a graph's nodes.
+ *
+ * @category error policies
+ * @example
+ * import { fallback, fallbackNode, fn, mapFallbackNode, retry, skip } from 'nerve'
+ * import assert from 'assert'
+ *
+ * const spare = fn('spare', () => 0)
+ * const other = fn('other', () => 1)
+ * const p = retry({ count: 1, then: fallback(spare) })
+ * assert.strictEqual(fallbackNode(mapFallbackNode(() => other)(p)), other)
+ * const s = skip(0)
+ * assert.strictEqual(mapFallbackNode(() => other)(s), s)
+ */
+export const mapFallbackNode =
+  (f: (node: Node) => Node) =>
+  <P extends ErrorPolicy>(policy: P): P => {
+    const node = fallbackNode(policy)
+    if (node === undefined) return policy
+    const mapped = f(node)
+    if (mapped === node) return policy
+    const then = fallback(mapped)
+    return (policy._tag === 'retry' ? Object.freeze({ ...policy, then }) : then) as P
+  }
+
+/**
  * The fail policy (the default of every step).
  *
  * @category error policies

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { fallbackNode } from './ErrorPolicy.js'
 import { Graph, HAS_LINKS, isGraph, MAY_NEST } from './Graph.js'
 import { cycles } from './cycles.js'
 import type { GraphError } from './GraphError.js'
@@ -45,9 +46,8 @@ const memo = new WeakMap<Graph, Result>()
 /** Calls `f` with each graph a step holds: its node and the node of a fallback policy. */
 const forNested = (step: Step, f: (g: Graph) => void): void => {
   if (isGraph(step.node)) f(step.node)
-  const p = step.onError
-  if (p._tag === 'fallback' && isGraph(p.node)) f(p.node)
-  else if (p._tag === 'retry' && p.then._tag === 'fallback' && isGraph(p.then.node)) f(p.then.node)
+  const other = fallbackNode(step.onError)
+  if (other !== undefined && isGraph(other)) f(other)
 }
 
 /** Checks and indexes one graph, taking nested graphs' results from `memo`. */

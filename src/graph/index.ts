@@ -1,4 +1,14 @@
-export { fail, fallback, retry, retryDelay, skip } from './ErrorPolicy.js'
+export {
+  afterAttempts,
+  fail,
+  fallback,
+  fallbackNode,
+  mapFallbackNode,
+  maxAttempts,
+  retry,
+  retryDelay,
+  skip,
+} from './ErrorPolicy.js'
 export type {
   ErrorPolicy,
   FailPolicy,

@@ -103,3 +103,149 @@ export interface GraphCompleted {
  */
 export type RunEvent =
   GraphStarted | StepStart | StepChunk | StepComplete | StepError | GraphCompleted
+
+/**
+ * Told to a reader of {@link stream} that fell behind: `dropped` events
+ * were not kept since the one before (the stream keeps a bounded buffer).
+ * The events after it are the newest ones again; the last event of a stream
+ * (the root's `graph_completed`) is never dropped.
+ *
+ * @category events
+ */
+export interface StreamLag {
+  readonly type: 'stream_lag'
+  readonly runId: string
+  readonly dropped: number
+}
+
+/**
+ * What {@link stream} yields: the run's events, and a lag notice where a
+ * slow reader missed some.
+ *
+ * @category events
+ */
+export type StreamEvent = RunEvent | StreamLag
+
+/**
+ * Where the kernel sends events: the run's id and its listener, which is
+ * `undefined` when nobody listens or once the run has settled. Each `emit…`
+ * helper builds its event only when there is a listener.
+ *
+ * @internal
+ */
+export interface EventSink {
+  readonly runId: string
+  readonly onEvent: ((event: RunEvent) => void) | undefined
+}
+
+/** @internal */
+export const emitGraphStarted = (
+  sink: EventSink,
+  path: readonly string[],
+  graphId: string,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'graph_started', runId: sink.runId, path, graphId, time })
+}
+
+/** @internal */
+export const emitStepStart = (
+  sink: EventSink,
+  path: readonly string[],
+  stepId: string,
+  nodeId: string,
+  kind: string,
+  attempt: number,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_start', runId: sink.runId, path, stepId, nodeId, kind, attempt, time })
+}
+
+/** @internal */
+export const emitStepChunk = (
+  sink: EventSink,
+  path: readonly string[],
+  stepId: string,
+  attempt: number,
+  chunk: unknown,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_chunk', runId: sink.runId, path, stepId, attempt, chunk })
+}
+
+/** @internal */
+export const emitStepComplete = (
+  sink: EventSink,
+  path: readonly string[],
+  stepId: string,
+  status: StepComplete['status'],
+  output: unknown,
+  attempts: number,
+  durationMs: number,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({
+    type: 'step_complete',
+    runId: sink.runId,
+    path,
+    stepId,
+    status,
+    output,
+    attempts,
+    durationMs,
+    time,
+  })
+}
+
+/** @internal */
+export const emitStepError = (
+  sink: EventSink,
+  path: readonly string[],
+  stepId: string,
+  attempt: number,
+  error: unknown,
+  final: boolean,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'step_error', runId: sink.runId, path, stepId, attempt, error, final, time })
+}
+
+/** @internal */
+export const emitGraphCompleted = (
+  sink: EventSink,
+  path: readonly string[],
+  graphId: string,
+  status: RunStatus,
+  error: unknown,
+  durationMs: number,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({
+    type: 'graph_completed',
+    runId: sink.runId,
+    path,
+    graphId,
+    status,
+    error,
+    durationMs,
+    time,
+  })
+}
+
+/** A lag notice for a reader of a stream. @internal */
+export const streamLag = (runId: string, dropped: number): StreamLag => ({
+  type: 'stream_lag',
+  runId,
+  dropped,
+})

@@ -2,14 +2,15 @@ import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry } from '../node/Context.js'
 import { overBudget, type Budget, type RunUsage } from './Budget.js'
 import type { Clock } from './Clock.js'
-import type { GraphRun } from './GraphRun.js'
 import { BudgetExceeded, type RunError } from './RunError.js'
 import type { RunEvent } from './RunEvent.js'
 
 /**
  * What one run shares across its graphs (the root and nested ones): the
  * settings, the usage and step counters the budget is checked against, and
- * the figures that become its metrics.
+ * the figures that become its metrics. It knows no graph run: the root's
+ * run gives it `fail`, and clears `onEvent` when it settles (listeners get
+ * nothing after the root's `graph_completed`).
  *
  * @internal
  */
@@ -21,8 +22,14 @@ export class RunState {
   readonly session: NodeRegistry
   readonly parser: string | undefined
   readonly budget: Budget | undefined
-  readonly onEvent: ((event: RunEvent) => void) | undefined
+  /** The listener; `undefined` once the run has settled. */
+  onEvent: ((event: RunEvent) => void) | undefined
+  /** The clock's reading when the run started. */
   readonly start: number
+  /** The run's start in whole milliseconds: `{timestamp}` and `ctx.runStartedAt`. */
+  readonly startedAt: number
+  /** Whether the root graph has finished, failed or been cancelled. */
+  settled = false
   stepsStarted = 0
   stepsDone = 0
   attempts = 0
@@ -34,8 +41,8 @@ export class RunState {
   materializations = 0
   cacheHits = 0
   linkDepth = 0
-  /** The root graph's run, once made. */
-  top: GraphRun | undefined = undefined
+  /** Stops the whole run (every graph of it) with `error`; set by the root graph's run. */
+  fail: (error: RunError) => void = () => undefined
 
   constructor(settings: {
     runId: string
@@ -56,6 +63,13 @@ export class RunState {
     this.budget = settings.budget
     this.onEvent = settings.onEvent
     this.start = settings.clock.now()
+    this.startedAt = Math.floor(this.start)
+  }
+
+  /** The run settled: later events go nowhere, later usage counts nowhere. */
+  settle(): void {
+    this.settled = true
+    this.onEvent = undefined
   }
 
   usage(): RunUsage {
@@ -69,10 +83,5 @@ export class RunState {
     return over === undefined
       ? undefined
       : new BudgetExceeded(path, over.limit, over.max, over.used)
-  }
-
-  /** Stops the whole run (every graph of it) with `error`. */
-  fail(error: RunError): void {
-    this.top?.stop(error)
   }
 }

@@ -1,3 +1,4 @@
+// kernel/ (GraphRun, StepContext, attempts, links) is internal: deliberately not exported here.
 export { systemClock } from './Clock.js'
 export type { Clock } from './Clock.js'
 export type { Budget, BudgetLimit, RunUsage } from './Budget.js'
@@ -23,10 +24,13 @@ export type {
   StepComplete,
   StepError,
   StepStart,
+  StreamEvent,
+  StreamLag,
 } from './RunEvent.js'
-export { traceRecord } from './Trace.js'
+export { traceRecord, traceUsage } from './Trace.js'
 export type { RunStatus, StepRecord, StepStatus, Trace } from './Trace.js'
 export { explain } from './explain.js'
 export { run, runGraph } from './run.js'
 export type { RunOptions, RunResult } from './run.js'
 export { stream } from './stream.js'
+export type { StreamOptions } from './stream.js'

@@ -7,12 +7,12 @@ import { nodeRegistry, type NodeContext, type NodeRegistry } from '../node/Conte
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import { checkBudget, type Budget } from './Budget.js'
 import { systemClock, type Clock } from './Clock.js'
-import { GraphRun, type GraphOutcome } from './GraphRun.js'
+import { GraphRun, type GraphOutcome } from './kernel/GraphRun.js'
+import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
-import { BudgetExceeded, InvalidGraph } from './RunError.js'
+import { BudgetExceeded, InvalidGraph, type RunError } from './RunError.js'
 import type { RunEvent } from './RunEvent.js'
 import { RunState } from './RunState.js'
-import { StepContext } from './StepContext.js'
 import type { Trace } from './Trace.js'
 
 /**
@@ -128,6 +128,18 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
   }
 }
 
+/**
+ * The run's `fail` callback. Made here, not inside `launch`: a closure there
+ * would share launch's scope with the promise callbacks, and keeping the
+ * graph run in that scope makes V8 promote every run's records to the old
+ * generation (10× the full collections on a 10³-step chain).
+ */
+const stopsWith =
+  (top: GraphRun) =>
+  (error: RunError): void => {
+    top.stop(error)
+  }
+
 const launch = (
   state: RunState,
   g: Graph,
@@ -138,7 +150,7 @@ const launch = (
   const compiled = compile(g)
   if (E.isLeft(compiled)) return Promise.reject(new InvalidGraph([], compiled.left))
   const top = new GraphRun(state, compiled.right, input, maxParallel, signal, undefined)
-  state.top = top
+  state.fail = stopsWith(top)
   const timer = timeLimit(state)
   const done = top.begin()
   const settle = (): void => timer?.abort()

@@ -1,6 +1,25 @@
+import { UsageError } from '../errors.js'
 import type { Graph } from '../graph/Graph.js'
 import { prepare, type RunOptions } from './run.js'
-import type { RunEvent } from './RunEvent.js'
+import { streamLag, type RunEvent, type StreamEvent } from './RunEvent.js'
+
+/**
+ * The options of {@link stream}: those of `run`, and how many events it
+ * keeps for a reader that falls behind.
+ *
+ * @category runtime
+ */
+export interface StreamOptions extends RunOptions {
+  /**
+   * The most events kept unread (default 10 000, an integer ≥ 1). Past it,
+   * new events are dropped and counted; the reader gets a `stream_lag`
+   * event with the count where they were, then the newer events. The
+   * root's `graph_completed` is always kept.
+   */
+  readonly buffer?: number
+}
+
+const DEFAULT_BUFFER = 10_000
 
 /**
  * Runs a graph as a stream of events: `graph_started`, then per step
@@ -9,8 +28,10 @@ import type { RunEvent } from './RunEvent.js'
  * events come in between with their step's path. Each iteration starts its
  * own run (on the first `next`). When the run fails, the iteration throws
  * its error after the last event; leaving the loop early (`break`) cancels
- * the run. Events are buffered: the run does not wait for the reader. Same
- * options as {@link run} (an `onEvent` there is not called).
+ * the run. Events are buffered: the run does not wait for the reader, and
+ * the buffer is bounded (`options.buffer`): a reader that falls behind gets
+ * a `stream_lag` event counting the events it missed, never unbounded
+ * memory. Same options as {@link run} (an `onEvent` there is not called).
  *
  * @category runtime
  * @example
@@ -33,25 +54,46 @@ import type { RunEvent } from './RunEvent.js'
  *   'graph_completed',
  * ])
  */
-export const stream = (g: Graph, options: RunOptions): AsyncIterable<RunEvent> => {
-  prepare('stream', g, options) // checks the arguments now
+export const stream = (g: Graph, options: StreamOptions): AsyncIterable<StreamEvent> => {
+  if (typeof options !== 'object' || (options as unknown) === null) prepare('stream', g, options) // throws
+  const { buffer = DEFAULT_BUFFER, ...runOptions } = options
+  if (typeof buffer !== 'number' || !Number.isSafeInteger(buffer) || buffer < 1) {
+    throw new UsageError('stream', `options.buffer must be an integer ≥ 1, got ${String(buffer)}`)
+  }
+  prepare('stream', g, runOptions) // checks the arguments now
   return {
-    [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
       const closer = new AbortController()
       const signal =
-        options.signal === undefined
+        runOptions.signal === undefined
           ? closer.signal
-          : AbortSignal.any([options.signal, closer.signal])
-      const launch = prepare('stream', g, { ...options, signal })
-      let queue: (RunEvent | undefined)[] = []
+          : AbortSignal.any([runOptions.signal, closer.signal])
+      const launch = prepare('stream', g, { ...runOptions, signal })
+      // A ring of `buffer` events, plus room for a lag notice and the last event.
+      const ring = new Array<StreamEvent | undefined>(buffer + 2)
       let head = 0
+      let size = 0
+      let dropped = 0
       let wake: (() => void) | undefined
       let started = false
       let finished = false
       let failed = false
       let failure: unknown
+      const enqueue = (event: StreamEvent): void => {
+        ring[(head + size) % ring.length] = event
+        size++
+      }
       const push = (event: RunEvent): void => {
-        queue.push(event)
+        const last = event.type === 'graph_completed' && event.path.length === 0
+        if (!last && size + (dropped > 0 ? 2 : 1) > buffer) {
+          dropped++
+          return
+        }
+        if (dropped > 0) {
+          enqueue(streamLag(event.runId, dropped))
+          dropped = 0
+        }
+        enqueue(event)
         if (wake !== undefined) {
           const w = wake
           wake = undefined
@@ -62,18 +104,16 @@ export const stream = (g: Graph, options: RunOptions): AsyncIterable<RunEvent> =
         finished = true
         wake?.()
       }
-      const take = (): IteratorResult<RunEvent> => {
-        const value = queue[head]!
-        queue[head++] = undefined
-        if (head > 4096 && head * 2 > queue.length) {
-          queue = queue.slice(head)
-          head = 0
-        }
+      const take = (): IteratorResult<StreamEvent> => {
+        const value = ring[head]!
+        ring[head] = undefined
+        head = (head + 1) % ring.length
+        size--
         return { value, done: false }
       }
-      const waitForMore = async (): Promise<IteratorResult<RunEvent>> => {
+      const waitForMore = async (): Promise<IteratorResult<StreamEvent>> => {
         while (true) {
-          if (head < queue.length) return take()
+          if (size > 0) return take()
           if (finished) {
             if (failed) {
               failed = false
@@ -85,7 +125,7 @@ export const stream = (g: Graph, options: RunOptions): AsyncIterable<RunEvent> =
         }
       }
       return {
-        next(): Promise<IteratorResult<RunEvent>> {
+        next(): Promise<IteratorResult<StreamEvent>> {
           if (!started) {
             started = true
             launch(push).then(settle, (e: unknown) => {
@@ -95,12 +135,14 @@ export const stream = (g: Graph, options: RunOptions): AsyncIterable<RunEvent> =
             })
           }
           // A buffered event is handed out without an async function's overhead.
-          return head < queue.length ? Promise.resolve(take()) : waitForMore()
+          return size > 0 ? Promise.resolve(take()) : waitForMore()
         },
-        return(): Promise<IteratorResult<RunEvent>> {
+        return(): Promise<IteratorResult<StreamEvent>> {
           if (!finished) closer.abort(new Error('the stream was closed by its reader'))
           finished = true
           failed = false
+          size = 0
+          ring.fill(undefined)
           return Promise.resolve({ value: undefined, done: true })
         },
       }

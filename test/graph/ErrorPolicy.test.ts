@@ -2,14 +2,24 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
 import {
+  afterAttempts,
   fail,
   fallback,
+  fallbackNode,
+  mapFallbackNode,
+  maxAttempts,
   policyProblems,
   retry,
   retryDelay,
   skip,
 } from '../../src/graph/ErrorPolicy.js'
 import { fn } from '../../src/node/FunctionNode.js'
+import type {
+  ErrorPolicy,
+  FailPolicy,
+  FallbackPolicy,
+  SkipPolicy,
+} from '../../src/graph/ErrorPolicy.js'
 
 describe('policy constructors', () => {
   it('build frozen tagged values', () => {
@@ -113,6 +123,62 @@ describe('retryDelay', () => {
           }
         },
       ),
+    )
+  })
+})
+
+const spares = ['a', 'b', 'c'].map((id) => fn(id, () => id))
+
+/** Every shape of policy: fail, skip, fallback, and a retry ending in each of them. */
+const final: fc.Arbitrary<FailPolicy | SkipPolicy | FallbackPolicy> = fc.oneof(
+  fc.constant(fail),
+  fc.integer().map(skip),
+  fc.constantFrom(...spares).map(fallback),
+)
+const policy: fc.Arbitrary<ErrorPolicy> = fc.oneof(
+  final,
+  fc.tuple(fc.nat({ max: 5 }), final).map(([count, then]) => retry({ count, then })),
+)
+
+describe('the retry/fallback shape of a policy', () => {
+  it('a retry runs its node count + 1 times, then does what its then says (law)', () => {
+    fc.assert(
+      fc.property(policy, (p) => {
+        expect(maxAttempts(p)).toBe(p._tag === 'retry' ? p.count + 1 : 1)
+        expect(afterAttempts(p)).toBe(p._tag === 'retry' ? p.then : p)
+        expect(afterAttempts(p)._tag).not.toBe('retry')
+      }),
+    )
+  })
+
+  it('the fallback node is the one of the policy after its retries, if any (law)', () => {
+    fc.assert(
+      fc.property(policy, (p) => {
+        const then = afterAttempts(p)
+        expect(fallbackNode(p)).toBe(then._tag === 'fallback' ? then.node : undefined)
+      }),
+    )
+  })
+
+  it('mapping the fallback node by identity returns the policy itself (law)', () => {
+    fc.assert(
+      fc.property(policy, (p) => {
+        expect(mapFallbackNode((n) => n)(p)).toBe(p)
+      }),
+    )
+  })
+
+  it('mapping the fallback node replaces only that node (law)', () => {
+    const other = fn('other', () => 'other')
+    fc.assert(
+      fc.property(policy, (p) => {
+        const mapped = mapFallbackNode(() => other)(p)
+        expect(fallbackNode(mapped)).toBe(fallbackNode(p) === undefined ? undefined : other)
+        expect(maxAttempts(mapped)).toBe(maxAttempts(p))
+        expect(mapped._tag).toBe(p._tag)
+        expect(Object.isFrozen(mapped)).toBe(true)
+        expect(policyProblems(mapped)).toEqual([])
+      }),
     )
   })
 })

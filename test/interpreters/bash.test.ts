@@ -19,6 +19,7 @@ import {
   type BashResult,
   type NodeContext,
   type RunEvent,
+  type StreamEvent,
 } from 'nerve'
 
 const ctxOf = (input?: unknown, signal = new AbortController().signal): NodeContext =>
@@ -244,7 +245,7 @@ describe('bash steps in a graph', () => {
 
   it('fail the run with the BashFailed error as the step failure cause', async () => {
     const g = pipe(graph('g'), addStep({ id: 'bad', node: bash('bad', { command: 'exit 9' }) }))
-    const seen: RunEvent[] = []
+    const seen: StreamEvent[] = []
     const error = await (async () => {
       for await (const e of stream(g, { interpreters: defaultInterpreters })) seen.push(e)
     })().then(

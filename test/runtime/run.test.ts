@@ -13,7 +13,7 @@ import {
   type ChunkStream,
   type Interpreter,
   type Node,
-  type RunEvent,
+  type StreamEvent,
   UsageError,
 } from 'nerve'
 import { fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
@@ -223,9 +223,10 @@ describe('usage and metrics', () => {
   })
 })
 
-const collect = async (events: AsyncIterable<RunEvent>): Promise<string[]> => {
+const collect = async (events: AsyncIterable<StreamEvent>): Promise<string[]> => {
   const out: string[] = []
   for await (const e of events) {
+    if (e.type === 'stream_lag') throw new Error(`the stream dropped ${e.dropped} events`)
     const at = e.path.join('/')
     out.push(
       e.type === 'step_chunk'

@@ -1,10 +1,11 @@
-import { retryDelay } from '../graph/ErrorPolicy.js'
-import type { ChunkStream, Interpreter } from '../node/Interpreter.js'
-import type { Node } from '../node/Node.js'
-import type { GraphRun } from './GraphRun.js'
-import { MissingInterpreter, StepTimeout } from './RunError.js'
+import { afterAttempts, maxAttempts, retryDelay } from '../../graph/ErrorPolicy.js'
+import type { ChunkStream, Interpreter } from '../../node/Interpreter.js'
+import type { Node } from '../../node/Node.js'
+import { MissingInterpreter, StepTimeout } from '../RunError.js'
+import { emitStepError, emitStepStart } from '../RunEvent.js'
+import type { StepStatus } from '../Trace.js'
 import { StepContext } from './StepContext.js'
-import type { StepStatus } from './Trace.js'
+import type { StepHost } from './StepHost.js'
 
 /** How a step ended after its error policy. @internal */
 export interface Outcome {
@@ -61,7 +62,7 @@ const untilAborted = <A>(work: Promise<A>, signal: AbortSignal): Promise<A> =>
  * fails then even if the interpreter does not stop.
  */
 const attemptOnce = async (
-  run: GraphRun,
+  run: StepHost,
   i: number,
   node: Node,
   interpreter: Interpreter,
@@ -72,7 +73,7 @@ const attemptOnce = async (
   const timeoutMs = run.steps[i]!.timeoutMs
   st.attempts++
   run.attemptsOf[i] = attempt
-  run.emitStart(i, node, attempt)
+  emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, st.clock.now())
   let signal = run.signal
   let attemptController: AbortController | undefined
   let timer: AbortController | undefined
@@ -112,12 +113,13 @@ const attemptOnce = async (
  * Runs step `i` under its error policy, after a failed first attempt
  * (`failed`) or from the start: retries with their delays (by the run's
  * clock and random source), then skip, fallback or fail. `undefined` when
- * the run stopped meanwhile (the step is then recorded as cancelled).
+ * the graph stopped meanwhile (the step is then recorded as cancelled): no
+ * retry and no fallback starts after that.
  *
  * @internal
  */
 export const settleStep = async (
-  run: GraphRun,
+  run: StepHost,
   i: number,
   node: Node,
   interpreter: Interpreter,
@@ -126,14 +128,14 @@ export const settleStep = async (
 ): Promise<Outcome | undefined> => {
   const st = run.state
   const policy = run.steps[i]!.onError
-  const maxAttempts = policy._tag === 'retry' ? policy.count + 1 : 1
+  const most = maxAttempts(policy)
   let attempt = failed === undefined ? 0 : 1
   let error = failed?.error
   let ctx = failed?.ctx
   while (true) {
     if (attempt > 0) {
-      const final = attempt >= maxAttempts
-      run.emitError(i, attempt, error, final)
+      const final = attempt >= most
+      emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, error, final, st.clock.now())
       if (final || policy._tag !== 'retry') break
       const delay = retryDelay(policy, attempt, st.random())
       if (delay > 0) {
@@ -166,7 +168,7 @@ export const settleStep = async (
       }
     error = r.error
   }
-  const then = policy._tag === 'retry' ? policy.then : policy
+  const then = afterAttempts(policy)
   switch (then._tag) {
     case 'skip':
       return { status: 'skipped', output: then.value, error, attempts: attempt, ctx, node }
@@ -193,7 +195,7 @@ export const settleStep = async (
           node: other,
         }
       }
-      run.emitError(i, attempt, r.error, true)
+      emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, r.error, true, st.clock.now())
       return {
         status: 'failed',
         output: undefined,

@@ -1,9 +1,9 @@
-import { UsageError } from '../errors.js'
-import type { NodeContext, NodeRegistry, Upstream, UsageReport } from '../node/Context.js'
-import type { InterpreterRegistry } from '../node/Interpreter.js'
-import type { GraphRun } from './GraphRun.js'
-import { resolveLinks } from './links.js'
-import type { Trace } from './Trace.js'
+import { UsageError } from '../../errors.js'
+import type { NodeContext, NodeRegistry, Upstream, UsageReport } from '../../node/Context.js'
+import type { InterpreterRegistry } from '../../node/Interpreter.js'
+import { emitStepChunk } from '../RunEvent.js'
+import type { Trace } from '../Trace.js'
+import type { StepHost } from './StepHost.js'
 
 const checkUsage = (usage: UsageReport): UsageReport => {
   if (typeof usage !== 'object' || (usage as unknown) === null) {
@@ -31,7 +31,7 @@ export class StepContext implements NodeContext {
   readonly attempt: number
   declare readonly parser?: string
   /** @internal the graph run of the step. */
-  readonly run: GraphRun
+  readonly run: StepHost
   /** @internal the step's index in its graph. */
   readonly index: number
   /** @internal the steps whose links are being resolved, when materializing. */
@@ -41,7 +41,7 @@ export class StepContext implements NodeContext {
   #path: readonly string[] | undefined = undefined
 
   constructor(
-    run: GraphRun,
+    run: StepHost,
     index: number,
     input: unknown,
     signal: AbortSignal,
@@ -67,7 +67,7 @@ export class StepContext implements NodeContext {
   }
 
   get runStartedAt(): number {
-    return this.run.state.start
+    return this.run.state.startedAt
   }
 
   get stepId(): string {
@@ -86,15 +86,23 @@ export class StepContext implements NodeContext {
     return this.run.state.interpreters
   }
 
+  /**
+   * Usage counts towards the step; usage reported while materializing an
+   * artifact counts towards the step that asked for it (the first of the
+   * link stack), whose attempt is waiting for it.
+   */
   reportUsage(usage: UsageReport): void {
-    this.run.addUsage(this.index, checkUsage(usage))
+    const checked = checkUsage(usage)
+    this.run.addUsage(this.linkStack === undefined ? this.index : this.linkStack[0]!, checked)
   }
 
   emit(chunk: unknown): void {
-    this.run.emitChunk(this.index, this.attempt, chunk)
+    const run = this.run
+    if (run.done) return
+    emitStepChunk(run.state, this.path, this.stepId, this.attempt, chunk)
   }
 
   resolveLinks(handle: string): Promise<readonly unknown[]> {
-    return resolveLinks(this, handle)
+    return this.run.resolveLinks(this, handle)
   }
 }

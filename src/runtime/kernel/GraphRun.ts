@@ -1,16 +1,36 @@
 import { setMaxListeners } from 'node:events'
-import { Vertex, type Meta } from '../dag/Vertex.js'
-import type { CompiledGraph } from '../graph/compile.js'
-import { stepInput, type Step } from '../graph/Step.js'
-import type { Upstream, UsageReport } from '../node/Context.js'
-import type { Interpreter } from '../node/Interpreter.js'
-import type { Node } from '../node/Node.js'
-import { expandName } from '../node/name.js'
+import type { Vertex } from '../../dag/Vertex.js'
+import type { CompiledGraph } from '../../graph/compile.js'
+import { stepInput, type Step } from '../../graph/Step.js'
+import type { Upstream, UsageReport } from '../../node/Context.js'
+import type { Interpreter } from '../../node/Interpreter.js'
+import type { Node } from '../../node/Node.js'
+import { Cancelled, RunError, StepFailed } from '../RunError.js'
+import {
+  emitGraphCompleted,
+  emitGraphStarted,
+  emitStepComplete,
+  emitStepStart,
+} from '../RunEvent.js'
+import type { RunState } from '../RunState.js'
+import {
+  makeTrace,
+  recordParents,
+  recordVertex,
+  type RunStatus,
+  type StepRecord,
+  type StepStatus,
+  type Trace,
+} from '../Trace.js'
 import { settleStep, type Outcome } from './attempt.js'
-import { Cancelled, MissingInterpreter, RunError, StepFailed, UnknownNodeRef } from './RunError.js'
-import type { RunState } from './RunState.js'
+import { resolveLinks } from './links.js'
+import { DONE, FAILED, RUNNING } from './phase.js'
+import { Slots } from './Slots.js'
 import { StepContext } from './StepContext.js'
-import type { RunStatus, StepRecord, StepStatus, Trace } from './Trace.js'
+import { executorOf, stepNode, upstreamOf } from './stepNode.js'
+import type { LinkAsker, StepHost } from './StepHost.js'
+import { StepUsage } from './StepUsage.js'
+import { Waiters } from './Waiters.js'
 
 /** What a graph run resolves with. @internal */
 export interface GraphOutcome {
@@ -18,27 +38,24 @@ export interface GraphOutcome {
   readonly trace: Trace
 }
 
-interface Waiter {
-  readonly promise: Promise<void>
-  readonly resolve: () => void
-  readonly reject: (error: unknown) => void
-}
-
-interface MutableUsage {
-  tokens: number
-  apiCalls: number
-  cost: number
-}
-
-/** Step phases. */
-const RUNNING = 1
-/** Finished with a value (completed, skipped, fallback). */
-export const DONE = 2
-const FAILED = 3
-
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
-const NO_PARENTS: readonly Vertex<StepRecord>[] = Object.freeze([])
-const NO_META: Meta = Object.freeze({})
+
+/**
+ * The latest root graph run and one of its step contexts, kept until the
+ * next run. V8's optimised code for the kernel refers to what it was
+ * specialised on weakly: when a full collection finds no live graph run or
+ * context, it deoptimises every kernel function ("weak objects"), and the
+ * next run pays to optimise them again — five times the cost per step when
+ * runs alternate with allocation-heavy work. A run that completed drops its
+ * step data when it finishes, so this keeps only the kernel's own objects.
+ */
+const latest: { run: GraphRun | undefined; ctx: StepContext | undefined } = {
+  run: undefined,
+  ctx: undefined,
+}
+
+/** The step paths of root graphs (`[id]`), made once per compiled graph, not per run. */
+const rootPaths = new WeakMap<CompiledGraph, (readonly string[] | undefined)[]>()
 
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === 'object' && u !== null && typeof (u as { then?: unknown }).then === 'function'
@@ -47,14 +64,17 @@ const isThenable = (u: unknown): u is PromiseLike<unknown> =>
  * One run of one graph (the root or a nested one): the scheduler. Steps are
  * indices; a step goes into the ready queue when its last dependency
  * finishes, and `pump` starts ready steps while fewer than `maxParallel` are
- * in flight. A step whose interpreter answers synchronously completes inside
- * the same `pump` loop (no promise, no timer); others complete from their
- * promise's callback, which pumps again. Retries, timeouts, streams and
- * policies go through `settleStep`.
+ * in flight (steps waiting for links give their slot back, and get one
+ * again before new steps start). A step whose interpreter answers
+ * synchronously completes inside the same `pump` loop (no promise, no
+ * timer); others complete from their promise's callback, which pumps again.
+ * Retries, timeouts, streams and policies go through `settleStep`; links
+ * through `resolveLinks`; records and traces are made by `Trace`'s
+ * functions, events by `RunEvent`'s.
  *
  * @internal
  */
-export class GraphRun {
+export class GraphRun implements StepHost {
   readonly state: RunState
   readonly compiled: CompiledGraph
   readonly steps: readonly Step[]
@@ -67,7 +87,6 @@ export class GraphRun {
   readonly owner: StepContext | undefined
   readonly controller = new AbortController()
   readonly signal: AbortSignal
-  readonly maxParallel: number
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
   readonly outputs: unknown[]
@@ -75,18 +94,25 @@ export class GraphRun {
   readonly nodes: (Node | undefined)[]
   readonly records: (Vertex<StepRecord> | undefined)[]
   artifacts: (Promise<unknown> | undefined)[] | undefined = undefined
+  linkWaits: (number[] | undefined)[] | undefined = undefined
   done = false
   readonly #remaining: Int32Array
   readonly #queue: Int32Array
   readonly #starts: Float64Array
   readonly #paths: (readonly string[] | undefined)[]
   readonly #upstreams: (Upstream | undefined)[]
-  #usage: (MutableUsage | undefined)[] | undefined = undefined
-  #waiters: (Waiter | undefined)[] | undefined = undefined
+  readonly #slots: Slots
+  readonly #usage = new StepUsage()
+  readonly #waiters = new Waiters()
   #head = 0
   #tail = 0
-  #inFlight = 0
   #pumping = false
+  /**
+   * The clock reading of the step that just completed, while its `pump`
+   * starts the steps it released (they start at that instant): one clock
+   * read per step instead of two. `NaN` otherwise.
+   */
+  #reading = Number.NaN
   #start = 0
   readonly #parentSignal: AbortSignal | undefined
   #resolve: (outcome: GraphOutcome) => void = () => undefined
@@ -107,14 +133,14 @@ export class GraphRun {
     this.input = input
     this.owner = owner
     this.path = owner === undefined ? [] : owner.path
-    this.parent = owner?.run
+    this.parent = owner?.run as GraphRun | undefined
     this.parentIndex = owner === undefined ? -1 : owner.index
     this.signal = this.controller.signal
     // Every running attempt with a timeout, retry wait and nested graph listens to it.
     setMaxListeners(Infinity, this.signal)
-    this.maxParallel = maxParallel
     this.#parentSignal = parentSignal
     const n = compiled.steps.length
+    this.#slots = new Slots(maxParallel, n)
     this.phase = new Uint8Array(n)
     this.attemptsOf = new Int32Array(n)
     this.outputs = new Array<unknown>(n)
@@ -122,7 +148,12 @@ export class GraphRun {
     this.nodes = new Array<Node | undefined>(n)
     this.records = new Array<Vertex<StepRecord> | undefined>(n)
     this.#starts = new Float64Array(n)
-    this.#paths = new Array<readonly string[] | undefined>(n)
+    if (owner === undefined) {
+      let paths = rootPaths.get(compiled)
+      if (paths === undefined)
+        rootPaths.set(compiled, (paths = new Array<readonly string[] | undefined>(n)))
+      this.#paths = paths
+    } else this.#paths = new Array<readonly string[] | undefined>(n)
     this.#upstreams = new Array<Upstream | undefined>(n)
     this.#queue = new Int32Array(n)
     const offsets = compiled.dependencies.offsets
@@ -141,14 +172,9 @@ export class GraphRun {
       this.#reject = reject
     })
     const st = this.state
+    if (this.owner === undefined) latest.run = this
     this.#start = st.clock.now()
-    st.onEvent?.({
-      type: 'graph_started',
-      runId: st.runId,
-      path: this.path,
-      graphId: this.compiled.graph.id,
-      time: this.#start,
-    })
+    emitGraphStarted(st, this.path, this.compiled.graph.id, this.#start)
     const parentSignal = this.#parentSignal
     if (parentSignal?.aborted === true) {
       this.stop(new Cancelled(this.path, parentSignal.reason))
@@ -167,11 +193,14 @@ export class GraphRun {
   pump(): void {
     if (this.#pumping) return
     this.#pumping = true
-    while (!this.done && this.#inFlight < this.maxParallel && this.#head < this.#tail) {
+    const slots = this.#slots
+    while (!this.done && slots.inFlight < slots.max) {
+      if (slots.resumeNext()) continue
+      if (this.#head === this.#tail) break
       this.#startStep(this.#queue[this.#head++]!)
     }
     this.#pumping = false
-    if (!this.done && this.#inFlight === 0 && this.#head === this.#tail) this.#finish()
+    if (!this.done && slots.idle && this.#head === this.#tail) this.#finish()
   }
 
   /** The path of step `i`: the graph's path and the step id. */
@@ -195,26 +224,20 @@ export class GraphRun {
         return
       }
     }
-    const node =
-      step.node ??
-      st.session.get(expandName(step.nodeRef, { run_id: st.runId, timestamp: String(st.start) }))
-    if (node === undefined) {
-      this.stop(new UnknownNodeRef(this.pathOf(i), String(step.nodeRef)))
+    const found = stepNode(st, step, this.pathOf(i))
+    const interpreter = found instanceof RunError ? found : executorOf(st, found, this.pathOf(i))
+    if (interpreter instanceof RunError) {
+      this.stop(interpreter)
       return
     }
-    const interpreter = st.interpreters.get(node.kind)
-    if (interpreter === undefined) {
-      this.stop(new MissingInterpreter(this.pathOf(i), node.kind))
-      return
-    }
-    if (interpreter.execute === undefined && interpreter.executeStream === undefined) {
-      this.stop(new MissingInterpreter(this.pathOf(i), node.kind, 'the interpreter cannot execute'))
-      return
-    }
+    const node = found as Node // not a RunError: the interpreter would be that one
     this.nodes[i] = node
     this.phase[i] = RUNNING
-    this.#inFlight++
-    this.#starts[i] = st.clock.now()
+    this.#slots.inFlight++
+    let now = this.#reading
+    if (Number.isNaN(now)) now = st.clock.now()
+    else this.#reading = Number.NaN
+    this.#starts[i] = now
     let input: unknown
     try {
       // Only an inputFn reads upstream here; a context builds it when asked.
@@ -235,8 +258,9 @@ export class GraphRun {
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
-    if (st.onEvent !== undefined) this.emitStart(i, node, 1)
+    emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
+    if (this.owner === undefined) latest.ctx = ctx
     let out: unknown
     try {
       out = interpreter.execute!(node, ctx)
@@ -265,6 +289,8 @@ export class GraphRun {
     input: unknown,
     failed: { error: unknown; ctx: StepContext } | undefined,
   ): void {
+    // A failure that arrives after the graph stopped starts no retry and no fallback.
+    if (this.done) return
     settleStep(this, i, node, interpreter, input, failed).then(
       (o: Outcome | undefined) => {
         if (o !== undefined)
@@ -289,7 +315,7 @@ export class GraphRun {
     node: Node,
   ): void {
     if (this.done) return
-    this.#inFlight--
+    this.#slots.finish(i)
     const st = this.state
     const end = st.clock.now()
     const path = this.pathOf(i)
@@ -305,26 +331,17 @@ export class GraphRun {
     const durationMs = end - this.#starts[i]!
     st.stepsDone++
     st.latencies.push(durationMs)
-    st.onEvent?.({
-      type: 'step_complete',
-      runId: st.runId,
-      path,
-      stepId: this.ids[i]!,
-      status,
-      output,
-      attempts,
-      durationMs,
-      time: end,
-    })
+    emitStepComplete(st, path, this.ids[i]!, status, output, attempts, durationMs, end)
     const { offsets, targets } = this.compiled.dependents
     const remaining = this.#remaining
     for (let k = offsets[i]!, last = offsets[i + 1]!; k < last; k++) {
       const t = targets[k]!
       if (--remaining[t]! === 0) this.#queue[this.#tail++] = t
     }
-    const waiter = this.#waiters?.[i]
-    if (waiter !== undefined) waiter.resolve()
+    this.#waiters.done(i)
+    this.#reading = end
     this.pump()
+    this.#reading = Number.NaN
   }
 
   #record(
@@ -339,19 +356,10 @@ export class GraphRun {
     node: Node,
   ): Vertex<StepRecord> {
     const { offsets, targets } = this.compiled.dependencies
-    const first = offsets[i]!
-    const count = offsets[i + 1]! - first
-    // A vertex keeps a single parent inline, so only build a tuple for several.
-    let parents: Vertex<StepRecord> | readonly Vertex<StepRecord>[] = NO_PARENTS
-    if (count === 1) parents = this.records[targets[first]!]!
-    else if (count > 1) {
-      const list: Vertex<StepRecord>[] = []
-      for (let k = 0; k < count; k++) list.push(this.records[targets[first + k]!]!)
-      parents = Object.freeze(list)
-    }
-    const usage = this.#usage?.[i]
+    const parents = recordParents(offsets, targets, this.records, i)
+    const usage = this.#usage.of(i)
     const start = this.#starts[i]!
-    const data: StepRecord = Object.freeze({
+    return recordVertex(parents, {
       stepId: this.ids[i]!,
       path,
       nodeId: node.id,
@@ -369,82 +377,27 @@ export class GraphRun {
       cost: usage?.cost ?? 0,
       nested,
     })
-    return new Vertex(parents, data, path.length === 1 ? path[0]! : path.join('/'), NO_META)
   }
 
   /** The results of step `i`'s dependencies, by step id in `dependsOn` order; made once. */
   upstreamOf(i: number): Upstream {
-    return (this.#upstreams[i] ??= this.#makeUpstream(i))
-  }
-
-  #makeUpstream(i: number): Upstream {
     const { offsets, targets } = this.compiled.dependencies
-    const first = offsets[i]!
-    const last = offsets[i + 1]!
-    if (first === last) return EMPTY_UPSTREAM
-    // Without a prototype: V8 keeps such an object as a small hash table,
-    // instead of making a hidden class per step id (2 µs per step at 10⁴ ids).
-    const up = Object.create(null) as Record<string, unknown>
-    for (let k = first; k < last; k++) {
-      const d = targets[k]!
-      up[this.ids[d]!] = this.outputs[d]
-    }
-    return Object.freeze(up)
-  }
-
-  emitStart(i: number, node: Node, attempt: number): void {
-    const st = this.state
-    st.onEvent?.({
-      type: 'step_start',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      nodeId: node.id,
-      kind: node.kind,
-      attempt,
-      time: st.clock.now(),
-    })
-  }
-
-  emitError(i: number, attempt: number, error: unknown, final: boolean): void {
-    const st = this.state
-    st.onEvent?.({
-      type: 'step_error',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      attempt,
-      error,
-      final,
-      time: st.clock.now(),
-    })
-  }
-
-  emitChunk(i: number, attempt: number, chunk: unknown): void {
-    const st = this.state
-    if (this.done || st.onEvent === undefined) return
-    st.onEvent({
-      type: 'step_chunk',
-      runId: st.runId,
-      path: this.pathOf(i),
-      stepId: this.ids[i]!,
-      attempt,
-      chunk,
-    })
+    return (this.#upstreams[i] ??= upstreamOf(offsets, targets, this.ids, this.outputs, i))
   }
 
   /** Adds usage to step `i`, to the steps running the enclosing graphs, and to the run. */
   addUsage(i: number, usage: UsageReport): void {
+    const st = this.state
+    if (st.settled) return
     const tokens = usage.tokens ?? 0
     const apiCalls = usage.apiCalls ?? 0
     const cost = usage.cost ?? 0
-    this.#addOwnUsage(i, tokens, apiCalls, cost)
+    this.#usage.add(i, tokens, apiCalls, cost)
     for (let run = this.parent, j = this.parentIndex; run !== undefined;) {
-      run.#addOwnUsage(j, tokens, apiCalls, cost)
+      run.#usage.add(j, tokens, apiCalls, cost)
       j = run.parentIndex
       run = run.parent
     }
-    const st = this.state
     st.tokens += tokens
     st.apiCalls += apiCalls
     st.cost += cost
@@ -453,29 +406,21 @@ export class GraphRun {
     if (over !== undefined) st.fail(over)
   }
 
-  #addOwnUsage(i: number, tokens: number, apiCalls: number, cost: number): void {
-    const slot = ((this.#usage ??= [])[i] ??= { tokens: 0, apiCalls: 0, cost: 0 })
-    slot.tokens += tokens
-    slot.apiCalls += apiCalls
-    slot.cost += cost
-  }
-
   /** Resolves when step `i` has finished with a value; rejects if the graph stops first. */
   whenDone(i: number): Promise<void> {
-    if (this.phase[i] === DONE) return Promise.resolve()
-    const all = (this.#waiters ??= [])
-    let waiter = all[i]
-    if (waiter === undefined) {
-      let resolve: () => void = () => undefined
-      let reject: (e: unknown) => void = () => undefined
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      waiter = { promise, resolve, reject }
-      all[i] = waiter
-    }
-    return waiter.promise
+    return this.phase[i] === DONE ? Promise.resolve() : this.#waiters.wait(i)
+  }
+
+  resolveLinks(ctx: LinkAsker, handle: string): Promise<readonly unknown[]> {
+    return resolveLinks(this, ctx, handle)
+  }
+
+  releaseSlot(i: number): void {
+    if (!this.done && this.phase[i] === RUNNING && this.#slots.release(i)) this.pump()
+  }
+
+  takeSlot(i: number): Promise<void> | undefined {
+    return this.done ? undefined : this.#slots.retake(i)
   }
 
   #finish(): void {
@@ -486,6 +431,12 @@ export class GraphRun {
     for (let i = 0; i < this.ids.length; i++) results[this.ids[i]!] = this.outputs[i]
     this.#completed('completed', undefined, trace)
     this.#resolve({ results: Object.freeze(results), trace })
+    // Every step has finished: the results and the trace hold what is needed.
+    this.outputs.fill(undefined)
+    this.inputs.fill(undefined)
+    this.records.fill(undefined)
+    this.#upstreams.fill(undefined)
+    this.artifacts = undefined
   }
 
   /**
@@ -513,7 +464,8 @@ export class GraphRun {
         this.nodes[i]!,
       )
     }
-    if (this.#waiters !== undefined) for (const w of this.#waiters) w?.reject(error)
+    this.#waiters.fail(error)
+    this.#slots.cancel()
     const status: RunStatus = error instanceof Cancelled ? 'cancelled' : 'failed'
     const trace = this.#trace(status, end)
     error.trace ??= trace
@@ -524,30 +476,28 @@ export class GraphRun {
   #completed(status: RunStatus, error: RunError | undefined, trace: Trace): void {
     if (this.owner !== undefined) this.owner.nested = trace
     const st = this.state
-    st.onEvent?.({
-      type: 'graph_completed',
-      runId: st.runId,
-      path: this.path,
-      graphId: this.compiled.graph.id,
+    emitGraphCompleted(
+      st,
+      this.path,
+      this.compiled.graph.id,
       status,
       error,
-      durationMs: trace.durationMs,
-      time: trace.end,
-    })
+      trace.durationMs,
+      trace.end,
+    )
+    // The root settles the run: nothing reaches a listener after this.
+    if (this.owner === undefined) st.settle()
   }
 
   #trace(status: RunStatus, end: number): Trace {
-    const records: Vertex<StepRecord>[] = []
-    for (const r of this.records) if (r !== undefined) records.push(r)
-    return Object.freeze({
-      runId: this.state.runId,
-      graphId: this.compiled.graph.id,
-      path: this.path,
+    return makeTrace(
+      this.state.runId,
+      this.compiled.graph.id,
+      this.path,
       status,
-      start: this.#start,
+      this.#start,
       end,
-      durationMs: end - this.#start,
-      records: Object.freeze(records),
-    })
+      this.records,
+    )
   }
 }

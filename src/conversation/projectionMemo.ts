@@ -24,8 +24,15 @@ import { zeroUsage } from './Entry.js'
  * its own, only the length of its prefix of a list shared with the memos it
  * extends. A memo extending the tip of a shared list appends to it; one
  * extending a shorter prefix (a fork projected after its sibling) copies
- * that prefix first. Only projected heads get a memo, never the vertices
- * walked over.
+ * that prefix first, unless the list holds the very entries it adds.
+ *
+ * Only projected heads get a memo, never the vertices walked over, and not
+ * every projected head keeps it: a memo is a checkpoint once
+ * {@link CHECKPOINT} vertices lie between it and the checkpoint it extends,
+ * and a new memo replaces the one it extends unless that one is a
+ * checkpoint. A chain projected at every head (the agent loop) keeps
+ * one memo per {@link CHECKPOINT} vertices and one at its tip; projecting
+ * an older head again walks at most that far back.
  *
  * @internal
  */
@@ -42,7 +49,12 @@ export interface Memo {
   readonly system: string
   readonly tools: readonly ToolDefinition[]
   readonly usage: Usage
+  /** Vertices since the checkpoint this memo extends; 0 for a checkpoint. */
+  readonly walked: number
 }
+
+/** How many vertices apart checkpoint memos are, at least. @internal */
+export const CHECKPOINT = 64
 
 const memos = new WeakMap<Conversation, Memo>()
 
@@ -59,11 +71,21 @@ const EMPTY: Memo = Object.freeze({
   system: '',
   tools: NO_TOOLS,
   usage: zeroUsage,
+  walked: 0,
 })
 
-/** Appends to a shared list at `length`, copying the prefix when the list has grown past it. */
+/**
+ * Appends to a shared list at `length`. A list that has grown past it is
+ * kept when it holds `x` there already (the same entry: a head projected
+ * again after a descendant), else its prefix is copied.
+ */
 const pushAt = <T>(items: T[], length: number, x: T): T[] => {
-  const own = items.length === length ? items : items.slice(0, length)
+  if (items.length === length) {
+    items.push(x)
+    return items
+  }
+  if (items[length] === x) return items
+  const own = items.slice(0, length)
   own.push(x)
   return own
 }
@@ -87,8 +109,8 @@ const withUsage = (total: Usage, more: Usage): Usage => {
   return Object.freeze(out) as unknown as Usage
 }
 
-/** A memo being extended, entry by entry. */
-class Extension {
+/** A memo being extended, entry by entry; frozen when done, it is the memo. */
+class Extension implements Memo {
   messages: Message[]
   messageCount: number
   executions: ToolExecution[]
@@ -99,6 +121,7 @@ class Extension {
   system: string
   tools: readonly ToolDefinition[]
   usage: Usage
+  walked: number
 
   constructor(from: Memo) {
     // The empty memo's lists are frozen: a history from a root starts lists of its own.
@@ -113,9 +136,11 @@ class Extension {
     this.system = from.system
     this.tools = from.tools
     this.usage = from.usage
+    this.walked = from.walked
   }
 
   add(e: Entry): void {
+    this.walked++
     switch (e.type) {
       case 'message':
         this.messages = pushAt(this.messages, this.messageCount++, e)
@@ -138,19 +163,10 @@ class Extension {
     }
   }
 
+  /** The extension, frozen: it is the memo (a checkpoint when it walked far enough). */
   done(): Memo {
-    return Object.freeze({
-      messages: this.messages,
-      messageCount: this.messageCount,
-      executions: this.executions,
-      executionCount: this.executionCount,
-      subConversations: this.subConversations,
-      subConversationCount: this.subConversationCount,
-      systemCount: this.systemCount,
-      system: this.system,
-      tools: this.tools,
-      usage: this.usage,
-    })
+    if (this.walked >= CHECKPOINT) this.walked = 0
+    return Object.freeze(this)
   }
 }
 
@@ -233,6 +249,9 @@ const addOthers = (
   }
 }
 
+/** The first-parent chain being walked, reused from call to call: the walk allocates nothing. */
+const scratch: Conversation[] = []
+
 /**
  * The memo of a head: its own, or its nearest memoised ancestor's extended
  * by the entries in between (then kept for the head).
@@ -244,7 +263,8 @@ export const memoOf = (head: Conversation): Memo => {
   if (kept !== undefined) return kept
   // Back along first parents to a memoised vertex or a root: a vertex's
   // history is its first parent's, then what its other parents add, then itself.
-  const chain: Conversation[] = []
+  const chain = scratch
+  const bottom = chain.length // memoOf does not reenter, but stays right if it ever does
   let base: Conversation | undefined
   let from = EMPTY
   for (let v: Conversation | undefined = head; v !== undefined;) {
@@ -259,21 +279,27 @@ export const memoOf = (head: Conversation): Memo => {
   }
   const ext = new Extension(from)
   let known: Known | undefined
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const v = chain[i]!
-    const n = parentCount(v)
-    if (n > 1) {
-      if (known === undefined) {
-        const set = new Set<Conversation>(chain.slice(i + 1))
-        if (base !== undefined) set.add(base)
-        known = { set, base, complete: base === undefined }
+  try {
+    for (let i = chain.length - 1; i >= bottom; i--) {
+      const v = chain[i]!
+      const n = parentCount(v)
+      if (n > 1) {
+        if (known === undefined) {
+          const set = new Set<Conversation>(chain.slice(i + 1))
+          if (base !== undefined) set.add(base)
+          known = { set, base, complete: base === undefined }
+        }
+        addOthers(v.parents, 1, known, ext)
       }
-      addOthers(v.parents, 1, known, ext)
+      known?.set.add(v)
+      ext.add(v.data)
     }
-    known?.set.add(v)
-    ext.add(v.data)
+  } finally {
+    chain.length = bottom
   }
   const memo = ext.done()
+  // The memo it extends gives way, unless that one is a checkpoint.
+  if (base !== undefined && from.walked > 0) memos.delete(base)
   memos.set(head, memo)
   return memo
 }

@@ -23,7 +23,7 @@ import {
   toolExecutions,
   usage,
 } from '../../src/conversation/project.js'
-import { memoFootprint } from '../../src/conversation/projectionMemo.js'
+import { CHECKPOINT, memoFootprint } from '../../src/conversation/projectionMemo.js'
 import { conversationHeads } from '../../src/testing/conversation.js'
 
 /** The projections computed the plain way: one walk of the whole history, no memo. */
@@ -137,7 +137,7 @@ describe('memoised projections', () => {
     expect(messageCount(c)).toBe(2)
   })
 
-  it('a long conversation projected on every head of the agent loop keeps memory linear: one memo per projected head, each entry held once', () => {
+  it('a long conversation projected on every head of the agent loop keeps memory linear: a memo per checkpoint, each entry held once', () => {
     const rounds = 400
     let c = pipe(
       empty,
@@ -145,17 +145,17 @@ describe('memoised projections', () => {
       tools([{ name: 'look', description: 'd', input_schema: schema }]),
       user('go'),
     )
-    const projectedHeads: Conversation[] = [c]
     messages(c)
     for (let r = 0; r < rounds; r++) {
       c = round(c, r, 3)
       messages(c)
       usage(c)
-      projectedHeads.push(c)
     }
     const all = ancestorsOfAll([c])
     const footprint = memoFootprint(all)
-    expect(footprint.memos).toBe(projectedHeads.length)
+    // Seven vertices a round: a checkpoint every ten rounds, and the tip.
+    expect(footprint.memos).toBe(Math.floor((rounds * 7) / 70) + 1)
+    expect(footprint.memos).toBeLessThanOrEqual(all.length / CHECKPOINT + 1)
     // Messages and executions, each held by one shared list: no list copied per head.
     expect(footprint.items).toBe(messageCount(c) + toolExecutions(c).length)
     expect(messageCount(c)).toBe(1 + rounds * 3)
@@ -170,7 +170,9 @@ describe('memoised projections', () => {
     expect(messages(one).map((m) => m.content)).toEqual(['q', 'a', 'one'])
     expect(messages(two).map((m) => m.content)).toEqual(['q', 'a', 'two'])
     expect(messages(base).map((m) => m.content)).toEqual(['q', 'a'])
-    expect(memoFootprint([base, one, two])).toEqual({ memos: 3, items: 3 + 3 })
+    // Each of the three holds its own list at most: nothing grows with the number of projections.
+    for (let i = 0; i < 5; i++) for (const h of [base, one, two]) messages(h)
+    expect(memoFootprint([base, one, two]).items).toBeLessThanOrEqual(3 + 3 + 2)
   })
 
   it('repeating messages on a growing head of 10⁴ messages costs the new entries, not the history', () => {
@@ -181,7 +183,26 @@ describe('memoised projections', () => {
     const next = pipe(c, user('more'))
     expect(memoFootprint([next]).memos).toBe(0)
     expect(messageCount(next)).toBe(1e4 + 1)
-    expect(memoFootprint(ancestorsOfAll([next])).memos).toBe(2)
+    expect(memoFootprint(ancestorsOfAll([next])).memos).toBeLessThanOrEqual(1e4 / CHECKPOINT + 1)
+  })
+
+  it('projects an older head again by walking back at most to a checkpoint, reusing the lists', () => {
+    let c: Conversation = pipe(empty, user('m0'))
+    const heads: Conversation[] = [c]
+    for (let i = 1; i < 1000; i++) {
+      c = (i % 2 === 0 ? user : assistant)(`m${i}`)(c)
+      messages(c)
+      heads.push(c)
+    }
+    const before = memoFootprint(ancestorsOfAll([c]))
+    expect(before.items).toBe(1000)
+    for (const i of [999, 500, 3, 640, 0]) {
+      expect(messages(heads[i]!).map((m) => m.content)).toEqual(
+        heads.slice(0, i + 1).map((_, k) => `m${k}`),
+      )
+    }
+    // Re-projected heads share the tip's list; only heads before the first checkpoint start their own.
+    expect(memoFootprint(ancestorsOfAll([c])).items).toBeLessThanOrEqual(before.items + CHECKPOINT)
   })
 
   it('keeps sub-conversations without entering them', () => {

@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
+  COACH_VERDICT_FORMAT,
   conversationOf,
   createSession,
   defaultInterpreters,
@@ -103,12 +104,18 @@ const developer = (request: ModelRequest) => {
   return [writeThenRun('fizzbuzz.sh', buggy)]
 }
 
-/** The scripted coach: it approves once the work's last line is FizzBuzz. */
+/** The scripted coach: it approves once the work's last line is FizzBuzz, with a JSON verdict. */
 const coach = (request: ModelRequest) => {
-  const work = textOf(request.messages.at(-1)).split('The work:')[1] ?? ''
-  return work.trimEnd().endsWith('\nFizzBuzz')
-    ? 'APPROVED: 15 prints FizzBuzz.'
-    : 'Not yet: 15 must print FizzBuzz, not Fizz. Check 15 before 3 and 5.'
+  const asked = textOf(request.messages.at(-1)).replace(COACH_VERDICT_FORMAT, '')
+  const work = asked.split('The work:')[1] ?? ''
+  return JSON.stringify(
+    work.trimEnd().endsWith('\nFizzBuzz')
+      ? { approved: true, feedback: '15 prints FizzBuzz.' }
+      : {
+          approved: false,
+          feedback: 'Not yet: 15 must print FizzBuzz, not Fizz. Check 15 before 3 and 5.',
+        },
+  )
 }
 
 /** Runs the agents demo, writing into `out`. */
@@ -147,7 +154,7 @@ export const agentsDemo = async (out: string): Promise<void> => {
     session.register(
       llm('coach', {
         provider: 'coach',
-        system: 'You review the work. Say APPROVED when it is right.',
+        system: 'You review the work and answer with a JSON verdict, as each review asks.',
       }),
     )
     const loop = await devCoachLoop(session, {

@@ -35,8 +35,7 @@ export interface CoachVerdict {
  */
 export const CoachVerdictCodec: t.Type<
   { approved: boolean; feedback?: string },
-  { approved: boolean; feedback?: string },
-  unknown
+  { approved: boolean; feedback?: string }
 > = t.intersection([t.type({ approved: t.boolean }), t.partial({ feedback: t.string })])
 
 /** The JSON a text holds: all of it, or else its last ```json fenced block. */

@@ -1,5 +1,7 @@
 /**
- * `npm run demo`: the main job, on the built-in defaults (no API key).
+ * `npm run demo [-- [--live] [out-dir]]`: the main job, on the built-in
+ * defaults (no API key; `--live` lets the agents part call the model your
+ * environment names).
  * Builds a conversation, forks it into two branches that share history,
  * records a parallel tool fan-out and merge, prints the text rendering, and
  * writes an HTML view and a nano-agent JSON file. Then runs a small graph with
@@ -27,6 +29,7 @@ import {
   lowestCommonAncestor,
   messages,
   parseNano,
+  providerFromEnv,
   pty,
   ptyInterpreter,
   renderHtml,
@@ -44,7 +47,21 @@ import {
   user,
 } from './index.js'
 
-const out = resolve(process.argv[2] ?? 'out/demo')
+const USAGE = 'usage: npm run demo -- [--live] [out-dir]'
+const args = process.argv.slice(2)
+const live = args.includes('--live')
+const rest = args.filter((a) => a !== '--live')
+if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) {
+  console.error(`demo: unknown arguments ${rest.join(' ')}\n${USAGE}`)
+  process.exit(2)
+}
+if (live && providerFromEnv() === undefined) {
+  console.error(
+    'demo: --live needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL',
+  )
+  process.exit(2)
+}
+const out = resolve(rest[0] ?? 'out/demo')
 const schema = (field: string) => ({
   type: 'object',
   properties: { [field]: { type: 'string' } },
@@ -243,8 +260,12 @@ try {
 
 // 8. Agents: a developer and a coach (LLM nodes in a session) loop until the
 //    coach approves, the developer using real tools in a workspace; then the
-//    developer is forked to try two alternatives.
-await agentsDemo(out)
+//    developer is forked to try two alternatives. Scripted models, unless --live.
+const failure = await agentsDemo(out, { live })
+if (failure !== undefined) {
+  console.error(`demo: ${failure}`)
+  process.exitCode = 1
+}
 
 // 9. A live agent network: planner → coder ⇄ verifier on a git repository,
 //    planning then implementation mode, until the verifier's tests pass.

@@ -3,11 +3,14 @@
  * session) loop until the coach approves; the developer works in a real
  * workspace through the real bash, write and edit tools. Then the developer
  * is forked twice to try two alternatives, and the conversations are written
- * as JSON and HTML. The models are scripted unless an API key is set.
+ * as JSON and HTML. The models are scripted unless the demo is asked for a
+ * live one (`--live`), which is the provider the environment names.
  */
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
+  AgentFailed,
+  COACH_VERDICT_FORMAT,
   conversationOf,
   createSession,
   defaultInterpreters,
@@ -16,6 +19,7 @@ import {
   interpreters,
   llm,
   llmInterpreter,
+  ProviderError,
   providerFromEnv,
   renderHtml,
   saveConversation,
@@ -26,6 +30,7 @@ import {
   type Message,
   type ModelRequest,
   type Provider,
+  type Session,
 } from './index.js'
 import { scriptedProvider, toolUse } from './testing/index.js'
 
@@ -103,20 +108,46 @@ const developer = (request: ModelRequest) => {
   return [writeThenRun('fizzbuzz.sh', buggy)]
 }
 
-/** The scripted coach: it approves once the work's last line is FizzBuzz. */
+/** The scripted coach: it approves once the work's last line is FizzBuzz, with a JSON verdict. */
 const coach = (request: ModelRequest) => {
-  const work = textOf(request.messages.at(-1)).split('The work:')[1] ?? ''
-  return work.trimEnd().endsWith('\nFizzBuzz')
-    ? 'APPROVED: 15 prints FizzBuzz.'
-    : 'Not yet: 15 must print FizzBuzz, not Fizz. Check 15 before 3 and 5.'
+  const asked = textOf(request.messages.at(-1)).replace(COACH_VERDICT_FORMAT, '')
+  const work = asked.split('The work:')[1] ?? ''
+  return JSON.stringify(
+    work.trimEnd().endsWith('\nFizzBuzz')
+      ? { approved: true, feedback: '15 prints FizzBuzz.' }
+      : {
+          approved: false,
+          feedback: 'Not yet: 15 must print FizzBuzz, not Fizz. Check 15 before 3 and 5.',
+        },
+  )
 }
 
-/** Runs the agents demo, writing into `out`. */
-export const agentsDemo = async (out: string): Promise<void> => {
+const ENV_NAMES = 'ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL'
+
+/** One line saying why a live run failed: the provider's own message, no stack. */
+const oneLine = (e: unknown): string => {
+  const cause = e instanceof AgentFailed || e instanceof ProviderError ? e : undefined
+  const text = cause === undefined ? (e instanceof Error ? e.message : String(e)) : cause.message
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * Runs the agents demo, writing into `out`. Answers why it failed, in one
+ * line, when a live model call failed (or `--live` found no provider);
+ * nothing when it ran.
+ */
+export const agentsDemo = async (
+  out: string,
+  options: { readonly live: boolean },
+): Promise<string | undefined> => {
   const workspace = join(out, 'workspace')
   rmSync(workspace, { recursive: true, force: true })
   mkdirSync(workspace, { recursive: true })
-  const real = providerFromEnv()
+  const found = providerFromEnv()
+  if (options.live && found === undefined) {
+    return `--live needs a model: set ${ENV_NAMES}`
+  }
+  const real = options.live ? found : undefined
   const providers: Record<string, Provider> =
     real === undefined
       ? {
@@ -125,9 +156,11 @@ export const agentsDemo = async (out: string): Promise<void> => {
         }
       : { developer: real, coach: real }
   console.log(
-    real === undefined
-      ? '\nagents: no API key or server set (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENAI_BASE_URL): using the scripted provider'
-      : `\nagents: using the ${real.name} provider`,
+    real !== undefined
+      ? `\nagents: live, using the ${real.name} provider`
+      : found !== undefined
+        ? `\nagents: scripted models (npm run demo -- --live calls the ${found.name} provider your environment names)`
+        : `\nagents: scripted models (set ${ENV_NAMES} and run npm run demo -- --live for a live one)`,
   )
   const session = createSession({
     name: 'demo',
@@ -137,67 +170,73 @@ export const agentsDemo = async (out: string): Promise<void> => {
     ),
   })
   try {
-    session.register(
-      llm('developer', {
-        provider: 'developer',
-        system: 'You write small shell scripts in the workspace and run them to check.',
-        tools: ['bash', 'write', 'edit', 'read'],
-      }),
-    )
-    session.register(
-      llm('coach', {
-        provider: 'coach',
-        system: 'You review the work. Say APPROVED when it is right.',
-      }),
-    )
-    const loop = await devCoachLoop(session, {
-      developer: 'developer',
-      coach: 'coach',
-      task: 'Write fizzbuzz.sh printing FizzBuzz from 1 to 15, and run it.',
-      onTurn: (t) => {
-        console.log(`  ${t.round} ${t.speaker.padEnd(9)} │ ${t.text.replaceAll('\n', ' ⏎ ')}`)
-      },
-    })
-    console.log(`accepted: ${loop.accepted ? 'yes' : 'no'}, after ${loop.rounds} round(s)`)
-
-    const alternatives = ['awk', 'printf']
-    const forks = await Promise.all(
-      alternatives.map((a) => fork(session, 'developer', `developer-${a}`)),
-    )
-    for (const f of forks) {
-      const m = f.metadata
-      console.log(
-        `forked ${f.id} from ${String(m.forked_from)} at ${String(m.fork_message_count)} messages`,
-      )
-    }
-    const answers = await Promise.all(
-      alternatives.map((a) => session.execute(`developer-${a}`, `Try an alternative: ${a}.`)),
-    )
-    answers.forEach((a, i) => {
-      console.log(`  developer-${alternatives[i]!} │ ${String(a).replaceAll('\n', ' ⏎ ')}`)
-    })
-
-    const heads = ['developer', ...alternatives.map((a) => `developer-${a}`)].map((n) =>
-      conversationOf(session, n)!,
-    )
-    const files = {
-      nerve: join(out, 'agents.nerve.json'),
-      nano: join(out, 'developer.nano.json'),
-      html: join(out, 'agents.html'),
-    }
-    await writeFileAtomic(
-      files.nerve,
-      stringifyConversation({ heads, metadata: { demo: 'agents' } }),
-    )
-    await saveConversation(session, 'developer', files.nano, 'nano')
-    await writeFileAtomic(
-      files.html,
-      renderHtml(heads, { title: 'A developer, a coach and two forks' }),
-    )
-    console.log(`wrote ${files.nerve} (the developer and its two forks, sharing history)`)
-    console.log(`wrote ${files.nano} (the developer alone, in nano-agent's format)`)
-    console.log(`wrote ${files.html}`)
+    await run(session, out)
+    return undefined
+  } catch (e) {
+    if (real === undefined) throw e
+    return `the live ${real.name} run failed: ${oneLine(e)}`
   } finally {
     await session.close()
   }
+}
+
+/** The agents' work, once the session is set up. */
+const run = async (session: Session, out: string): Promise<void> => {
+  session.register(
+    llm('developer', {
+      provider: 'developer',
+      system: 'You write small shell scripts in the workspace and run them to check.',
+      tools: ['bash', 'write', 'edit', 'read'],
+    }),
+  )
+  session.register(
+    llm('coach', {
+      provider: 'coach',
+      system: 'You review the work and answer with a JSON verdict, as each review asks.',
+    }),
+  )
+  const loop = await devCoachLoop(session, {
+    developer: 'developer',
+    coach: 'coach',
+    task: 'Write fizzbuzz.sh printing FizzBuzz from 1 to 15, and run it.',
+    onTurn: (t) => {
+      console.log(`  ${t.round} ${t.speaker.padEnd(9)} │ ${t.text.replaceAll('\n', ' ⏎ ')}`)
+    },
+  })
+  console.log(`accepted: ${loop.accepted ? 'yes' : 'no'}, after ${loop.rounds} round(s)`)
+
+  const alternatives = ['awk', 'printf']
+  const forks = await Promise.all(
+    alternatives.map((a) => fork(session, 'developer', `developer-${a}`)),
+  )
+  for (const f of forks) {
+    const m = f.metadata
+    console.log(
+      `forked ${f.id} from ${String(m.forked_from)} at ${String(m.fork_message_count)} messages`,
+    )
+  }
+  const answers = await Promise.all(
+    alternatives.map((a) => session.execute(`developer-${a}`, `Try an alternative: ${a}.`)),
+  )
+  answers.forEach((a, i) => {
+    console.log(`  developer-${alternatives[i]!} │ ${String(a).replaceAll('\n', ' ⏎ ')}`)
+  })
+
+  const heads = ['developer', ...alternatives.map((a) => `developer-${a}`)].map((n) =>
+    conversationOf(session, n)!,
+  )
+  const files = {
+    nerve: join(out, 'agents.nerve.json'),
+    nano: join(out, 'developer.nano.json'),
+    html: join(out, 'agents.html'),
+  }
+  await writeFileAtomic(files.nerve, stringifyConversation({ heads, metadata: { demo: 'agents' } }))
+  await saveConversation(session, 'developer', files.nano, 'nano')
+  await writeFileAtomic(
+    files.html,
+    renderHtml(heads, { title: 'A developer, a coach and two forks' }),
+  )
+  console.log(`wrote ${files.nerve} (the developer and its two forks, sharing history)`)
+  console.log(`wrote ${files.nano} (the developer alone, in nano-agent's format)`)
+  console.log(`wrote ${files.html}`)
 }

@@ -150,14 +150,15 @@ export interface ToolResult {
  * @category builders
  */
 export const execution = (toolName: string, result: ToolResult, options?: VertexOptions): Builder =>
+  // The result is a string or a deeply frozen copy: freezing the entry here makes it deep.
   append(
-    {
+    Object.freeze({
       type: 'tool_execution',
       tool_name: toolName,
       tool_use_id: result.tool_use_id,
       result: copyValue('execution', result.content, 'result.content'),
       is_error: result.is_error ?? false,
-    },
+    }),
     options,
   )
 

@@ -1,8 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { ancestorsOfAll, heads } from '../dag/traverse.js'
+import { heads } from '../dag/traverse.js'
 import type {
   Conversation,
-  Entry,
   Heads,
   Message,
   SubConversation,
@@ -10,16 +9,13 @@ import type {
   ToolExecution,
   Usage,
 } from './Entry.js'
+import { projectionOf } from './projectionMemo.js'
 
-const history = (on: Heads): readonly Conversation[] =>
-  ancestorsOfAll(Array.isArray(on) ? (on as readonly Conversation[]) : [on as Conversation])
-
-const entriesOf = <K extends Entry['type']>(on: Heads, type: K): Extract<Entry, { type: K }>[] => {
-  const out: Extract<Entry, { type: K }>[] = []
-  for (const v of history(on))
-    if (v.data.type === type) out.push(v.data as Extract<Entry, { type: K }>)
-  return out
-}
+/*
+ * Every projection reads the head's memo (see projectionMemo.ts): the first
+ * projection of a head costs the entries since its nearest projected
+ * ancestor, a repeated one costs nothing but the copy of the list it answers.
+ */
 
 /**
  * The messages of a conversation in causal order: what a provider is sent.
@@ -34,7 +30,23 @@ const entriesOf = <K extends Entry['type']>(on: Heads, type: K): Extract<Entry, 
  * const c = pipe(empty, system('Be brief.'), user('hi'), assistant('hello'))
  * assert.deepStrictEqual(messages(c).map((m) => m.role), ['user', 'assistant'])
  */
-export const messages = (on: Heads): readonly Message[] => entriesOf(on, 'message')
+export const messages = (on: Heads): readonly Message[] => {
+  const m = projectionOf(on)
+  return m.messages.slice(0, m.messageCount)
+}
+
+/**
+ * How many messages a conversation has: `messages(on).length`, without the list.
+ *
+ * @category projections
+ * @example
+ * import { assistant, empty, messageCount, user } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(messageCount(pipe(empty, user('hi'), assistant('hello'))), 2)
+ */
+export const messageCount = (on: Heads): number => projectionOf(on).messageCount
 
 /**
  * The tool executions of a conversation in causal order: one per tool call
@@ -54,16 +66,20 @@ export const messages = (on: Heads): readonly Message[] => entriesOf(on, 'messag
  * )
  * assert.deepStrictEqual(toolExecutions(c).map((x) => [x.tool_name, x.result]), [['clock', 'noon']])
  */
-export const toolExecutions = (on: Heads): readonly ToolExecution[] =>
-  entriesOf(on, 'tool_execution')
+export const toolExecutions = (on: Heads): readonly ToolExecution[] => {
+  const m = projectionOf(on)
+  return m.executions.slice(0, m.executionCount)
+}
 
 /**
  * The nested conversations (sub-agents' runs) of a conversation, in causal order.
  *
  * @category projections
  */
-export const subConversations = (on: Heads): readonly SubConversation[] =>
-  entriesOf(on, 'sub_conversation')
+export const subConversations = (on: Heads): readonly SubConversation[] => {
+  const m = projectionOf(on)
+  return m.subConversations.slice(0, m.subConversationCount)
+}
 
 /**
  * Every system prompt of the history, joined by a blank line; `''` when there is none.
@@ -76,14 +92,11 @@ export const subConversations = (on: Heads): readonly SubConversation[] =>
  *
  * assert.strictEqual(systemPrompt(pipe(empty, system('a'), system('b'))), 'a\n\nb')
  */
-export const systemPrompt = (on: Heads): string =>
-  entriesOf(on, 'system_prompt')
-    .map((s) => s.content)
-    .join('\n\n')
+export const systemPrompt = (on: Heads): string => projectionOf(on).system
 
 /**
  * The tools a conversation offers: every definition of the history, a later
- * one replacing an earlier one of the same name in its place.
+ * one replacing an earlier one of the same name in its place. The array is frozen.
  *
  * @category projections
  * @example
@@ -99,15 +112,11 @@ export const systemPrompt = (on: Heads): string =>
  * )
  * assert.deepStrictEqual(toolDefinitions(c).map((t) => t.description), ['new'])
  */
-export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => {
-  const byName = new Map<string, ToolDefinition>()
-  for (const e of entriesOf(on, 'tool_definitions')) for (const t of e.tools) byName.set(t.name, t)
-  return [...byName.values()]
-}
+export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => projectionOf(on).tools
 
 /**
- * The usage of every stop reason of the history, added up. Optional counts
- * appear when some stop reason reported them.
+ * The usage of every stop reason of the history, added up (a frozen value).
+ * Optional counts appear when some stop reason reported them.
  *
  * @category projections
  * @example
@@ -118,20 +127,7 @@ export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => {
  * const c = pipe(empty, user('a'), stop('end_turn', { input_tokens: 3 }), user('b'), stop('end_turn', { input_tokens: 4 }))
  * assert.strictEqual(usage(c).input_tokens, 7)
  */
-export const usage = (on: Heads): Usage => {
-  const total: Record<string, number> = {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-  }
-  for (const s of entriesOf(on, 'stop_reason')) {
-    for (const [k, n] of Object.entries(s.usage)) {
-      if (typeof n === 'number') total[k] = (total[k] ?? 0) + n
-    }
-  }
-  return total as unknown as Usage
-}
+export const usage = (on: Heads): Usage => projectionOf(on).usage
 
 /**
  * Why {@link head} found no single head.

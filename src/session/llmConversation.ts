@@ -9,7 +9,6 @@ import {
 } from '../conversation/codec/nerve.js'
 import { formatDecodeError, type DecodeError } from '../conversation/codec/errors.js'
 import type { Conversation } from '../conversation/Entry.js'
-import { viewOf } from '../interpreters/llm/agent.js'
 import { UsageError } from '../errors.js'
 import type { LlmState } from '../interpreters/llm/llmInterpreter.js'
 import { writeFileAtomic } from '../interpreters/atomicWrite.js'
@@ -73,7 +72,7 @@ export const conversationOf = (session: Session, name: string): Conversation | u
  */
 export const setConversation = (session: Session, name: string, head: Conversation): void => {
   const node = llmNode('setConversation', session, name)
-  session.cell(node.id).set({ head, ...viewOf(head) } satisfies LlmState)
+  session.cell(node.id).set(Object.freeze({ head }) satisfies LlmState)
 }
 
 /**

@@ -135,7 +135,7 @@ const turnOf = (reply: string | readonly Block[] | ScriptedTurn): ScriptedTurn =
 /**
  * A deterministic model: each call answers with the next reply of the
  * script. The default provider of the demo and of users' tests; it streams
- * text deltas to `onDelta` like a real provider.
+ * text, thinking and tool-use deltas to `onDelta` like a real provider.
  *
  * @category scripted
  * @example
@@ -177,12 +177,16 @@ export const scriptedProvider = (
       const raw = turn.content ?? ''
       const blocks: readonly Block[] = typeof raw === 'string' ? [text(raw)] : raw
       let n = 0
-      const content = blocks.map((b) =>
-        b.type === 'tool_use' && b.id === '' ? { ...b, id: `call_${index}_${n++}` } : b,
+      // A literal, not a spread: V8 freezes a spread copy on a slow path (a new map each time).
+      const content = blocks.map((b): Block =>
+        b.type === 'tool_use' && b.id === ''
+          ? { type: 'tool_use', id: `call_${index}_${n++}`, name: b.name, input: b.input }
+          : b,
       )
       if (call.onDelta !== undefined) {
         for (const b of content) {
           if (b.type === 'text') call.onDelta({ type: 'text', text: b.text })
+          else if (b.type === 'thinking') call.onDelta({ type: 'thinking', text: b.thinking })
           else if (b.type === 'tool_use') call.onDelta({ type: 'tool_use', id: b.id, name: b.name })
         }
       }

@@ -33,7 +33,7 @@ import {
  * io-ts codecs for the blocks and entries of a conversation. Each decodes the
  * wire form (`unknown` in) into the library's value and encodes it back.
  * Unknown properties are kept as they are. Sub-conversations hold whole
- * graphs, so the document decoders ({@link decodeConversation},
+ * DAGs, so the document decoders ({@link decodeConversation},
  * {@link decodeNano}) handle them.
  */
 

@@ -2,7 +2,7 @@ import type * as t from 'io-ts'
 
 /**
  * Why a conversation file could not be read. Every error names where: a JSON
- * pointer into the input (`path`) and, for graph errors, the vertex ids.
+ * pointer into the input (`path`) and, for structural errors, the vertex ids.
  * {@link formatDecodeError} renders one for people.
  *
  * @category errors
@@ -33,7 +33,7 @@ export interface Invalid {
   readonly errors: readonly InvalidValue[]
 }
 
-/** A vertex names a parent that is not in its graph. @category errors */
+/** A vertex names a parent that is not in its conversation. @category errors */
 export interface MissingParent {
   readonly _tag: 'MissingParent'
   readonly vertex: string
@@ -52,7 +52,7 @@ export interface VertexCycle {
   readonly path: string
 }
 
-/** Two vertices of one graph have the same id. @category errors */
+/** Two vertices of one conversation have the same id. @category errors */
 export interface DuplicateId {
   readonly _tag: 'DuplicateId'
   readonly vertex: string
@@ -60,7 +60,7 @@ export interface DuplicateId {
   readonly path: string
 }
 
-/** A head id that is not a vertex of its graph. @category errors */
+/** A head id that is not a vertex of its conversation. @category errors */
 export interface UnknownHead {
   readonly _tag: 'UnknownHead'
   readonly id: string
@@ -151,13 +151,13 @@ export const formatDecodeError = (e: DecodeError): string => {
         ),
       ].join('\n')
     case 'MissingParent':
-      return `vertex ${JSON.stringify(e.vertex)} names parent ${JSON.stringify(e.parent)}, which is not in its graph (at ${at(e.path)})`
+      return `vertex ${JSON.stringify(e.vertex)} names parent ${JSON.stringify(e.parent)}, which is not in its conversation (at ${at(e.path)})`
     case 'Cycle':
       return `vertices form a cycle: ${e.cycle.map((id) => JSON.stringify(id)).join(' → ')} (at ${at(e.path)})`
     case 'DuplicateId':
       return `vertex id ${JSON.stringify(e.vertex)} is used more than once (again at ${at(e.path)})`
     case 'UnknownHead':
-      return `head ${JSON.stringify(e.id)} is not a vertex of its graph (at ${at(e.path)})`
+      return `head ${JSON.stringify(e.id)} is not a vertex of its conversation (at ${at(e.path)})`
     case 'MismatchedId':
       return `node under key ${JSON.stringify(e.key)} has id ${JSON.stringify(e.id)} (at ${at(e.path)})`
   }

@@ -35,10 +35,10 @@ import {
   decodeFile,
   causalOrder,
   parentIds,
-  pendingGraph,
-  type PendingGraph,
+  pendingDag,
+  type PendingDag,
   type PendingSubConversation,
-} from './graph.js'
+} from './buildDag.js'
 import { parseJson, stringifyJson } from './json.js'
 
 /** nano-agent's record of a sub-agent's run: its own graph, nested. @category codecs */
@@ -186,9 +186,9 @@ const pendingSub = (h: SubGraphHeader): PendingSubConversation => ({
   depth: h.depth,
 })
 
-/** Checks the nodes of one graph, queueing the graphs of its sub-graphs. */
-const readGraph = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingGraph => {
-  const g = pendingGraph(
+/** Checks the nodes of one DAG, queueing the DAGs of its sub-graphs. */
+const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
+  const g = pendingDag(
     {
       path: job.path,
       nodesKey: 'nodes',
@@ -252,7 +252,7 @@ export const decodeNano = (u: unknown): E.Either<DecodeError, ConversationDocume
     u,
     HeaderCodec,
     (h): Job => ({ nodes: h.nodes, heads: h.head_ids, path: '', into: undefined }),
-    readGraph,
+    readDag,
   )
 
 /**

@@ -34,16 +34,16 @@ import {
   decodeFile,
   causalOrder,
   parentIds,
-  pendingGraph,
-  type PendingGraph,
+  pendingDag,
+  type PendingDag,
   type PendingSubConversation,
-} from './graph.js'
+} from './buildDag.js'
 import { parseJson, stringifyJson } from './json.js'
 
 /** The `format` field of a Nerve conversation file. @category codecs */
 export const NERVE_FORMAT = 'nerve/conversation'
 
-/** A sub-conversation on the wire: its own graph, nested. @category codecs */
+/** A sub-conversation on the wire: its own DAG, nested. @category codecs */
 export interface SubConversationJson {
   readonly type: 'sub_conversation'
   readonly tool_name: string
@@ -167,9 +167,9 @@ const pendingSub = (h: SubConversationHeader): PendingSubConversation => ({
   depth: h.depth,
 })
 
-/** Checks the vertices of one graph, queueing the graphs of its sub-conversations. */
-const readGraph = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingGraph => {
-  const g = pendingGraph(
+/** Checks the vertices of one DAG, queueing the DAGs of its sub-conversations. */
+const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
+  const g = pendingDag(
     {
       path: job.path,
       nodesKey: 'vertices',
@@ -237,7 +237,7 @@ export const decodeConversation = (u: unknown): E.Either<DecodeError, Conversati
     u,
     HeaderCodec,
     (h): Job => ({ nodes: h.vertices, heads: h.heads, path: '', into: undefined }),
-    readGraph,
+    readDag,
   )
 
 interface Out {

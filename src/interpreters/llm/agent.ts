@@ -1,23 +1,16 @@
-import { append, execution, stop, subConversation } from '../../conversation/build.js'
+import { append, stop } from '../../conversation/build.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import type {
-  Block,
-  Conversation,
-  Heads,
-  Message,
-  ToolDefinition,
-  ToolResultBlock,
-  ToolUseBlock,
-  Usage,
-} from '../../conversation/Entry.js'
+import type { Conversation, Heads, Message, ToolUseBlock, Usage } from '../../conversation/Entry.js'
 import { zeroUsage } from '../../conversation/Entry.js'
 import { messages, systemPrompt, toolDefinitions } from '../../conversation/project.js'
+import { UsageError } from '../../errors.js'
 import type { UsageReport } from '../../node/Context.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
-import { callTool, toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'
+import { toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'
 import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { callWithRetry, type RetryNotice, type ModelRetryOptions } from './retry.js'
+import { NEVER, recordResults, runTools, type ToolRound } from './toolRound.js'
 
 /**
  * Options of {@link runAgent}.
@@ -47,6 +40,13 @@ export interface AgentOptions {
   readonly onRetry?: (notice: RetryNotice) => void
   /** The sub-agent depth of this conversation (0 at the top), handed to tools. Default: 0. */
   readonly depth?: number
+  /**
+   * The deepest sub-agent of the run: the top conversation is depth 0, the
+   * agents it calls depth 1, theirs depth 2. One limit for the whole run:
+   * tools are handed it and sub-agents run under it; a sub-agent call that
+   * would go deeper is answered with an error. An integer ≥ 0. Default: 2.
+   */
+  readonly maxDepth?: number
 }
 
 /**
@@ -61,12 +61,19 @@ export interface AgentResult {
   readonly text: string
   /** The model's last stop reason, or `max_tool_rounds`, or `cancelled`. */
   readonly stopReason: string
-  /** What the run's model calls used, added up (also on the stop reason vertex). */
+  /**
+   * What the run's model calls used, added up, its sub-agents' calls
+   * included (also on the stop reason vertex).
+   */
   readonly usage: Usage
+  /** What the run's model calls cost, its sub-agents' included. */
   readonly cost: number
-  /** Model calls that answered. */
+  /** Model calls that answered, its sub-agents' included. */
   readonly calls: number
-  /** The messages of the conversation at the end, in order (what the next call would send). */
+  /**
+   * The messages of the conversation at the end, in order (what the next
+   * call would send): `messages(conversation)`, projected when read.
+   */
   readonly messages: readonly Message[]
 }
 
@@ -80,115 +87,38 @@ export interface AgentResult {
 export class AgentFailed extends Error {
   readonly _tag = 'AgentFailed'
   readonly conversation: Conversation
-  constructor(provider: string, cause: unknown, conversation: Conversation) {
+  /** What the run's calls that answered used before the failure, its sub-agents' included. */
+  readonly usage: Usage
+  readonly cost: number
+  readonly calls: number
+  constructor(
+    provider: string,
+    cause: unknown,
+    conversation: Conversation,
+    spent: { readonly usage: Usage; readonly cost: number; readonly calls: number } = {
+      usage: zeroUsage,
+      cost: 0,
+      calls: 0,
+    },
+  ) {
     super(
       `agent: the ${provider} call failed: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     )
     this.name = 'AgentFailed'
     this.conversation = conversation
+    this.usage = spent.usage
+    this.cost = spent.cost
+    this.calls = spent.calls
   }
 }
 
-const NEVER: AbortSignal = new AbortController().signal
-
-const addUsage = (a: Usage, b: Usage): Usage => {
-  const out: Record<string, number> = { ...a }
-  for (const [k, v] of Object.entries(b)) if (typeof v === 'number') out[k] = (out[k] ?? 0) + v
-  return out as unknown as Usage
-}
-
-const textOf = (content: readonly Block[]): string =>
-  content
-    .filter((b) => b.type === 'text')
-    .map((b) => b.text)
-    .join('')
-
-const cancelled = (call: ToolUseBlock): ToolOutput => ({
-  content: `cancelled: the run was cancelled before ${call.name} finished`,
-  is_error: true,
-})
-
-/**
- * Runs the tool calls of one assistant message: in parallel (or one by one),
- * each with the signal; when the signal aborts, the calls not finished are
- * given a cancelled result at once.
- */
-const runTools = async (
-  calls: readonly ToolUseBlock[],
-  box: Toolbox,
-  signal: AbortSignal,
-  depth: number,
-  parallel: boolean,
-  reportUsage: ((usage: UsageReport) => void) | undefined,
-): Promise<readonly ToolOutput[]> => {
-  const outputs: (ToolOutput | undefined)[] = calls.map(() => undefined)
-  const one = async (i: number) => {
-    const call = calls[i]!
-    const out = await callTool(box, call, {
-      signal,
-      toolUseId: call.id,
-      depth,
-      ...(reportUsage !== undefined && { reportUsage }),
-    })
-    if (!signal.aborted) outputs[i] = out
+/** Adds a usage into a running total, in place. */
+const addInto = (total: Record<string, number>, more: Usage): void => {
+  for (const k in more) {
+    const v = (more as unknown as Record<string, unknown>)[k]
+    if (typeof v === 'number') total[k] = (total[k] ?? 0) + v
   }
-  const all = parallel
-    ? Promise.all(calls.map((_, i) => one(i)))
-    : calls.reduce<Promise<void>>(
-        (p, _, i) => p.then(() => (signal.aborted ? undefined : one(i))),
-        Promise.resolve(),
-      )
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) {
-      resolve()
-      return
-    }
-    const onAbort = () => {
-      resolve()
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    void all.then(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    })
-  })
-  return outputs.map((o, i) => o ?? cancelled(calls[i]!))
-}
-
-/**
- * Records one round of tool results: a ToolExecution vertex per call, a
- * child of the assistant message (followed by a SubConversation vertex when
- * the tool ran one), merged into one user message of tool_result blocks in
- * call order.
- */
-const recordResults = (
-  asked: Conversation,
-  calls: readonly ToolUseBlock[],
-  outputs: readonly ToolOutput[],
-): { readonly head: Conversation; readonly message: Message } => {
-  const branches = calls.map((call, i) => {
-    const out = outputs[i]!
-    const done = execution(call.name, {
-      tool_use_id: call.id,
-      content: out.content,
-      is_error: out.is_error ?? false,
-    })(asked)
-    return out.conversation === undefined
-      ? done
-      : subConversation({ tool_name: call.name, tool_use_id: call.id, ...out.conversation })(done)
-  })
-  const message: Message = {
-    type: 'message',
-    role: 'user',
-    content: calls.map((call, i): ToolResultBlock => ({
-      type: 'tool_result',
-      tool_use_id: call.id,
-      content: outputs[i]!.content,
-      is_error: outputs[i]!.is_error ?? false,
-    })),
-  }
-  return { head: append(message)(branches), message }
 }
 
 /**
@@ -209,6 +139,11 @@ const recordResults = (
  * {@link AgentFailed}. The conversation passed in is never changed: the
  * answer is a new head sharing its history.
  *
+ * The head is the loop's only state: each call sends `messages(head)`,
+ * which extends the previous round's memoised projection by the round's
+ * new entries. Tools that ran model calls of their own (sub-agents) report
+ * what those used, and it counts in the run's usage, cost and calls.
+ *
  * @category agent
  * @example
  * import { empty, messages, runAgent, system, user } from 'nerve'
@@ -222,43 +157,10 @@ const recordResults = (
  * assert.strictEqual(result.stopReason, 'end_turn')
  * assert.deepStrictEqual(messages(result.conversation).map((m) => m.role), ['user', 'assistant'])
  */
-export const runAgent = (
+export const runAgent = async (
   provider: Provider,
   conversation: Heads,
   options: AgentOptions = {},
-): Promise<AgentResult> => runAgentOn(provider, conversation, viewOf(conversation), options)
-
-/**
- * What a model request needs of a conversation: its messages, system
- * prompt and tool definitions. Projecting them walks the history; the LLM
- * interpreter keeps them with the head instead.
- *
- * @internal
- */
-export interface ConversationView {
-  readonly messages: readonly Message[]
-  readonly system: string
-  readonly tools: readonly ToolDefinition[]
-}
-
-/** The {@link ConversationView} of a conversation, projected. @internal */
-export const viewOf = (conversation: Heads): ConversationView => ({
-  messages: messages(conversation),
-  system: systemPrompt(conversation),
-  tools: toolDefinitions(conversation),
-})
-
-/**
- * {@link runAgent} given the conversation's view (a caller that keeps it, as
- * the LLM interpreter does, spares projecting the history).
- *
- * @internal
- */
-export const runAgentOn = async (
-  provider: Provider,
-  conversation: Heads,
-  view: ConversationView,
-  options: AgentOptions,
 ): Promise<AgentResult> => {
   const signal = options.signal ?? NEVER
   // A function, not the property: the checks come after awaits, which the compiler does not see.
@@ -267,47 +169,73 @@ export const runAgentOn = async (
   const maxRounds = options.maxToolRounds ?? 20
   const parallel = options.parallelToolCalls ?? true
   const depth = options.depth ?? 0
-  const msgs = [...view.messages]
+  const maxDepth = options.maxDepth ?? 2
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
+    throw new UsageError(
+      'runAgent',
+      `options.maxDepth must be an integer ≥ 0, got ${String(options.maxDepth)}`,
+    )
+  }
+  // The loop appends messages, executions and stops only: the system prompt and tools stay.
+  const offered = toolDefinitions(conversation)
   const base = {
-    system: view.system,
-    tools: view.tools.length > 0 ? view.tools : toolDefinitionsOf(box),
+    system: systemPrompt(conversation),
+    tools: offered.length > 0 ? offered : toolDefinitionsOf(box),
     parallelToolCalls: parallel,
     ...(options.toolChoice !== undefined && { toolChoice: options.toolChoice }),
     ...(options.model !== undefined && { model: options.model }),
     ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
     ...(options.temperature !== undefined && { temperature: options.temperature }),
   }
+  const call = options.onDelta === undefined ? { signal } : { signal, onDelta: options.onDelta }
+  const tooling: ToolRound = {
+    box,
+    signal,
+    depth,
+    maxDepth,
+    parallel,
+    reportUsage: options.onUsage,
+  }
+  const retrying = { retry: options.retry, clock: options.clock, onRetry: options.onRetry }
   let head: Heads = conversation
-  let used: Usage = zeroUsage
+  // The running total, added to in place; `usedNow` gives a frozen copy.
+  const total: Record<string, number> = { ...zeroUsage }
+  const usedNow = (): Usage => Object.freeze({ ...total }) as unknown as Usage
   let cost = 0
   let calls = 0
   let lastText = ''
-  const finish = (reason: string): AgentResult => ({
-    conversation: stop(reason, used)(head),
-    text: lastText,
-    stopReason: reason,
-    usage: used,
-    cost,
-    calls,
-    messages: Object.freeze(msgs.slice()),
-  })
+  const finish = (reason: string): AgentResult => {
+    const used = usedNow()
+    const end = stop(reason, used)(head)
+    return Object.freeze({
+      conversation: end,
+      text: lastText,
+      stopReason: reason,
+      usage: used,
+      cost,
+      calls,
+      get messages(): readonly Message[] {
+        return messages(end)
+      },
+    })
+  }
   for (let round = 0; ; round++) {
     if (aborted()) return finish('cancelled')
     let response: ModelResponse
     try {
-      const request: ModelRequest = { ...base, messages: msgs.slice() }
-      response = await callWithRetry(
-        provider,
-        request,
-        options.onDelta === undefined ? { signal } : { signal, onDelta: options.onDelta },
-        { retry: options.retry, clock: options.clock, onRetry: options.onRetry },
-      )
+      const request: ModelRequest = { ...base, messages: messages(head) }
+      response = await callWithRetry(provider, request, call, retrying)
     } catch (e) {
       if (aborted()) return finish('cancelled')
-      throw new AgentFailed(provider.name, e, stop('error', used)(head))
+      const used = usedNow()
+      throw new AgentFailed(provider.name, e, stop('error', used)(head), {
+        usage: used,
+        cost,
+        calls,
+      })
     }
     calls++
-    used = addUsage(used, response.usage)
+    addInto(total, response.usage)
     cost += response.cost ?? 0
     options.onUsage?.({
       tokens: response.usage.input_tokens + response.usage.output_tokens,
@@ -316,22 +244,29 @@ export const runAgentOn = async (
     })
     // Providers give fresh, decoded blocks: frozen in place, they need no defensive copy.
     const content = deepFreeze(response.content)
-    const asked = append({ type: 'message', role: 'assistant', content })(head)
+    const asked = append(Object.freeze({ type: 'message', role: 'assistant', content }))(head)
     head = asked
-    msgs.push(asked.data as Message)
-    lastText = textOf(content)
-    const uses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use')
+    lastText = ''
+    const uses: ToolUseBlock[] = []
+    for (const b of content) {
+      if (b.type === 'text') lastText += b.text
+      else if (b.type === 'tool_use') uses.push(b)
+    }
     if (uses.length === 0) return finish(response.stopReason)
-    const outputs =
+    const outputs: readonly ToolOutput[] =
       round < maxRounds
-        ? await runTools(uses, box, signal, depth, parallel, options.onUsage)
+        ? await runTools(uses, tooling)
         : uses.map((u) => ({
             content: `not run: the limit of ${maxRounds} tool rounds was reached before ${u.name}`,
             is_error: true,
           }))
-    const recorded = recordResults(asked, uses, outputs)
-    head = recorded.head
-    msgs.push(recorded.message)
+    for (let i = 0; i < outputs.length; i++) {
+      const out = outputs[i]!
+      if (out.usage !== undefined) addInto(total, out.usage)
+      if (out.cost !== undefined) cost += out.cost
+      if (out.calls !== undefined) calls += out.calls
+    }
+    head = recordResults(asked, uses, outputs)
     if (aborted()) return finish('cancelled')
     if (round >= maxRounds) return finish('max_tool_rounds')
   }

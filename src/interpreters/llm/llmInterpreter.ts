@@ -1,5 +1,6 @@
 import { appendTo, empty, system, tools as toolsEntry, user } from '../../conversation/build.js'
-import type { Content, Conversation, Message } from '../../conversation/Entry.js'
+import type { Content, Conversation } from '../../conversation/Entry.js'
+import { messageCount } from '../../conversation/project.js'
 import { isVertex } from '../../dag/Vertex.js'
 import { ancestors } from '../../dag/traverse.js'
 import { UsageError } from '../../errors.js'
@@ -9,21 +10,59 @@ import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
 import type { Node } from '../../node/Node.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'
 import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
-import { runAgentOn, viewOf, type AgentResult, type ConversationView } from './agent.js'
-import type { Provider } from './Provider.js'
+import { runAgent, type AgentResult } from './agent.js'
+import type { ModelDelta, Provider } from './Provider.js'
 import type { ModelRetryOptions } from './retry.js'
 
 /**
  * The live state of an LLM node, as a session's cell keeps it: the
- * conversation head, with its messages, system prompt and tool definitions
- * (so a turn does not walk the history again, and a fork stamps
- * `fork_message_count` in O(1)).
+ * conversation head, and nothing else — its messages, system prompt and
+ * tools are projections of the head, memoised per head, so a turn does not
+ * walk the history again and a fork counts its messages in O(1).
  *
  * @category llm
  */
-export interface LlmState extends ConversationView {
+export interface LlmState {
   readonly head: Conversation
 }
+
+/**
+ * A piece of the model's visible reasoning, streamed while it answers. An
+ * LLM node emits it as a step chunk beside the answer's text, which comes as
+ * plain strings: a UI tells them apart by type and shows or hides the
+ * thinking.
+ *
+ * @category llm
+ */
+export interface ThinkingChunk {
+  readonly type: 'thinking'
+  readonly text: string
+}
+
+/**
+ * Whether a step chunk is a {@link ThinkingChunk}.
+ *
+ * @category llm
+ * @example
+ * import { isThinkingChunk } from 'nerve'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(isThinkingChunk({ type: 'thinking', text: 'hm' }), true)
+ * assert.strictEqual(isThinkingChunk('an answer'), false)
+ */
+export const isThinkingChunk = (u: unknown): u is ThinkingChunk =>
+  typeof u === 'object' &&
+  u !== null &&
+  (u as { type?: unknown }).type === 'thinking' &&
+  typeof (u as { text?: unknown }).text === 'string'
+
+/** What a model delta becomes as a step chunk: text as it is, thinking typed, nothing else. */
+const chunkOf = (d: ModelDelta): string | ThinkingChunk | undefined =>
+  d.type === 'text'
+    ? d.text
+    : d.type === 'thinking'
+      ? Object.freeze({ type: 'thinking' as const, text: d.text })
+      : undefined
 
 /**
  * Options of {@link llmInterpreter}.
@@ -83,12 +122,13 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
     if (!chain.includes(at as Conversation)) {
       throw new UsageError(api, "options.at is not a vertex of the node's conversation")
     }
-    return { head: at as Conversation, ...viewOf(at as Conversation) }
+    return Object.freeze({ head: at as Conversation })
   }
-  if (!Number.isInteger(at) || at < 0 || at > state.messages.length) {
+  const count = messageCount(state.head)
+  if (!Number.isInteger(at) || at < 0 || at > count) {
     throw new UsageError(
       api,
-      `options.at must be a message count from 0 to ${state.messages.length}, got ${String(at)}`,
+      `options.at must be a message count from 0 to ${count}, got ${String(at)}`,
     )
   }
   let seen = 0
@@ -99,7 +139,7 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
   }
   if (point === undefined)
     throw new UsageError(api, 'options.at: nothing comes before the first message')
-  return { ...state, head: point, messages: state.messages.slice(0, at) }
+  return Object.freeze({ head: point })
 }
 
 /**
@@ -109,7 +149,9 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
  * step's input (a string or content blocks) as a user message, runs
  * {@link runAgent} with the node's settings and the step's signal, reports
  * usage to the run's budget, moves the head and answers the assistant's
- * text. Executes on one node are queued, never interleaved. A failed turn
+ * text. While the model answers, its text streams as string step chunks and
+ * its visible reasoning as {@link ThinkingChunk}s. Executes on one node are
+ * queued, never interleaved. A failed turn
  * leaves the head where it was; a cancelled one moves it to the recorded
  * cancellation.
  *
@@ -161,16 +203,13 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
 
   const initial = (node: LlmNode, tools: Toolbox): LlmState => {
     const definitions = [...tools.values()].map((t) => t.definition)
-    return {
+    return Object.freeze({
       head: appendTo(
         empty,
         ...(node.system === '' ? [] : [system(node.system)]),
         toolsEntry(definitions),
       ),
-      messages: [],
-      system: node.system,
-      tools: definitions,
-    }
+    })
   }
 
   const stateOf = (node: LlmNode, session: NodeRegistry, tools: Toolbox): StateCell<LlmState> => {
@@ -213,10 +252,8 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
       const input = ctx.input
       return queued(ctx.session, node.id, async () => {
         const cell = stateOf(node, ctx.session, tools)
-        const before = cell.get()!
-        const asked = user(input)(before.head)
-        const view = { ...before, messages: [...before.messages, asked.data as Message] }
-        const result: AgentResult = await runAgentOn(provider, asked, view, {
+        const asked = user(input)(cell.get()!.head)
+        const result: AgentResult = await runAgent(provider, asked, {
           tools,
           maxToolRounds: node.maxToolRounds,
           toolChoice: node.toolChoice,
@@ -227,14 +264,15 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
             ctx.reportUsage(u)
           },
           onDelta: (d) => {
-            if (d.type === 'text') ctx.emit(d.text)
+            const chunk = chunkOf(d)
+            if (chunk !== undefined) ctx.emit(chunk)
           },
           ...(options.retry !== undefined && { retry: options.retry }),
           ...(node.model !== undefined && { model: node.model }),
           ...(node.maxTokens !== undefined && { maxTokens: node.maxTokens }),
           ...(node.temperature !== undefined && { temperature: node.temperature }),
         })
-        cell.set({ ...before, head: result.conversation, messages: result.messages })
+        cell.set(Object.freeze({ head: result.conversation }))
         if (result.stopReason === 'cancelled') throw ctx.signal.reason
         return result.text
       })
@@ -250,7 +288,7 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
     const { tools } = checked(node)
     const from = pointOf(stateOf(node, ctx.session, tools).get()!, ctx.at, api)
     const time = ctx.time ?? new Date(clock.now()).toISOString()
-    const copy = forkLlm(id, time, from.messages.length)(node)
+    const copy = forkLlm(id, time, messageCount(from.head))(node)
     cellOf(own, ctx.session, id).set(from)
     return copy
   }

@@ -14,19 +14,13 @@ import type { Provider } from './Provider.js'
  */
 export interface SubAgentOptions extends Omit<
   AgentOptions,
-  'signal' | 'depth' | 'tools' | 'onUsage'
+  'signal' | 'depth' | 'maxDepth' | 'tools' | 'onUsage'
 > {
   readonly name: string
   readonly description: string
   readonly provider: Provider
   readonly system: string
   readonly tools?: Toolbox
-  /**
-   * The deepest a sub-agent may run: the top conversation is depth 0, the
-   * agents it calls depth 1, theirs depth 2. A call that would go deeper is
-   * answered with an error. Default: 2.
-   */
-  readonly maxDepth?: number
 }
 
 const TaskInput = t.type({ task: t.string })
@@ -36,7 +30,12 @@ const TaskInput = t.type({ task: t.string })
  * fresh conversation (the system prompt, the agent's tools, the task) one
  * level deeper, with the calling tool's signal, and answers the agent's
  * last text. The loop records the sub-agent's whole conversation as a
- * sub_conversation entry, and its usage counts towards the caller's.
+ * sub_conversation entry, and its usage, cost and calls count in the
+ * caller's result (and go to the caller's `onUsage` as they happen).
+ *
+ * How deep sub-agents may go is the run's `maxDepth` (see
+ * {@link AgentOptions}): a call that would go deeper is answered with an
+ * error, and the sub-agent runs under the same limit.
  *
  * @category agent
  * @example
@@ -57,14 +56,13 @@ const TaskInput = t.type({ task: t.string })
  * assert.strictEqual(subConversations(result.conversation)[0]?.summary, 'Oslo is in Norway.')
  */
 export const subAgent = (options: SubAgentOptions): Tool => {
-  const maxDepth = options.maxDepth ?? 2
-  if (!Number.isInteger(maxDepth) || maxDepth < 1) {
+  if ((options as { maxDepth?: unknown }).maxDepth !== undefined) {
     throw new UsageError(
       'subAgent',
-      `options.maxDepth must be an integer ≥ 1, got ${String(maxDepth)}`,
+      'options.maxDepth is the run’s: give it to runAgent (or the llm node), not to the sub-agent',
     )
   }
-  const { name, description, provider, system: prompt, tools, maxDepth: _, ...loop } = options
+  const { name, description, provider, system: prompt, tools, ...loop } = options
   const box: Toolbox = tools ?? new Map()
   return tool(
     {
@@ -79,6 +77,7 @@ export const subAgent = (options: SubAgentOptions): Tool => {
     TaskInput,
     async ({ task }, ctx) => {
       const depth = ctx.depth + 1
+      const maxDepth = ctx.maxDepth ?? 2
       if (depth > maxDepth) {
         return {
           content: `not run: sub-agent "${name}" would run at depth ${depth}, deeper than the limit of ${maxDepth}`,
@@ -92,6 +91,7 @@ export const subAgent = (options: SubAgentOptions): Tool => {
           tools: box,
           signal: ctx.signal,
           depth,
+          maxDepth,
           ...(ctx.reportUsage !== undefined && { onUsage: ctx.reportUsage }),
         })
         return {
@@ -102,6 +102,9 @@ export const subAgent = (options: SubAgentOptions): Tool => {
             system_prompt: prompt,
             summary: result.text,
           },
+          usage: result.usage,
+          cost: result.cost,
+          calls: result.calls,
         }
       } catch (e) {
         if (!(e instanceof AgentFailed)) throw e
@@ -109,6 +112,9 @@ export const subAgent = (options: SubAgentOptions): Tool => {
           content: e.message,
           is_error: true,
           conversation: { heads: [e.conversation], system_prompt: prompt, summary: e.message },
+          usage: e.usage,
+          cost: e.cost,
+          calls: e.calls,
         }
       }
     },

@@ -4,6 +4,7 @@ import type {
   ToolDefinition,
   ToolResultContent,
   ToolUseBlock,
+  Usage,
 } from '../../conversation/Entry.js'
 import { UsageError } from '../../errors.js'
 import type { UsageReport } from '../../node/Context.js'
@@ -20,6 +21,11 @@ export interface ToolContext {
   readonly toolUseId: string
   /** The sub-agent depth of the calling conversation: 0 at the top. */
   readonly depth: number
+  /**
+   * The deepest sub-agent the run allows (its `maxDepth`): one limit for
+   * the whole run, which a sub-agent passes on. Absent: 2.
+   */
+  readonly maxDepth?: number
   /** Where a tool that calls a model (a sub-agent) reports what the calls cost, when the caller counts it. */
   readonly reportUsage?: (usage: UsageReport) => void
 }
@@ -28,7 +34,8 @@ export interface ToolContext {
  * What a tool answers: the `content` of the `tool_result` block, whether it
  * is an error, and, for a tool that ran a conversation of its own (a
  * sub-agent), that conversation, which the agent loop records as a
- * `sub_conversation` entry.
+ * `sub_conversation` entry, and what its model calls used, which the loop
+ * adds to its run's.
  *
  * @category tools
  */
@@ -41,6 +48,12 @@ export interface ToolOutput {
     readonly system_prompt: string
     readonly summary: string
   }
+  /** What the tool's own model calls used (a sub-agent's run), added to the calling run's usage. */
+  readonly usage?: Usage
+  /** What those calls cost, added to the calling run's cost. */
+  readonly cost?: number
+  /** How many model calls the tool made, added to the calling run's calls. */
+  readonly calls?: number
 }
 
 /**

@@ -23,7 +23,7 @@ describe('formatDecodeError', () => {
       ],
       [
         { _tag: 'MissingParent', vertex: 'b', parent: 'z', path: '/vertices/1/parents/0' },
-        'vertex "b" names parent "z", which is not in its graph (at /vertices/1/parents/0)',
+        'vertex "b" names parent "z", which is not in its conversation (at /vertices/1/parents/0)',
       ],
       [
         { _tag: 'Cycle', vertex: 'a', cycle: ['a', 'b', 'a'], path: '/vertices/0' },
@@ -35,7 +35,7 @@ describe('formatDecodeError', () => {
       ],
       [
         { _tag: 'UnknownHead', id: 'q', path: '/heads/1' },
-        'head "q" is not a vertex of its graph (at /heads/1)',
+        'head "q" is not a vertex of its conversation (at /heads/1)',
       ],
       [
         { _tag: 'MismatchedId', key: 'k', id: 'b', path: '/nodes/k' },

@@ -50,6 +50,20 @@ const wellFormed = (c: Conversation): boolean => {
 }
 
 describe('runAgent', () => {
+  it('keeps the head as its only state: every call sends the messages of the head at that moment', async () => {
+    const model = scriptedProvider([[toolUse('t')], [toolUse('t'), toolUse('t')], 'done'])
+    const result = await runAgent(model, start, {
+      tools: toolbox(tool('t', () => Promise.resolve('ok'))),
+    })
+    const all = messages(result.conversation)
+    // Each request is a prefix of the final messages: the user's, then two per tool round.
+    model.requests.forEach((r, i) => {
+      expect(r.messages).toEqual(all.slice(0, 1 + 2 * i))
+    })
+    expect(result.messages).toEqual(all)
+    expect(Object.isFrozen(result)).toBe(true)
+  })
+
   it('appends the answer and a stop reason with the usage, leaving the input as it was', async () => {
     const model = scriptedProvider([
       { content: 'Hi.', usage: { input_tokens: 7, output_tokens: 2 } },

@@ -9,21 +9,21 @@ import type { ConversationDocument } from './document.js'
 import { invalidValues, pointerSegment, type DecodeError, type InvalidValue } from './errors.js'
 
 /**
- * Building the vertices of a decoded file. A format's decoder checks the
- * shape of every node and lists them here, graph by graph (a sub-conversation
- * is a graph of its own); this module checks the structure (ids, parents,
+ * Building the vertex DAGs of a decoded file. A format's decoder checks the
+ * shape of every vertex and lists them here, DAG by DAG (a sub-conversation
+ * is a DAG of its own); this module checks the structure (ids, parents,
  * cycles, heads) and builds the frozen vertices without recursion: in one
  * pass when every parent comes before its children, by Kahn's algorithm on
- * typed arrays otherwise.
+ * typed arrays otherwise. ("Graph" is the graph of steps only.)
  *
  * @internal
  */
 
-/** A sub-conversation entry whose heads are filled in when its graph is built. @internal */
+/** A sub-conversation entry whose heads are filled in when its DAG is built. @internal */
 export type PendingSubConversation = { -readonly [K in keyof SubConversation]: SubConversation[K] }
 
-/** The checked nodes of one graph, in file order, waiting to be built. @internal */
-export interface PendingGraph {
+/** The checked vertices of one DAG, in file order, waiting to be built. @internal */
+export interface PendingDag {
   /** JSON pointer to the object that holds the nodes and the heads. */
   readonly path: string
   /** Where the nodes, a node's parents and the heads are, for error paths. */
@@ -37,15 +37,15 @@ export interface PendingGraph {
   readonly data: Entry[]
   readonly meta: Meta[]
   readonly headIds: readonly string[]
-  /** The sub-conversation entry this graph belongs to; absent for the file's own graph. */
+  /** The sub-conversation entry this DAG belongs to; absent for the file's own DAG. */
   readonly into: PendingSubConversation | undefined
 }
 
-/** An empty pending graph. @internal */
-export const pendingGraph = (
-  fields: Pick<PendingGraph, 'path' | 'nodesKey' | 'parentsKey' | 'headsKey' | 'headIds' | 'into'>,
+/** An empty pending DAG. @internal */
+export const pendingDag = (
+  fields: Pick<PendingDag, 'path' | 'nodesKey' | 'parentsKey' | 'headsKey' | 'headIds' | 'into'>,
   keyed: boolean,
-): PendingGraph => ({
+): PendingDag => ({
   ...fields,
   keys: keyed ? [] : undefined,
   ids: [],
@@ -86,8 +86,8 @@ const freezeJson = <T>(value: T): T => {
   return value
 }
 
-/** Builds one graph and returns its heads, or the first structural error. @internal */
-export const buildGraph = (g: PendingGraph): E.Either<DecodeError, readonly Conversation[]> => {
+/** Builds one DAG and returns its heads, or the first structural error. @internal */
+export const buildDag = (g: PendingDag): E.Either<DecodeError, readonly Conversation[]> => {
   const { ids, parents, data, meta, keys } = g
   const n = ids.length
   const where = (i: number): string =>
@@ -238,20 +238,20 @@ const kahn = (
 }
 
 /**
- * Builds pending graphs listed so that a sub-conversation's graph comes after
- * the graph holding it: from the last to the first, filling each
+ * Builds pending DAGs listed so that a sub-conversation's DAG comes after
+ * the DAG holding it: from the last to the first, filling each
  * sub-conversation's heads before its vertex is built. Returns the heads of
- * the first graph.
+ * the first DAG.
  *
  * @internal
  */
 export const buildAll = (
-  graphs: readonly PendingGraph[],
+  dags: readonly PendingDag[],
 ): E.Either<DecodeError, readonly Conversation[]> => {
   let heads: readonly Conversation[] = NO_PARENTS
-  for (let i = graphs.length - 1; i >= 0; i--) {
-    const g = graphs[i]!
-    const r = buildGraph(g)
+  for (let i = dags.length - 1; i >= 0; i--) {
+    const g = dags[i]!
+    const r = buildDag(g)
     if (E.isLeft(r)) return r
     heads = r.right
     if (g.into !== undefined) g.into.heads = heads
@@ -288,9 +288,9 @@ export interface FileHeader {
 const EMPTY: Meta = Object.freeze({})
 
 /**
- * Decodes a whole file: checks its header, reads its graphs one after
- * another (`read` queues the graph of a sub-conversation while it reads the
- * graph holding it), collects every shape error, then builds all graphs into
+ * Decodes a whole file: checks its header, reads its DAGs one after
+ * another (`read` queues the DAG of a sub-conversation while it reads the
+ * DAG holding it), collects every shape error, then builds all DAGs into
  * a frozen document.
  *
  * @internal
@@ -299,7 +299,7 @@ export const decodeFile = <H extends FileHeader, J>(
   u: unknown,
   header: t.Decoder<unknown, H>,
   first: (h: H) => J,
-  read: (job: J, queue: J[], errors: InvalidValue[]) => PendingGraph,
+  read: (job: J, queue: J[], errors: InvalidValue[]) => PendingDag,
 ): E.Either<DecodeError, ConversationDocument> => {
   const errors: InvalidValue[] = []
   const top = header.validate(u, [{ key: '', type: header, actual: u }])
@@ -309,10 +309,10 @@ export const decodeFile = <H extends FileHeader, J>(
   }
   const h = top.right
   const jobs: J[] = [first(h)]
-  const graphs: PendingGraph[] = []
-  for (let j = 0; j < jobs.length; j++) graphs.push(read(jobs[j]!, jobs, errors))
+  const dags: PendingDag[] = []
+  for (let j = 0; j < jobs.length; j++) dags.push(read(jobs[j]!, jobs, errors))
   if (errors.length > 0) return E.left({ _tag: 'Invalid', errors })
-  const heads = buildAll(graphs)
+  const heads = buildAll(dags)
   if (E.isLeft(heads)) return heads
   return E.right(
     Object.freeze({

@@ -1,0 +1,140 @@
+import { append, execution, subConversation } from '../../conversation/build.js'
+import type {
+  Conversation,
+  Message,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../../conversation/Entry.js'
+import type { UsageReport } from '../../node/Context.js'
+import { callTool, type ToolContext, type Toolbox, type ToolOutput } from '../tools/Tool.js'
+
+/**
+ * One round of tool calls of the agent loop: running the calls of one
+ * assistant message, and recording their results in the conversation.
+ *
+ * @internal
+ */
+
+/** A signal that never aborts: the loop's when the caller gives none. @internal */
+export const NEVER: AbortSignal = new AbortController().signal
+
+const cancelled = (call: ToolUseBlock): ToolOutput => ({
+  content: `cancelled: the run was cancelled before ${call.name} finished`,
+  is_error: true,
+})
+
+/** What {@link runTools} needs besides the calls. @internal */
+export interface ToolRound {
+  readonly box: Toolbox
+  readonly signal: AbortSignal
+  readonly depth: number
+  readonly maxDepth: number
+  readonly parallel: boolean
+  readonly reportUsage: ((usage: UsageReport) => void) | undefined
+}
+
+/**
+ * Runs the tool calls of one assistant message: in parallel (or one by one),
+ * each with the signal; when the signal aborts, the calls not finished are
+ * given a cancelled result at once.
+ *
+ * @internal
+ */
+export const runTools = async (
+  calls: readonly ToolUseBlock[],
+  round: ToolRound,
+): Promise<readonly ToolOutput[]> => {
+  const { box, signal, depth, maxDepth, parallel, reportUsage } = round
+  const outputs: (ToolOutput | undefined)[] = new Array<ToolOutput | undefined>(calls.length)
+  const one = async (i: number) => {
+    const call = calls[i]!
+    const ctx: ToolContext =
+      reportUsage === undefined
+        ? { signal, toolUseId: call.id, depth, maxDepth }
+        : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
+    const out = await callTool(box, call, ctx)
+    if (!signal.aborted) outputs[i] = out
+  }
+  if (signal === NEVER && calls.length === 1) {
+    await one(0)
+    return outputs as readonly ToolOutput[]
+  }
+  const all =
+    calls.length === 1
+      ? one(0)
+      : parallel
+        ? Promise.all(calls.map((_, i) => one(i)))
+        : calls.reduce<Promise<void>>(
+            (p, _, i) => p.then(() => (signal.aborted ? undefined : one(i))),
+            Promise.resolve(),
+          )
+  if (signal === NEVER) {
+    await all
+  } else {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) {
+        resolve()
+        return
+      }
+      const onAbort = () => {
+        resolve()
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      void all.then(() => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      })
+    })
+  }
+  for (let i = 0; i < calls.length; i++) outputs[i] ??= cancelled(calls[i]!)
+  return outputs as readonly ToolOutput[]
+}
+
+/**
+ * Records one round of tool results: a ToolExecution vertex per call, a
+ * child of the assistant message (followed by a SubConversation vertex when
+ * the tool ran one), merged into one user message of tool_result blocks in
+ * call order. Answers the merge: the new head.
+ *
+ * @internal
+ */
+export const recordResults = (
+  asked: Conversation,
+  calls: readonly ToolUseBlock[],
+  outputs: readonly ToolOutput[],
+): Conversation => {
+  const branches: Conversation[] = []
+  const blocks: ToolResultBlock[] = []
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    const out = outputs[i]!
+    const done = execution(call.name, {
+      tool_use_id: call.id,
+      content: out.content,
+      is_error: out.is_error ?? false,
+    })(asked)
+    const x = done.data as Extract<Conversation['data'], { type: 'tool_execution' }>
+    branches.push(
+      out.conversation === undefined
+        ? done
+        : subConversation({ tool_name: call.name, tool_use_id: call.id, ...out.conversation })(
+            done,
+          ),
+    )
+    // The execution's copy of the content is frozen: the block can share it.
+    blocks.push(
+      Object.freeze({
+        type: 'tool_result',
+        tool_use_id: call.id,
+        content: x.result,
+        is_error: x.is_error,
+      }),
+    )
+  }
+  const message: Message = Object.freeze({
+    type: 'message',
+    role: 'user',
+    content: Object.freeze(blocks),
+  })
+  return append(message)(branches)
+}

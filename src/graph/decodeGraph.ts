@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { NodeRegistry } from '../node/Context.js'
+import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNameTemplate, validateName } from '../node/name.js'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
 import { addStep } from './build.js'

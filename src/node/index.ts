@@ -12,8 +12,9 @@ export {
 export type { IllegalTransition, NodeState } from './NodeState.js'
 export { nodeInfo } from './NodeInfo.js'
 export type { NodeInfo } from './NodeInfo.js'
-export { nodeRegistry } from './Context.js'
-export type { NodeContext, NodeRegistry, StateCell, Upstream, UsageReport } from './Context.js'
+export { nodeRegistry } from './NodeRegistry.js'
+export type { NodeRegistry, StateCell } from './NodeRegistry.js'
+export type { NodeContext, Upstream, UsageReport } from './Interpreter.js'
 export { interpreters } from './Interpreter.js'
 export type {
   ChunkStream,

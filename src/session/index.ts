@@ -1,4 +1,6 @@
 export * from './Session.js'
+export * from './createSession.js'
+export type { SessionExecuteOptions, SessionInfo, SessionOptions } from './SessionOptions.js'
 export * from './SessionError.js'
 export type { SessionEvent, SessionEventType } from './SessionEvent.js'
 export * from './SessionManager.js'

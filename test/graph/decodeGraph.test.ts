@@ -5,7 +5,7 @@ import { executionOrder } from '../../src/graph/compile.js'
 import { decodeGraph, graphCodec } from '../../src/graph/decodeGraph.js'
 import { isGraph, type Graph } from '../../src/graph/Graph.js'
 import { showGraphFileError, type GraphFileError } from '../../src/graph/GraphFileError.js'
-import { nodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry } from '../../src/node/NodeRegistry.js'
 import { fn } from '../../src/node/FunctionNode.js'
 
 const echo = fn('echo', (ctx) => ctx.input)

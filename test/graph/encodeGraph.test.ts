@@ -9,7 +9,7 @@ import { encodeGraph } from '../../src/graph/encodeGraph.js'
 import { fail, fallback, retry, skip, type ErrorPolicy } from '../../src/graph/ErrorPolicy.js'
 import { graph, isGraph, type Graph } from '../../src/graph/Graph.js'
 import type { StepSpec } from '../../src/graph/Step.js'
-import { nodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry } from '../../src/node/NodeRegistry.js'
 import { fn } from '../../src/node/FunctionNode.js'
 import { makeNode, type Node } from '../../src/node/Node.js'
 

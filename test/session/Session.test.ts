@@ -13,7 +13,7 @@ import {
   type RunEvent,
 } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
-import { createSession } from '../../src/session/Session.js'
+import { createSession } from '../../src/session/createSession.js'
 import {
   NameTaken,
   NodeStopped,

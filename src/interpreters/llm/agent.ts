@@ -12,7 +12,7 @@ import type {
 } from '../../conversation/Entry.js'
 import { zeroUsage } from '../../conversation/Entry.js'
 import { messages, systemPrompt, toolDefinitions } from '../../conversation/project.js'
-import type { UsageReport } from '../../node/Context.js'
+import type { UsageReport } from '../../node/Interpreter.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { callTool, toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'

@@ -24,7 +24,13 @@ import {
 import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
 import { isoTime } from './isoTime.js'
 import { NameTaken, NodeStopped, SessionClosed, StartFailed, UnknownNode } from './SessionError.js'
-import { EventHub, type SessionEvent, type SessionEventType } from './SessionEvent.js'
+import {
+  DEFAULT_EVENT_BUFFER,
+  EventHub,
+  type SessionEvent,
+  type SessionEventType,
+  type SessionNodeEvent,
+} from './SessionEvent.js'
 import type { SessionConfig, SessionExecuteOptions, SessionInfo } from './SessionOptions.js'
 
 const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
@@ -62,8 +68,10 @@ export class Session implements NodeRegistry {
   readonly clock: Clock
   readonly #nodes: NodeTable
   readonly #now: () => string
-  readonly #hub = new EventHub()
-  readonly #onEvent: ((event: SessionEvent) => void) | undefined
+  readonly #hub = new EventHub((dropped) =>
+    Object.freeze({ type: 'lagged' as const, session: this.id, dropped, time: this.#now() }),
+  )
+  readonly #onEvent: ((event: SessionNodeEvent) => void) | undefined
   readonly #lifetime = new AbortController()
   readonly #forkHost: ForkHost
   #closing: Promise<void> | undefined
@@ -240,10 +248,13 @@ export class Session implements NodeRegistry {
   /**
    * Each call subscribes to the events from now on. The iteration ends when
    * the session is closed (after the `stopped` events of the close); leaving
-   * it early unsubscribes. Events wait in a buffer until read.
+   * it early unsubscribes. Events wait in a buffer until read, at most
+   * `buffer` of them (default {@link DEFAULT_EVENT_BUFFER}): a reader that
+   * falls further behind loses the oldest and reads a `lagged` event
+   * counting them in their place.
    */
-  events(): AsyncIterableIterator<SessionEvent> {
-    return this.#hub.subscribe()
+  events(options: { readonly buffer?: number } = {}): AsyncIterableIterator<SessionEvent> {
+    return this.#hub.subscribe(options.buffer ?? DEFAULT_EVENT_BUFFER)
   }
 
   info(): SessionInfo {
@@ -314,7 +325,7 @@ export class Session implements NodeRegistry {
 
   #emit(type: SessionEventType, entry: Live, from?: string): void {
     if (!this.#hub.listening && this.#onEvent === undefined) return
-    const event: SessionEvent = Object.freeze({
+    const event: SessionNodeEvent = Object.freeze({
       type,
       session: this.id,
       name: entry.name,

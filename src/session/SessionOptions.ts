@@ -4,7 +4,7 @@ import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { Budget } from '../runtime/Budget.js'
 import type { Clock } from '../runtime/Clock.js'
 import type { RunEvent } from '../runtime/RunEvent.js'
-import type { SessionEvent } from './SessionEvent.js'
+import type { SessionNodeEvent } from './SessionEvent.js'
 
 /**
  * Options of {@link createSession}.
@@ -23,7 +23,7 @@ export interface SessionOptions {
   readonly tags?: readonly string[]
   readonly metadata?: Meta
   /** Told of every event, synchronously (an exception it throws is ignored). */
-  readonly onEvent?: (event: SessionEvent) => void
+  readonly onEvent?: (event: SessionNodeEvent) => void
 }
 
 /**
@@ -64,5 +64,5 @@ export interface SessionConfig {
   readonly metadata: Meta
   readonly interpreters: InterpreterRegistry
   readonly clock: Clock
-  readonly onEvent: ((event: SessionEvent) => void) | undefined
+  readonly onEvent: ((event: SessionNodeEvent) => void) | undefined
 }

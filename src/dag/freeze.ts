@@ -7,6 +7,8 @@
  * @internal
  */
 export const deepFreeze = <T>(value: T): T => {
+  // The common case, a value already frozen (or not an object), allocates nothing.
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
   const stack: unknown[] = [value]
   while (stack.length > 0) {
     const v = stack.pop()

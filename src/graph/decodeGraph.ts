@@ -3,6 +3,8 @@ import * as t from 'io-ts'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNameTemplate, validateName } from '../node/name.js'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
+import { nodeKinds } from '../node/NodeKind.js'
+import { errorPath, isUnknownKey } from '../node/options.js'
 import { addStep } from './build.js'
 import { compile } from './compile.js'
 import { fail, policyProblems, type ErrorPolicy } from './ErrorPolicy.js'
@@ -319,6 +321,62 @@ const graphOrder = (
 }
 
 /**
+ * A node of the file's table that is not a graph: a built-in kind decoded
+ * with its options codec and built with its builder (errors go to `errors`,
+ * with their paths under `at`); any other kind as it is described.
+ */
+const describedNode = (
+  id: string,
+  desc: OtherNodeDescription,
+  at: string,
+  errors: GraphFileError[],
+): Node | undefined => {
+  const { kind, persistent, id: _id, ...options } = desc
+  const known = nodeKinds.get(kind)
+  if (known === undefined) {
+    return makeNode({
+      ...desc,
+      id,
+      kind,
+      persistent: persistent ?? false,
+      metadata: desc.metadata ?? EMPTY_METADATA,
+    })
+  }
+  if (persistent !== undefined && persistent !== known.persistent) {
+    errors.push({
+      _tag: 'InvalidValue',
+      path: `${at}/persistent`,
+      reason: `a ${kind} node is ${known.persistent ? '' : 'not '}persistent`,
+    })
+    return undefined
+  }
+  const decoded = known.options.decode(options)
+  if (E.isLeft(decoded)) {
+    for (const e of decoded.left) errors.push(optionError(at, e))
+    return undefined
+  }
+  try {
+    return known.build(id, decoded.right)
+  } catch (e) {
+    errors.push({
+      _tag: 'InvalidValue',
+      path: at,
+      reason: e instanceof Error ? e.message : String(e),
+    })
+    return undefined
+  }
+}
+
+/** An error of a node kind's options codec as a file error under the node's path. */
+const optionError = (at: string, e: t.ValidationError): GraphFileError => {
+  const keys = errorPath(e)
+  const path = at + pointer(keys)
+  if (isUnknownKey(e)) return { _tag: 'UnknownKey', path }
+  if (e.value === undefined && keys.length > 0) return { _tag: 'MissingKey', path }
+  return { _tag: 'InvalidValue', path, reason: e.message ?? 'is not valid' }
+}
+
+/**
  * Reads a graph file: first its shape (types, required and unknown keys),
  * then its references (node references, step ids in `dependsOn` and edges,
  * duplicate ids, edge channels, policies), then cycles among steps and among
@@ -355,6 +413,7 @@ export const decodeGraph = (
   const errors: GraphFileError[] = []
   const described = new Map<string, Node>()
   const graphs = new Map<string, Description>()
+  const broken = new Set<string>()
   for (const [id, desc] of Object.entries(file.nodes ?? {})) {
     const at = pointer(['nodes', id])
     const idErrors = nameError(at, id)
@@ -379,21 +438,13 @@ export const decodeGraph = (
       continue
     }
     if (idErrors.length > 0 || kindErrors.length > 0) continue
-    const other = desc as OtherNodeDescription
-    described.set(
-      id,
-      makeNode({
-        ...other,
-        id,
-        kind: other.kind,
-        persistent: other.persistent ?? false,
-        metadata: other.metadata ?? EMPTY_METADATA,
-      }),
-    )
+    const node = describedNode(id, desc as OtherNodeDescription, at, errors)
+    if (node !== undefined) described.set(id, node)
+    else broken.add(id) // its errors are told; references to it are not errors too
   }
   const registry = options?.nodes
   const known = (ref: string): boolean =>
-    described.has(ref) || graphs.has(ref) || registry?.get(ref) !== undefined
+    described.has(ref) || broken.has(ref) || graphs.has(ref) || registry?.get(ref) !== undefined
   const top: Description = { at: '', id: file.id, steps: file.steps, ...optional(file) }
   errors.push(...nameError('/id', file.id))
   const checked = new Map<Description, Checked>()

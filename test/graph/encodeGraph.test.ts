@@ -22,7 +22,7 @@ const pty = makeNode({
   kind: 'pty',
   persistent: true,
   metadata: { owner: 'me' },
-  shell: 'bash',
+  command: 'bash',
   env: { A: '1' },
 })
 
@@ -43,7 +43,7 @@ describe('encodeGraph', () => {
           kind: 'pty',
           persistent: true,
           metadata: { owner: 'me' },
-          shell: 'bash',
+          command: 'bash',
           env: { A: '1' },
         },
         sub: { kind: 'graph', maxParallel: 2, steps: [{ id: 'x', node: 'f0' }] },

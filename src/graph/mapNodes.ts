@@ -74,7 +74,7 @@ const walk = (maps: PartMaps): ((g: Graph) => Graph) => {
  *
  * @category graph walks
  * @example
- * import { addStep, fn, graph, mapNodes } from 'nerve'
+ * import { addStep, fn, graph, listSteps, mapNodes } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -83,7 +83,7 @@ const walk = (maps: PartMaps): ((g: Graph) => Graph) => {
  * const g = pipe(graph('g'), addStep({ id: 'a', node: one }))
  * assert.strictEqual(pipe(g, mapNodes((n) => n)), g)
  * const h = pipe(g, mapNodes((n) => (n === one ? two : n)))
- * assert.strictEqual(h.toJSON().steps[0].node, two)
+ * assert.strictEqual(listSteps(h)[0]?.node, two)
  */
 export const mapNodes =
   (f: (node: Node) => Node) =>
@@ -96,13 +96,13 @@ export const mapNodes =
  *
  * @category graph walks
  * @example
- * import { addStepRef, graph, mapNodeRefs } from 'nerve'
+ * import { addStepRef, graph, listSteps, mapNodeRefs } from 'nerve'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
  * const g = pipe(graph('g'), addStepRef('a', 'writer'))
  * const h = pipe(g, mapNodeRefs((ref) => `trial-${ref}`))
- * assert.strictEqual(h.toJSON().steps[0].nodeRef, 'trial-writer')
+ * assert.strictEqual(listSteps(h)[0]?.nodeRef, 'trial-writer')
  */
 export const mapNodeRefs =
   (f: (ref: string) => string) =>

@@ -1,19 +1,16 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, normalize, relative } from 'node:path'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative } from 'node:path'
+import { cruise, type ICruiseResult, type IFlattenedRuleSet } from 'dependency-cruiser'
 import { describe, expect, it } from 'vitest'
 
 /**
- * The layer rule of DESIGN.md: the pure layers import no `node:*` module, no
- * interpreter and no higher layer, and use no clock or random source.
+ * The layer rule of DESIGN.md. Imports (layers, builtins, packages, import
+ * circles) are checked by dependency-cruiser with .dependency-cruiser.cjs, in
+ * `npm run deps`; here, that its rules catch what they should, and what it
+ * cannot see: the pure layers use no clock, random source or timers.
  */
-const PURE: Readonly<Record<string, number>> = {
-  'src/errors.ts': 0,
-  'src/dag': 0,
-  'src/conversation': 1,
-  'src/node': 2,
-  'src/graph': 3,
-}
-const ALLOWED_PACKAGES = /^(fp-ts|io-ts|immer)(\/|$)/
+const PURE = ['src/errors.ts', 'src/dag', 'src/conversation', 'src/node', 'src/graph']
 const EFFECTS: readonly [RegExp, string][] = [
   [/\bDate\b/, 'a clock (Date)'],
   [/\bperformance\s*\./, 'a clock (performance)'],
@@ -27,32 +24,14 @@ const EFFECTS: readonly [RegExp, string][] = [
 
 const root = join(import.meta.dirname, '..')
 
-const layerOf = (file: string): number | undefined => {
-  for (const [prefix, rank] of Object.entries(PURE)) {
-    if (file === prefix || file.startsWith(`${prefix}/`)) return rank
-  }
-  return undefined
-}
+const isPure = (file: string): boolean =>
+  PURE.some((prefix) => file === prefix || file.startsWith(`${prefix}/`))
 
-/** Every way `file` (a repo-relative path) breaks the layer rule. */
-export const violations = (file: string, text: string): string[] => {
-  const rank = layerOf(file)
-  if (rank === undefined) return []
-  const found: string[] = []
+/** Every clock, random source or timer `file` (a repo-relative path of a pure layer) uses. */
+export const effects = (file: string, text: string): string[] => {
+  if (!isPure(file)) return []
   const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '') // comments may mention anything
-  for (const m of code.matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s+['"]([^'"]+)['"]/g)) {
-    const spec = (m[1] ?? m[2])!
-    if (spec.startsWith('.')) {
-      const target = normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts')
-      const targetRank = layerOf(target)
-      if (targetRank === undefined) found.push(`${file} imports ${spec}, which is not a pure layer`)
-      else if (targetRank > rank) found.push(`${file} imports ${spec}, a higher layer`)
-    } else if (!ALLOWED_PACKAGES.test(spec)) {
-      found.push(`${file} imports ${spec}`)
-    }
-  }
-  for (const [pattern, what] of EFFECTS) if (pattern.test(code)) found.push(`${file} uses ${what}`)
-  return found
+  return EFFECTS.filter(([pattern]) => pattern.test(code)).map(([, what]) => `${file} uses ${what}`)
 }
 
 const files = (dir: string): string[] =>
@@ -60,30 +39,92 @@ const files = (dir: string): string[] =>
     d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
   )
 
-describe('the layer rule', () => {
-  it('holds for every file of the pure layers', () => {
+describe('the pure layers', () => {
+  it('use no clock, random source or timer', () => {
     const all = files(join(root, 'src')).map((f) => relative(root, f))
-    expect(all.filter((f) => layerOf(f) !== undefined).length).toBeGreaterThan(0)
-    expect(all.flatMap((f) => violations(f, readFileSync(join(root, f), 'utf8')))).toEqual([])
+    expect(all.filter(isPure).length).toBeGreaterThan(0)
+    expect(all.flatMap((f) => effects(f, readFileSync(join(root, f), 'utf8')))).toEqual([])
   })
 
-  it('catches node modules, higher layers, clocks and random sources', () => {
-    expect(violations('src/dag/x.ts', `import { readFileSync } from 'node:fs'`)).toHaveLength(1)
-    expect(violations('src/dag/x.ts', `import { pipe } from 'fp-ts/lib/function.js'`)).toEqual([])
-    expect(violations('src/dag/x.ts', `import { user } from '../conversation/build.js'`)).toEqual([
-      'src/dag/x.ts imports ../conversation/build.js, a higher layer',
-    ])
-    expect(violations('src/conversation/x.ts', `import { run } from '../runtime/run.js'`)).toEqual([
-      'src/conversation/x.ts imports ../runtime/run.js, which is not a pure layer',
-    ])
-    expect(
-      violations('src/conversation/x.ts', `import { vertex } from '../dag/Vertex.js'`),
-    ).toEqual([])
-    expect(violations('src/graph/x.ts', `const t = Date.now()`)).toEqual([
+  it('are told apart from the others, and their clocks and random sources are caught', () => {
+    expect(effects('src/graph/x.ts', `const t = Date.now()`)).toEqual([
       'src/graph/x.ts uses a clock (Date)',
     ])
-    expect(violations('src/node/x.ts', `const r = Math.random()`)).toHaveLength(1)
-    expect(violations('src/node/x.ts', `import pty from 'node-pty'`)).toHaveLength(1)
-    expect(violations('src/runtime/x.ts', `import { spawn } from 'node:child_process'`)).toEqual([])
+    expect(effects('src/node/x.ts', `const r = Math.random()`)).toHaveLength(1)
+    expect(effects('src/dag/x.ts', `// Date.now() is not called here`)).toEqual([])
+    expect(effects('src/runtime/x.ts', `const t = Date.now()`)).toEqual([])
+  })
+})
+
+const rules = (
+  createRequire(import.meta.url)('../.dependency-cruiser.cjs') as {
+    forbidden: NonNullable<IFlattenedRuleSet['forbidden']>
+  }
+).forbidden
+
+/** The rule each import of a made-up tree of `src/` files breaks, as `rule: from → to`. */
+const broken = async (tree: Readonly<Record<string, string>>): Promise<string[]> => {
+  // Inside the repository, so that packages resolve from its node_modules.
+  mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true })
+  const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'nerve-layers-'))
+  try {
+    for (const [file, text] of Object.entries(tree)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true })
+      writeFileSync(join(dir, file), text)
+    }
+    const result = await cruise(['src'], {
+      validate: true,
+      ruleSet: { forbidden: rules },
+      tsPreCompilationDeps: true,
+      doNotFollow: { path: 'node_modules' },
+      baseDir: dir,
+    })
+    const output = result.output as ICruiseResult
+    // A package resolves to a path relative to the tree; name it from its own folder.
+    const shown = (to: string): string => to.replace(/^(\.\.\/)+|^node_modules\//, '')
+    return output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${shown(v.to)}`).sort()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+describe('the import rules (.dependency-cruiser.cjs)', () => {
+  it('let every layer import itself and the layers below it', async () => {
+    expect(
+      await broken({
+        'src/errors.ts': 'export const e = 1\n',
+        'src/dag/v.ts': "import { e } from '../errors.js'\nexport const v = e\n",
+        'src/graph/g.ts': "import { n } from '../node/n.js'\nexport const g = n\n",
+        'src/node/n.ts': "import { v } from '../dag/v.js'\nexport const n = v\n",
+        'src/runtime/r.ts': "import { g } from '../graph/g.js'\nexport const r = g\n",
+        'src/session/index.ts': "import { r } from '../runtime/r.js'\nexport const s = r\n",
+        'src/server/x.ts': "import { s } from '../session/index.js'\nexport const x = s\n",
+        'src/testing/t.ts': "import { r } from '../runtime/r.js'\nexport const t = r\n",
+      }),
+    ).toEqual([])
+  })
+
+  it('catch an import upward, a builtin or package in a pure layer, a circle and a deep path', async () => {
+    expect(
+      await broken({
+        'src/dag/v.ts': "import { readFileSync } from 'node:fs'\nexport const v = readFileSync\n",
+        'src/dag/w.ts': "import { pipe } from 'fp-ts/lib/function.js'\nexport const w = pipe\n",
+        'src/conversation/c.ts': "import { spawn } from 'node-pty'\nexport const c = spawn\n",
+        'src/node/n.ts': "import { g } from '../graph/g.js'\nexport const n = g\n",
+        'src/graph/g.ts': "import { n } from '../node/n.js'\nexport const g = n\n",
+        'src/runtime/r.ts': "import { s } from '../session/s.js'\nexport const r = s\n",
+        'src/session/s.ts': 'export const s = 1\n',
+        'src/testing/t.ts': "import { s } from '../session/s.js'\nexport const t = s\n",
+        'src/network/w.ts': "import { s } from '../session/s.js'\nexport const w = s\n",
+      }),
+    ).toEqual([
+      'faces-through-index: src/network/w.ts → src/session/s.ts',
+      'layer-node: src/node/n.ts → src/graph/g.ts',
+      'layer-runtime: src/runtime/r.ts → src/session/s.ts',
+      'layer-testing: src/testing/t.ts → src/session/s.ts',
+      'no-circular: src/graph/g.ts → src/node/n.ts',
+      'pure-no-builtins: src/dag/v.ts → fs',
+      'pure-packages: src/conversation/c.ts → node-pty/lib/index.js',
+    ])
   })
 })

@@ -26,6 +26,7 @@ import {
   type WireError,
 } from '../server/index.js'
 import { UsageError } from '../errors.js'
+import type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 import { ConnectionError } from './ConnectionError.js'
 import { RemoteNode } from './RemoteNode.js'
 import { RemoteRun } from './RemoteRun.js'
@@ -40,16 +41,6 @@ import {
 } from './wire.js'
 
 /**
- * Options of one call.
- *
- * @category client
- */
-export interface CallOptions {
-  /** Aborting it rejects the call with the signal's reason and cancels it on the daemon. */
-  readonly signal?: AbortSignal | undefined
-}
-
-/**
  * The token of a TCP or HTTP connection: given, or read from a file (by
  * default the daemon's generated `nerve.token` in its directory).
  *
@@ -59,14 +50,6 @@ export interface TokenOptions {
   readonly token?: string
   readonly tokenFile?: string
 }
-
-/**
- * Which events a subscription receives: all of a session's (the default
- * session when `sessionId` is absent), narrowed by node, run and types.
- *
- * @category client
- */
-export type SubscribeFilter = Omit<Params<'SUBSCRIBE'>, never>
 
 interface Pending {
   readonly resolve: (value: unknown) => void
@@ -104,7 +87,7 @@ const tokenOf = (options: TokenOptions): string => {
  * assert.deepStrictEqual((await client.listNodes()).map((n) => n.id), ['sh'])
  * await client.close()
  */
-export class NerveClient {
+export class NerveClient implements Calls {
   private nextId = 1
   private readonly pending = new Map<number, Pending>()
   private readonly subscriptions = new Map<string, Subscription>()

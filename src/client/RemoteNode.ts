@@ -7,7 +7,7 @@
  */
 import type { NodeInfo } from '../node/index.js'
 import type { HistoryEntry, Params, Results } from '../server/index.js'
-import type { CallOptions, NerveClient } from './NerveClient.js'
+import type { CallOptions, Calls } from './Calls.js'
 
 /**
  * Options of {@link RemoteNode.execute}.
@@ -45,7 +45,7 @@ export type HistoryQuery = Omit<Params<'GET_HISTORY'>, 'nodeId' | 'sessionId'>
  */
 export class RemoteNode {
   constructor(
-    private readonly client: NerveClient,
+    private readonly client: Calls,
     /** The node's name in its session. */
     readonly id: string,
     /** Its session; `undefined` for the daemon's default session. */

@@ -5,7 +5,7 @@
  * `cancel()` is `CANCEL_GRAPH`.
  */
 import type { EngineEvent, Results, RunInfo } from '../server/index.js'
-import type { CallOptions, NerveClient } from './NerveClient.js'
+import type { CallOptions, Calls } from './Calls.js'
 import type { Subscription } from './Subscription.js'
 
 const ofRun = (runId: string, e: EngineEvent): boolean =>
@@ -27,7 +27,7 @@ export class RemoteRun {
   private pumping: Promise<void> | undefined
 
   constructor(
-    private readonly client: NerveClient,
+    private readonly client: Calls,
     /** The run's id. */
     readonly runId: string,
     private readonly subscription: Subscription | undefined,

@@ -4,12 +4,8 @@
  *
  * @packageDocumentation
  */
-export {
-  NerveClient,
-  type CallOptions,
-  type SubscribeFilter,
-  type TokenOptions,
-} from './NerveClient.js'
+export { NerveClient, type TokenOptions } from './NerveClient.js'
+export type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 export {
   RemoteNode,
   type ExecuteOptions,

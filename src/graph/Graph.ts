@@ -54,7 +54,7 @@ class StepBuffer {
       k++
     }
     this.depStart[i + 1] = end
-    const waiting = this.pending.get(step.id)
+    const waiting = this.pending.size === 0 ? undefined : this.pending.get(step.id)
     if (waiting !== undefined) {
       for (const at of waiting) this.deps[at] = i
       this.pending.delete(step.id)

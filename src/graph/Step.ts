@@ -1,6 +1,6 @@
 import { deepFreeze } from '../dag/freeze.js'
 import { UsageError } from '../errors.js'
-import type { Upstream } from '../node/Context.js'
+import type { Upstream } from '../node/Interpreter.js'
 import { isNode, type Node } from '../node/Node.js'
 import { fail, type ErrorPolicy } from './ErrorPolicy.js'
 

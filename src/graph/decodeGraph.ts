@@ -1,8 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { NodeRegistry } from '../node/Context.js'
+import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNameTemplate, validateName } from '../node/name.js'
-import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
+import type { Node } from '../node/Node.js'
+import { describedNode } from './describedNode.js'
 import { addStep } from './build.js'
 import { compile } from './compile.js'
 import { fail, policyProblems, type ErrorPolicy } from './ErrorPolicy.js'
@@ -355,6 +356,7 @@ export const decodeGraph = (
   const errors: GraphFileError[] = []
   const described = new Map<string, Node>()
   const graphs = new Map<string, Description>()
+  const broken = new Set<string>()
   for (const [id, desc] of Object.entries(file.nodes ?? {})) {
     const at = pointer(['nodes', id])
     const idErrors = nameError(at, id)
@@ -379,21 +381,13 @@ export const decodeGraph = (
       continue
     }
     if (idErrors.length > 0 || kindErrors.length > 0) continue
-    const other = desc as OtherNodeDescription
-    described.set(
-      id,
-      makeNode({
-        ...other,
-        id,
-        kind: other.kind,
-        persistent: other.persistent ?? false,
-        metadata: other.metadata ?? EMPTY_METADATA,
-      }),
-    )
+    const node = describedNode(id, desc as OtherNodeDescription, at, errors)
+    if (node !== undefined) described.set(id, node)
+    else broken.add(id) // its errors are told; references to it are not errors too
   }
   const registry = options?.nodes
   const known = (ref: string): boolean =>
-    described.has(ref) || graphs.has(ref) || registry?.get(ref) !== undefined
+    described.has(ref) || broken.has(ref) || graphs.has(ref) || registry?.get(ref) !== undefined
   const top: Description = { at: '', id: file.id, steps: file.steps, ...optional(file) }
   errors.push(...nameError('/id', file.id))
   const checked = new Map<Description, Checked>()

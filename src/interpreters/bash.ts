@@ -1,7 +1,11 @@
 import { UsageError } from '../errors.js'
 import { forkBash, isBashNode, type BashNode } from '../node/BashNode.js'
-import type { NodeContext } from '../node/Context.js'
-import { refuseForkPoint, type ForkContext, type Interpreter } from '../node/Interpreter.js'
+import {
+  type ForkContext,
+  type Interpreter,
+  type NodeContext,
+  refuseForkPoint,
+} from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
 import { systemClock, type Clock } from '../runtime/Clock.js'
 import { startBash, type BashChunk, type BashProcess, type BashResult } from './bashProcess.js'

@@ -1,6 +1,5 @@
 import { isGraph, type Graph } from '../graph/Graph.js'
-import type { NodeContext } from '../node/Context.js'
-import type { Interpreter } from '../node/Interpreter.js'
+import type { Interpreter, NodeContext } from '../node/Interpreter.js'
 import { runGraph } from '../runtime/run.js'
 
 /**

@@ -1,5 +1,16 @@
-import { UsageError } from '../errors.js'
+import type * as t from 'io-ts'
 import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
+import {
+  bool,
+  decodeOptions,
+  env,
+  metadata,
+  millis,
+  nonBlank,
+  nonEmpty,
+  nonNegativeInteger,
+  optionsCodec,
+} from './options.js'
 
 /**
  * The configuration of a bash node, as given to {@link bash}.
@@ -42,64 +53,28 @@ export interface BashNode extends Node {
   readonly maxOutputBytes?: number
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set([
-  'metadata',
-  'command',
-  'cwd',
-  'env',
-  'timeoutMs',
-  'allowFailure',
-  'maxOutputBytes',
-])
+/** Any name without `=` or NUL: what `env` accepts for a process. */
+const isEnvName = (k: string): boolean => k !== '' && !k.includes('=') && !k.includes('\0')
 
-const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
-
-const checkOptions = (api: string, id: string, options: BashOptions): void => {
-  const bad = (what: string): never => {
-    throw new UsageError(api, `node "${id}": ${what}`)
-  }
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    bad(`options must be an object, got ${typeOf(options)}`)
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) bad(`unknown option "${key}"`)
-  }
-  const { command, cwd, env, timeoutMs, allowFailure, maxOutputBytes } = options
-  if (command !== undefined && (typeof command !== 'string' || command.trim() === '')) {
-    bad(
-      `command must be a non-blank string, got ${typeof command === 'string' ? JSON.stringify(command) : typeOf(command)}`,
-    )
-  }
-  if (cwd !== undefined && (typeof cwd !== 'string' || cwd === '')) {
-    bad(
-      `cwd must be a non-empty string, got ${typeof cwd === 'string' ? JSON.stringify(cwd) : typeOf(cwd)}`,
-    )
-  }
-  if (env !== undefined) {
-    if (typeof env !== 'object' || (env as unknown) === null) bad('env must be an object')
-    for (const [name, value] of Object.entries(env)) {
-      if (name === '' || name.includes('=') || name.includes('\0')) {
-        bad(`env: ${JSON.stringify(name)} is not a variable name`)
-      }
-      if (typeof value !== 'string') bad(`env.${name} must be a string, got ${typeOf(value)}`)
-    }
-  }
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
-  ) {
-    bad(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`)
-  }
-  if (allowFailure !== undefined && typeof allowFailure !== 'boolean') {
-    bad(`allowFailure must be a boolean, got ${typeOf(allowFailure)}`)
-  }
-  if (
-    maxOutputBytes !== undefined &&
-    (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0)
-  ) {
-    bad(`maxOutputBytes must be a non-negative integer, got ${String(maxOutputBytes)}`)
-  }
-}
+/**
+ * The io-ts codec of a bash node's options: what {@link bash} checks and a
+ * graph file's `bash` node is decoded with. Unknown keys fail.
+ *
+ * @category bash nodes
+ */
+export const BashOptionsCodec: t.Type<BashOptions> = optionsCodec<BashOptions>(
+  'BashOptions',
+  {},
+  {
+    metadata,
+    command: nonBlank,
+    cwd: nonEmpty,
+    env: env(isEnvName),
+    timeoutMs: millis(false),
+    allowFailure: bool,
+    maxOutputBytes: nonNegativeInteger,
+  },
+)
 
 /**
  * A bash node: a one-shot command run with `bash -c` in its own process
@@ -120,10 +95,9 @@ const checkOptions = (api: string, id: string, options: BashOptions): void => {
  * assert.throws(() => bash('ls', { timeoutMs: -1 }), /timeoutMs must be a positive number/)
  */
 export const bash = (id: string, options: BashOptions = {}): BashNode => {
-  checkOptions('bash', id, options)
-  const { metadata, ...config } = options
+  const { metadata: meta, ...config } = decodeOptions('bash', id, BashOptionsCodec, options)
   return makeNode<BashNode>(
-    { id, kind: 'bash', persistent: false, metadata: metadata ?? EMPTY_METADATA, ...config },
+    { id, kind: 'bash', persistent: false, metadata: meta ?? EMPTY_METADATA, ...config },
     'bash',
   )
 }

@@ -1,7 +1,9 @@
+import type * as t from 'io-ts'
 import { UsageError } from '../errors.js'
 import { requireName } from './name.js'
 import { EMPTY_METADATA, makeNode, type Node } from './Node.js'
-import { checkWeztermOptions, WEZTERM_KEYS, type WeztermOptions } from './WeztermNode.js'
+import { bool, decodeOptions, nonEmpty, optionsCodec, pattern } from './options.js'
+import { weztermFields, type WeztermOptions } from './WeztermNode.js'
 
 /**
  * The configuration of a Claude-on-WezTerm node, as given to
@@ -47,12 +49,6 @@ export interface ClaudeWeztermNode extends Node {
   readonly quietMs?: number
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set(
-  [...WEZTERM_KEYS, 'claude', 'sessionId', 'resume', 'forkFrom'].filter(
-    (k) => k !== 'paneId' && k !== 'command',
-  ),
-)
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const requireUuid = (api: string, what: string, value: unknown): void => {
@@ -60,6 +56,32 @@ const requireUuid = (api: string, what: string, value: unknown): void => {
     throw new UsageError(api, `${what} must be a UUID, got ${JSON.stringify(value)}`)
   }
 }
+
+const uuid = pattern('Uuid', UUID, 'be a UUID')
+
+/**
+ * The io-ts codec of a Claude-on-WezTerm node's options: what
+ * {@link claudeWezterm} checks and a graph file's `claude-wezterm` node is
+ * decoded with. Unknown keys fail.
+ *
+ * @category wezterm nodes
+ */
+export const ClaudeWeztermOptionsCodec: t.Type<ClaudeWeztermOptions> =
+  optionsCodec<ClaudeWeztermOptions>(
+    'ClaudeWeztermOptions',
+    {},
+    { ...weztermFields, claude: nonEmpty, sessionId: uuid, resume: bool, forkFrom: uuid },
+    [
+      (o) =>
+        o.resume === true && o.sessionId === undefined
+          ? 'resume needs the sessionId to resume'
+          : undefined,
+      (o) =>
+        o.resume === true && o.forkFrom !== undefined
+          ? 'give resume or forkFrom, not both'
+          : undefined,
+    ],
+  )
 
 /**
  * A Claude-on-WezTerm node: `claude` run in a new WezTerm pane with a session
@@ -80,32 +102,14 @@ export const claudeWezterm = (
   id: string,
   options: ClaudeWeztermOptions = {},
 ): ClaudeWeztermNode => {
-  checkWeztermOptions('claudeWezterm', id, options, OPTION_KEYS)
   const api = 'claudeWezterm'
-  if (
-    options.claude !== undefined &&
-    (typeof options.claude !== 'string' || options.claude === '')
-  ) {
-    throw new UsageError(api, `node "${id}": claude must be a non-empty string`)
-  }
-  requireUuid(api, `node "${id}": sessionId`, options.sessionId)
-  requireUuid(api, `node "${id}": forkFrom`, options.forkFrom)
-  if (options.resume !== undefined && typeof options.resume !== 'boolean') {
-    throw new UsageError(api, `node "${id}": resume must be a boolean`)
-  }
-  if (options.resume === true && options.sessionId === undefined) {
-    throw new UsageError(api, `node "${id}": resume needs the sessionId to resume`)
-  }
-  if (options.resume === true && options.forkFrom !== undefined) {
-    throw new UsageError(api, `node "${id}": give resume or forkFrom, not both`)
-  }
-  const { metadata, ...config } = options
+  const { metadata: meta, ...config } = decodeOptions(api, id, ClaudeWeztermOptionsCodec, options)
   return makeNode<ClaudeWeztermNode>(
     {
       id,
       kind: 'claude-wezterm',
       persistent: true,
-      metadata: metadata ?? EMPTY_METADATA,
+      metadata: meta ?? EMPTY_METADATA,
       ...config,
     },
     api,

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import type { NodeContext } from './Context.js'
+import type { NodeContext } from './Interpreter.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 
 /**

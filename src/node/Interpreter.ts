@@ -1,8 +1,73 @@
 import type { Vertex } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
-import type { NodeContext, NodeRegistry } from './Context.js'
 import { requireName } from './name.js'
 import type { Node } from './Node.js'
+import type { NodeRegistry } from './NodeRegistry.js'
+
+/**
+ * The results of a step's dependencies, keyed by step id, in the order of
+ * its `dependsOn`. Only dependencies appear, so a step sees the same
+ * upstream whatever order parallel steps finish in.
+ *
+ * @category context
+ */
+export type Upstream = Readonly<Record<string, unknown>>
+
+/**
+ * Resources one call used, reported by an interpreter with
+ * {@link NodeContext.reportUsage}; the runtime adds them up against the
+ * run's budget. Every field is a non-negative amount; a missing one is 0.
+ *
+ * @category context
+ */
+export interface UsageReport {
+  readonly tokens?: number
+  readonly apiCalls?: number
+  /** In the budget's currency unit (the runtime does not convert). */
+  readonly cost?: number
+}
+
+/**
+ * What the runtime hands to an interpreter (and through the function
+ * interpreter, to a function node) for one attempt of one step. It is a pure
+ * interface: the runtime implements it; tests may implement it by hand.
+ *
+ * @category context
+ */
+export interface NodeContext<I = unknown> {
+  /** The step's input: its `input`, or `inputFn(upstream, graphInput)`, or else the graph's input. */
+  readonly input: I
+  /** The results of the step's dependencies, keyed by step id. */
+  readonly upstream: Upstream
+  /** Aborted when the run is cancelled or this attempt times out: stop promptly. */
+  readonly signal: AbortSignal
+  /** The id of the whole run (the same in nested graphs). */
+  readonly runId: string
+  /** When the run started, in epoch milliseconds by the run's clock (`{timestamp}` in name templates). */
+  readonly runStartedAt: number
+  /** The id of the step being run. */
+  readonly stepId: string
+  /** Step ids from the root graph down to this step, inclusive: `['outer', 'inner']`. */
+  readonly path: readonly string[]
+  /** The attempt number, 1 for the first try, 2 for the first retry, … */
+  readonly attempt: number
+  /** The parser named by the step, for interpreters that parse output (terminals, LLMs). */
+  readonly parser?: string
+  /** Where `nodeRef`s are resolved: the session's nodes. */
+  readonly session: NodeRegistry
+  /** The interpreters of the run, by kind (for interpreters that run other nodes). */
+  readonly interpreters: InterpreterRegistry
+  /** Adds resources used by this attempt to the run's usage (checked against the budget). */
+  reportUsage(usage: UsageReport): void
+  /** Publishes a partial result: it becomes a `step_chunk` event carrying this step's path. */
+  emit(chunk: unknown): void
+  /**
+   * The artifacts materialized by the steps this step links to under
+   * `handle`, in the order the step's `links[handle]` lists them. Resolved
+   * lazily and cached per run; rejects on a link cycle or an unknown handle.
+   */
+  resolveLinks(handle: string): Promise<readonly unknown[]>
+}
 
 /**
  * What {@link Interpreter.executeStream} returns: chunks, then the step's

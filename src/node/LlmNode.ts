@@ -1,6 +1,19 @@
-import { UsageError } from '../errors.js'
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
 import { forkCopy, makeNode, EMPTY_METADATA, type Node, type NodeOptions } from './Node.js'
 import { requireName } from './name.js'
+import {
+  anyString,
+  arrayOf,
+  bool,
+  decodeOptions,
+  metadata,
+  name,
+  nonBlank,
+  nonNegativeInteger,
+  nonNegativeNumber,
+  optionsCodec,
+} from './options.js'
 
 /**
  * How the model may use tools: as it likes (`auto`), at least one (`any`),
@@ -69,27 +82,64 @@ export interface LlmOptions extends NodeOptions {
 
 const CHOICES: readonly string[] = ['auto', 'any', 'none', 'tool']
 
-const checkChoice = (id: string, c: unknown): ToolChoice => {
-  const type = (c as { type?: unknown } | null)?.type
-  if (typeof type !== 'string' || !CHOICES.includes(type)) {
-    throw new UsageError(
-      'llm',
-      `node "${id}": toolChoice.type must be one of ${CHOICES.join(', ')}`,
-    )
-  }
-  if (type === 'tool')
-    requireName('llm', `node "${id}": toolChoice.name`, (c as { name?: unknown }).name)
-  return c as ToolChoice
-}
+const toolChoice = new t.Type<ToolChoice>(
+  'ToolChoice',
+  (u): u is ToolChoice =>
+    t.UnknownRecord.is(u) &&
+    typeof u.type === 'string' &&
+    CHOICES.includes(u.type) &&
+    (u.type !== 'tool' || name.is(u.name)),
+  (u, c) => {
+    const type = t.UnknownRecord.is(u) ? u.type : undefined
+    if (typeof type !== 'string' || !CHOICES.includes(type)) {
+      return t.failure(u, c, `must be { type: ${CHOICES.join(' | ')} }`)
+    }
+    if (type !== 'tool') return t.success(u as ToolChoice)
+    const chosen = (u as { name?: unknown }).name
+    const checked = name.validate(chosen, t.appendContext(c, 'name', name, chosen))
+    return E.isRight(checked) ? t.success(u as ToolChoice) : checked
+  },
+  t.identity,
+)
 
-const positive = (id: string, what: string, n: unknown, integer = true): void => {
-  if (typeof n !== 'number' || !(n >= 0) || n === Infinity || (integer && !Number.isInteger(n))) {
-    throw new UsageError(
-      'llm',
-      `node "${id}": ${what} must be a${integer ? 'n integer' : ' number'} ≥ 0, got ${String(n)}`,
-    )
-  }
-}
+const names = arrayOf(name, 'tool names')
+
+/** Tool names, each once. */
+const toolNames = new t.Type<readonly string[]>(
+  'ToolNames',
+  (u): u is readonly string[] => names.is(u) && new Set(u).size === u.length,
+  (u, c) => {
+    const checked = names.validate(u, c)
+    if (E.isLeft(checked)) return checked
+    return new Set(checked.right).size === checked.right.length
+      ? checked
+      : t.failure(u, c, 'must name each tool once')
+  },
+  t.identity,
+)
+
+/**
+ * The io-ts codec of an LLM node's options: what {@link llm} checks and a
+ * graph file's `llm` node is decoded with. Unknown keys fail.
+ *
+ * @category llm
+ */
+export const LlmOptionsCodec: t.Type<LlmOptions> = optionsCodec<LlmOptions>(
+  'LlmOptions',
+  {},
+  {
+    metadata,
+    provider: name,
+    model: nonBlank,
+    system: anyString,
+    tools: toolNames,
+    maxToolRounds: nonNegativeInteger,
+    toolChoice,
+    parallelToolCalls: bool,
+    maxTokens: nonNegativeInteger,
+    temperature: nonNegativeNumber,
+  },
+)
 
 /**
  * An LLM node.
@@ -106,37 +156,26 @@ const positive = (id: string, what: string, n: unknown, integer = true): void =>
  */
 export const llm = (id: string, options: LlmOptions = {}): LlmNode => {
   requireName('llm', 'the node id', id)
-  const provider = requireName('llm', `node "${id}": the provider`, options.provider ?? 'default')
-  if (!Array.isArray(options.tools ?? []))
-    throw new UsageError('llm', `node "${id}": tools must be an array of names`)
-  const tools: readonly string[] = options.tools ?? []
-  tools.forEach((t, i) => requireName('llm', `node "${id}": tools[${i}]`, t))
-  if (new Set(tools).size !== tools.length) {
-    throw new UsageError('llm', `node "${id}": a tool is named twice in tools`)
-  }
-  const system = options.system ?? ''
-  if (typeof system !== 'string')
-    throw new UsageError('llm', `node "${id}": system must be a string`)
-  const maxToolRounds = options.maxToolRounds ?? 20
-  positive(id, 'maxToolRounds', maxToolRounds)
-  if (options.maxTokens !== undefined) positive(id, 'maxTokens', options.maxTokens)
-  if (options.temperature !== undefined) positive(id, 'temperature', options.temperature, false)
-  const toolChoice = checkChoice(id, options.toolChoice ?? { type: 'auto' })
+  const o = decodeOptions('llm', id, LlmOptionsCodec, options)
+  const tools = o.tools ?? []
+  const maxToolRounds = o.maxToolRounds ?? 20
+  const system = o.system ?? ''
+  const provider = o.provider ?? 'default'
   return makeNode<LlmNode>(
     {
       id,
       kind: 'llm',
       persistent: true,
-      metadata: options.metadata ?? EMPTY_METADATA,
+      metadata: o.metadata ?? EMPTY_METADATA,
       provider,
       system,
       tools: [...tools],
       maxToolRounds,
-      toolChoice,
-      parallelToolCalls: options.parallelToolCalls ?? true,
-      ...(options.model !== undefined && { model: options.model }),
-      ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
-      ...(options.temperature !== undefined && { temperature: options.temperature }),
+      toolChoice: o.toolChoice ?? { type: 'auto' },
+      parallelToolCalls: o.parallelToolCalls ?? true,
+      ...(o.model !== undefined && { model: o.model }),
+      ...(o.maxTokens !== undefined && { maxTokens: o.maxTokens }),
+      ...(o.temperature !== undefined && { temperature: o.temperature }),
     },
     'llm',
   )

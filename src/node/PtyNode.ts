@@ -1,5 +1,18 @@
-import { UsageError } from '../errors.js'
+import type * as t from 'io-ts'
 import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
+import {
+  anyString,
+  arrayOf,
+  decodeOptions,
+  env,
+  integer,
+  metadata,
+  millis,
+  nonBlank,
+  nonEmpty,
+  optionsCodec,
+  parserName,
+} from './options.js'
 
 /**
  * The configuration of a PTY node, as given to {@link pty}.
@@ -52,78 +65,31 @@ export interface PtyNode extends Node {
   readonly quietMs?: number
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set([
-  'metadata',
-  'command',
-  'args',
-  'cwd',
-  'env',
-  'cols',
-  'rows',
-  'parser',
-  'timeoutMs',
-  'quietMs',
-])
+/** Any name without `=` or NUL: what `env` accepts for a process. */
+const isEnvName = (k: string): boolean => k !== '' && !k.includes('=') && !k.includes('\0')
 
-const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
-const show = (u: unknown): string => (typeof u === 'string' ? JSON.stringify(u) : typeOf(u))
-
-const checkOptions = (api: string, id: string, options: PtyOptions): void => {
-  const bad = (what: string): never => {
-    throw new UsageError(api, `node "${id}": ${what}`)
-  }
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    bad(`options must be an object, got ${typeOf(options)}`)
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) bad(`unknown option "${key}"`)
-  }
-  const { command, args, cwd, env, cols, rows, parser, timeoutMs, quietMs } = options
-  if (typeof command !== 'string' || command.trim() === '') {
-    bad(`command must be a non-blank string, got ${show(command)}`)
-  }
-  if (args !== undefined) {
-    if (!Array.isArray(args)) bad('args must be an array of strings')
-    args.forEach((a, i) => {
-      if (typeof a !== 'string') bad(`args[${i}] must be a string, got ${typeOf(a)}`)
-    })
-  }
-  if (cwd !== undefined && (typeof cwd !== 'string' || cwd === '')) {
-    bad(`cwd must be a non-empty string, got ${show(cwd)}`)
-  }
-  if (env !== undefined) {
-    if (typeof env !== 'object' || (env as unknown) === null) bad('env must be an object')
-    for (const [name, value] of Object.entries(env)) {
-      if (name === '' || name.includes('=') || name.includes('\0')) {
-        bad(`env: ${JSON.stringify(name)} is not a variable name`)
-      }
-      if (typeof value !== 'string') bad(`env.${name} must be a string, got ${typeOf(value)}`)
-    }
-  }
-  for (const [name, value] of [
-    ['cols', cols],
-    ['rows', rows],
-  ] as const) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1 || value > 10_000)) {
-      bad(`${name} must be an integer from 1 to 10000, got ${String(value)}`)
-    }
-  }
-  if (parser !== undefined && (typeof parser !== 'string' || parser === '')) {
-    bad(`parser must be a parser name, got ${show(parser)}`)
-  }
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
-  ) {
-    bad(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`)
-  }
-  if (
-    quietMs !== undefined &&
-    (typeof quietMs !== 'number' || !Number.isFinite(quietMs) || quietMs < 0)
-  ) {
-    bad(`quietMs must be a non-negative number of milliseconds, got ${String(quietMs)}`)
-  }
-}
+/**
+ * The io-ts codec of a PTY node's options: what {@link pty} checks and a
+ * graph file's `pty` node is decoded with. `command` is required; unknown
+ * keys fail.
+ *
+ * @category pty nodes
+ */
+export const PtyOptionsCodec: t.Type<PtyOptions> = optionsCodec<PtyOptions>(
+  'PtyOptions',
+  { command: nonBlank },
+  {
+    metadata,
+    args: arrayOf(anyString),
+    cwd: nonEmpty,
+    env: env(isEnvName),
+    cols: integer(1, 10_000),
+    rows: integer(1, 10_000),
+    parser: parserName,
+    timeoutMs: millis(false),
+    quietMs: millis(true),
+  },
+)
 
 /**
  * A PTY node: `command` with `args` run in a pseudo-terminal of `cols` ×
@@ -144,10 +110,9 @@ const checkOptions = (api: string, id: string, options: PtyOptions): void => {
  * assert.throws(() => pty('sh', { command: '' }), /command must be a non-blank string/)
  */
 export const pty = (id: string, options: PtyOptions): PtyNode => {
-  checkOptions('pty', id, options)
-  const { metadata, ...config } = options
+  const { metadata: meta, ...config } = decodeOptions('pty', id, PtyOptionsCodec, options)
   return makeNode<PtyNode>(
-    { id, kind: 'pty', persistent: true, metadata: metadata ?? EMPTY_METADATA, ...config },
+    { id, kind: 'pty', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
     'pty',
   )
 }

@@ -1,5 +1,18 @@
+import type * as t from 'io-ts'
 import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
-import { optionChecks } from './paneOptions.js'
+import {
+  anyString,
+  arrayOf,
+  decodeOptions,
+  env,
+  integer,
+  metadata,
+  millis,
+  nonBlank,
+  optionsCodec,
+  parserName,
+  pattern,
+} from './options.js'
 
 /**
  * The configuration of a tmux node, as given to {@link tmux}.
@@ -57,21 +70,39 @@ export interface TmuxNode extends Node {
   readonly quietMs?: number
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set([
-  'metadata',
-  'paneId',
-  'command',
-  'args',
-  'cwd',
-  'env',
-  'socket',
-  'socketPath',
-  'cols',
-  'rows',
-  'parser',
-  'timeoutMs',
-  'quietMs',
-])
+const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
+
+/**
+ * The io-ts codec of a tmux node's options: what {@link tmux} checks and a
+ * graph file's `tmux` node is decoded with. Unknown keys fail.
+ *
+ * @category tmux nodes
+ */
+export const TmuxOptionsCodec: t.Type<TmuxOptions> = optionsCodec<TmuxOptions>(
+  'TmuxOptions',
+  {},
+  {
+    metadata,
+    paneId: pattern('PaneId', /^%\d+$/, 'look like %3'),
+    command: nonBlank,
+    args: arrayOf(anyString),
+    cwd: nonBlank,
+    env: env(isVariableName),
+    socket: pattern('SocketName', /^[\w.-]+$/, 'be a socket name (letters, digits, . _ -)'),
+    socketPath: nonBlank,
+    cols: integer(1, 10_000),
+    rows: integer(1, 10_000),
+    parser: parserName,
+    timeoutMs: millis(false),
+    quietMs: millis(true),
+  },
+  [
+    (o) =>
+      o.paneId !== undefined && (o.command !== undefined || o.args !== undefined)
+        ? 'give either paneId (attach) or command (spawn), not both'
+        : undefined,
+  ],
+)
 
 /**
  * A tmux node: with `paneId`, the existing pane of that id on the server of
@@ -94,32 +125,9 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
  * assert.throws(() => tmux('x', { paneId: '3' }), /paneId must look like %3/)
  */
 export const tmux = (id: string, options: TmuxOptions = {}): TmuxNode => {
-  const check = optionChecks('tmux', id, options, OPTION_KEYS)
-  const { paneId, command, args, cwd, env, socket, socketPath, cols, rows, parser } = options
-  if (paneId !== undefined && (typeof paneId !== 'string' || !/^%\d+$/.test(paneId))) {
-    check.bad(`paneId must look like %3, got ${JSON.stringify(paneId)}`)
-  }
-  if (paneId !== undefined && (command !== undefined || args !== undefined)) {
-    check.bad('give either paneId (attach) or command (spawn), not both')
-  }
-  check.string('command', command)
-  check.strings('args', args)
-  check.string('cwd', cwd)
-  check.env(env)
-  check.string('socketPath', socketPath)
-  if (socket !== undefined && (typeof socket !== 'string' || !/^[\w.-]+$/.test(socket))) {
-    check.bad(
-      `socket must be a socket name (letters, digits, . _ -), got ${JSON.stringify(socket)}`,
-    )
-  }
-  check.integer('cols', cols, 1, 10_000)
-  check.integer('rows', rows, 1, 10_000)
-  check.string('parser', parser)
-  check.millis('timeoutMs', options.timeoutMs, false)
-  check.millis('quietMs', options.quietMs, true)
-  const { metadata, ...config } = options
+  const { metadata: meta, ...config } = decodeOptions('tmux', id, TmuxOptionsCodec, options)
   return makeNode<TmuxNode>(
-    { id, kind: 'tmux', persistent: true, metadata: metadata ?? EMPTY_METADATA, ...config },
+    { id, kind: 'tmux', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
     'tmux',
   )
 }

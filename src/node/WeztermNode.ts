@@ -1,5 +1,17 @@
+import type * as t from 'io-ts'
 import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
-import { optionChecks } from './paneOptions.js'
+import {
+  anyString,
+  arrayOf,
+  decodeOptions,
+  env,
+  integer,
+  metadata,
+  millis,
+  nonBlank,
+  optionsCodec,
+  parserName,
+} from './options.js'
 
 /**
  * The configuration of a WezTerm node, as given to {@link wezterm}.
@@ -51,44 +63,38 @@ export interface WeztermNode extends Node {
   readonly quietMs?: number
 }
 
-/** The option names of a WezTerm node. @internal */
-export const WEZTERM_KEYS: ReadonlySet<string> = new Set([
-  'metadata',
-  'paneId',
-  'command',
-  'args',
-  'cwd',
-  'env',
-  'wezterm',
-  'scrollbackLines',
-  'parser',
-  'timeoutMs',
-  'quietMs',
-])
+const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
 
-/** Checks WezTerm options (also those a Claude node passes on). @internal */
-export const checkWeztermOptions = (
-  api: string,
-  id: string,
-  options: Omit<WeztermOptions, 'metadata'> & NodeOptions,
-  keys: ReadonlySet<string>,
-): void => {
-  const check = optionChecks(api, id, options, keys)
-  const { paneId, command, args, cwd, env, scrollbackLines, parser } = options
-  check.integer('paneId', paneId, 0, Number.MAX_SAFE_INTEGER)
-  if (paneId !== undefined && (command !== undefined || args !== undefined)) {
-    check.bad('give either paneId (attach) or command (spawn), not both')
-  }
-  check.string('command', command)
-  check.strings('args', args)
-  check.string('cwd', cwd)
-  check.env(env)
-  check.string('wezterm', options.wezterm)
-  check.integer('scrollbackLines', scrollbackLines, 0, 10_000_000)
-  check.string('parser', parser)
-  check.millis('timeoutMs', options.timeoutMs, false)
-  check.millis('quietMs', options.quietMs, true)
+/** The fields of a WezTerm node's options, less `paneId` and `command` (a Claude node has them too). @internal */
+export const weztermFields = {
+  metadata,
+  args: arrayOf(anyString),
+  cwd: nonBlank,
+  env: env(isVariableName),
+  wezterm: nonBlank,
+  scrollbackLines: integer(0, 10_000_000),
+  parser: parserName,
+  timeoutMs: millis(false),
+  quietMs: millis(true),
 }
+
+/**
+ * The io-ts codec of a WezTerm node's options: what {@link wezterm} checks
+ * and a graph file's `wezterm` node is decoded with. Unknown keys fail.
+ *
+ * @category wezterm nodes
+ */
+export const WeztermOptionsCodec: t.Type<WeztermOptions> = optionsCodec<WeztermOptions>(
+  'WeztermOptions',
+  {},
+  { ...weztermFields, paneId: integer(0, Number.MAX_SAFE_INTEGER), command: nonBlank },
+  [
+    (o) =>
+      o.paneId !== undefined && (o.command !== undefined || o.args !== undefined)
+        ? 'give either paneId (attach) or command (spawn), not both'
+        : undefined,
+  ],
+)
 
 /**
  * A WezTerm node: with `paneId`, that existing pane; otherwise `command`
@@ -108,10 +114,9 @@ export const checkWeztermOptions = (
  * assert.throws(() => wezterm('x', { paneId: -1 }), /paneId must be an integer/)
  */
 export const wezterm = (id: string, options: WeztermOptions = {}): WeztermNode => {
-  checkWeztermOptions('wezterm', id, options, WEZTERM_KEYS)
-  const { metadata, ...config } = options
+  const { metadata: meta, ...config } = decodeOptions('wezterm', id, WeztermOptionsCodec, options)
   return makeNode<WeztermNode>(
-    { id, kind: 'wezterm', persistent: true, metadata: metadata ?? EMPTY_METADATA, ...config },
+    { id, kind: 'wezterm', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
     'wezterm',
   )
 }

@@ -12,8 +12,9 @@ export {
 export type { IllegalTransition, NodeState } from './NodeState.js'
 export { nodeInfo } from './NodeInfo.js'
 export type { NodeInfo } from './NodeInfo.js'
-export { nodeRegistry } from './Context.js'
-export type { NodeContext, NodeRegistry, StateCell, Upstream, UsageReport } from './Context.js'
+export { nodeRegistry } from './NodeRegistry.js'
+export type { NodeRegistry, StateCell } from './NodeRegistry.js'
+export type { NodeContext, Upstream, UsageReport } from './Interpreter.js'
 export { interpreters } from './Interpreter.js'
 export type {
   ChunkStream,
@@ -25,15 +26,23 @@ export type {
 } from './Interpreter.js'
 export { fn, functionNode, isFunctionNode } from './FunctionNode.js'
 export type { FunctionNode, NodeFunction } from './FunctionNode.js'
-export { bash, forkBash, isBashNode } from './BashNode.js'
+export { bash, BashOptionsCodec, forkBash, isBashNode } from './BashNode.js'
 export type { BashNode, BashOptions } from './BashNode.js'
-export { forkPty, isPtyNode, pty } from './PtyNode.js'
+export { forkPty, isPtyNode, pty, PtyOptionsCodec } from './PtyNode.js'
 export type { PtyNode, PtyOptions } from './PtyNode.js'
-export { forkTmux, isTmuxNode, tmux } from './TmuxNode.js'
+export { forkTmux, isTmuxNode, tmux, TmuxOptionsCodec } from './TmuxNode.js'
 export type { TmuxNode, TmuxOptions } from './TmuxNode.js'
-export { forkWezterm, isWeztermNode, wezterm } from './WeztermNode.js'
+export { forkWezterm, isWeztermNode, wezterm, WeztermOptionsCodec } from './WeztermNode.js'
 export type { WeztermNode, WeztermOptions } from './WeztermNode.js'
-export { claudeArgs, claudeWezterm, forkClaudeWezterm, isClaudeWeztermNode } from './ClaudeNode.js'
+export {
+  claudeArgs,
+  claudeWezterm,
+  ClaudeWeztermOptionsCodec,
+  forkClaudeWezterm,
+  isClaudeWeztermNode,
+} from './ClaudeNode.js'
 export type { ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
-export { forkLlm, isLlmNode, llm } from './LlmNode.js'
+export { forkLlm, isLlmNode, llm, LlmOptionsCodec } from './LlmNode.js'
 export type { LlmNode, LlmOptions, ToolChoice } from './LlmNode.js'
+export { nodeKinds } from './NodeKind.js'
+export type { NodeKind } from './NodeKind.js'

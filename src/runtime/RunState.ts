@@ -1,5 +1,5 @@
 import type { InterpreterRegistry } from '../node/Interpreter.js'
-import type { NodeRegistry } from '../node/Context.js'
+import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { overBudget, type Budget, type RunUsage } from './Budget.js'
 import type { Clock } from './Clock.js'
 import { BudgetExceeded, type RunError } from './RunError.js'

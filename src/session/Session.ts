@@ -1,94 +1,37 @@
-import { randomUUID } from 'node:crypto'
-import { deepFreeze } from '../dag/freeze.js'
 import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import { graph, isGraph, type Graph } from '../graph/Graph.js'
 import { addStep } from '../graph/build.js'
-import { defaultInterpreters } from '../interpreters/index.js'
-import type { NodeRegistry, StateCell } from '../node/Context.js'
-import { interpreters as registry, type InterpreterRegistry } from '../node/Interpreter.js'
+import { graphParts, isStaticName } from '../graph/graphParts.js'
+import type { InterpreterRegistry } from '../node/Interpreter.js'
+import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
-import { EMPTY_METADATA, isNode, type Node } from '../node/Node.js'
-import { nodeInfo, type NodeInfo } from '../node/NodeInfo.js'
+import { isNode, type Node } from '../node/Node.js'
+import type { NodeInfo } from '../node/NodeInfo.js'
 import { canTransition, showIllegalTransition, type NodeState } from '../node/NodeState.js'
-import type { Budget } from '../runtime/Budget.js'
-import { systemClock, type Clock } from '../runtime/Clock.js'
+import type { Clock } from '../runtime/Clock.js'
 import { StepFailed } from '../runtime/RunError.js'
 import type { RunEvent } from '../runtime/RunEvent.js'
 import { run, type RunOptions } from '../runtime/run.js'
-// forkStep.ts imports this module back (an import cycle): nothing of it is used at load time here.
-import { graphParts, isStaticName } from './graphParts.js'
-import { forkInterpreter } from './forkStep.js'
+import { busyTracker, type BusyTracker } from './busyTracker.js'
+import {
+  forkGraphNodes,
+  forkNode,
+  type ForkGraphOptions,
+  type ForkHost,
+  type ForkOptions,
+} from './forkNodes.js'
+import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
+import { isoTime } from './isoTime.js'
 import { NameTaken, NodeStopped, SessionClosed, StartFailed, UnknownNode } from './SessionError.js'
-import { EventHub, type SessionEvent, type SessionEventType } from './SessionEvent.js'
-
-/**
- * Options of {@link createSession}.
- *
- * @category session
- */
-export interface SessionOptions {
-  /** Default: a random UUID. Follows the name rule. */
-  readonly id?: string
-  /** Default: the id. Follows the name rule. */
-  readonly name?: string
-  /** The interpreters of every run and lifecycle call. Default: `defaultInterpreters`; a `fork` interpreter is added unless there is one. */
-  readonly interpreters?: InterpreterRegistry
-  /** Stamps events, `created_at` and fork times, and drives the runs. Default: the system clock. */
-  readonly clock?: Clock
-  readonly tags?: readonly string[]
-  readonly metadata?: Meta
-  /** Told of every event, synchronously (an exception it throws is ignored). */
-  readonly onEvent?: (event: SessionEvent) => void
-}
-
-/**
- * What {@link Session.info} answers: JSON-shaped.
- *
- * @category session
- */
-export interface SessionInfo {
-  readonly id: string
-  readonly name: string
-  readonly tags: readonly string[]
-  readonly metadata: Meta
-  readonly created_at: string
-  readonly nodes: readonly NodeInfo[]
-}
-
-/**
- * Options of {@link Session.execute}.
- *
- * @category session
- */
-export interface SessionExecuteOptions {
-  readonly signal?: AbortSignal
-  readonly budget?: Budget
-  readonly onEvent?: (event: RunEvent) => void
-  /** The parser of steps that name none (a terminal's answer is read with it). */
-  readonly parser?: string
-}
-
-/** The lifecycle of one node as the session keeps it. */
-interface Live {
-  readonly node: Node
-  /** The name in events: the registered name, or the id of a node inside a graph. */
-  readonly name: string
-  state: NodeState
-  /** Executes in progress: `busy` while > 0. */
-  busy: number
-  starting: Promise<void> | undefined
-  stopping: Promise<void> | undefined
-}
-
-const live = (node: Node, name: string, state: NodeState): Live => ({
-  node,
-  name,
-  state,
-  busy: 0,
-  starting: undefined,
-  stopping: undefined,
-})
+import {
+  DEFAULT_EVENT_BUFFER,
+  EventHub,
+  type SessionEvent,
+  type SessionEventType,
+  type SessionNodeEvent,
+} from './SessionEvent.js'
+import type { SessionConfig, SessionExecuteOptions, SessionInfo } from './SessionOptions.js'
 
 const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
   const outcomes = await Promise.allSettled(work)
@@ -97,22 +40,6 @@ const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
 }
 
 const NEVER = new AbortController().signal
-
-/** A session's cell for one node id: methods on a prototype, so handing one out allocates one small object. */
-class Cell implements StateCell {
-  readonly #cells: Map<string, unknown>
-  readonly #id: string
-  constructor(cells: Map<string, unknown>, id: string) {
-    this.#cells = cells
-    this.#id = id
-  }
-  get(): unknown {
-    return this.#cells.get(this.#id)
-  }
-  set(value: unknown): void {
-    this.#cells.set(this.#id, value)
-  }
-}
 
 /**
  * The one mutable cell of Nerve: nodes registered by name, the lifecycle
@@ -139,55 +66,44 @@ export class Session implements NodeRegistry {
   readonly createdAt: string
   readonly interpreters: InterpreterRegistry
   readonly clock: Clock
-  readonly #registered = new Map<string, Live>()
-  /** Persistent nodes inside registered graphs, by node id, when not registered themselves. */
-  readonly #embedded = new Map<string, Live>()
-  readonly #byNode = new WeakMap<Node, Live>()
-  /** Names held by forks in progress. */
-  readonly #reserved = new Set<string>()
-  readonly #cells = new Map<string, unknown>()
-  /** How many registered names hold a node of each id (a cell is forgotten with the last). */
-  readonly #ids = new Map<string, number>()
-  /** The last reading of the clock in whole ms, and its ISO text (formatting costs ~1.5 µs). */
-  #lastMs = NaN
-  #lastIso = ''
-  readonly #hub = new EventHub()
-  readonly #onEvent: ((event: SessionEvent) => void) | undefined
+  readonly #nodes: NodeTable
+  readonly #now: () => string
+  readonly #hub = new EventHub((dropped) =>
+    Object.freeze({ type: 'lagged' as const, session: this.id, dropped, time: this.#now() }),
+  )
+  readonly #onEvent: ((event: SessionNodeEvent) => void) | undefined
   readonly #lifetime = new AbortController()
+  readonly #forkHost: ForkHost
   #closing: Promise<void> | undefined
 
-  /** @internal use {@link createSession}. */
-  constructor(options: SessionOptions, api: string) {
-    const id = options.id ?? randomUUID()
-    this.id = requireName(api, 'options.id', id)
-    this.name = requireName(api, 'options.name', options.name ?? id)
-    const tags: unknown = options.tags ?? []
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
-      throw new UsageError(api, 'options.tags must be an array of strings')
-    }
-    this.tags = Object.freeze([...(tags as readonly string[])])
-    const metadata = options.metadata ?? EMPTY_METADATA
-    if (typeof metadata !== 'object' || (metadata as unknown) === null) {
-      throw new UsageError(api, 'options.metadata must be an object')
-    }
-    this.metadata = deepFreeze({ ...metadata })
-    const given = options.interpreters ?? defaultInterpreters
-    if (typeof (given as { get?: unknown }).get !== 'function') {
-      throw new UsageError(api, 'options.interpreters must be an interpreter registry')
-    }
-    this.interpreters = given.has('fork') ? given : registry(...given.values(), forkInterpreter)
-    this.clock = options.clock ?? systemClock
-    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
-      throw new UsageError(api, 'options.onEvent must be a function')
-    }
-    this.#onEvent = options.onEvent
+  /** @internal use {@link createSession}, which checks the options. */
+  constructor(config: SessionConfig) {
+    this.id = config.id
+    this.name = config.name
+    this.tags = config.tags
+    this.metadata = config.metadata
+    this.interpreters = config.interpreters
+    this.clock = config.clock
+    this.#onEvent = config.onEvent
+    this.#now = isoTime(config.clock)
     this.createdAt = this.#now()
+    this.#nodes = new NodeTable(this.id, (entry, from) => {
+      this.#emit('forked', entry, from)
+    })
+    this.#forkHost = Object.freeze({
+      nodes: this.#nodes,
+      session: this,
+      interpreters: this.interpreters,
+      lifetime: this.#lifetime.signal,
+      isClosed: () => this.closed,
+      now: this.#now,
+    })
     Object.freeze(this)
   }
 
   /** The number of registered nodes. */
   get size(): number {
-    return this.#registered.size
+    return this.#nodes.registered.size
   }
 
   /** Whether {@link Session.close} was called. */
@@ -205,9 +121,9 @@ export class Session implements NodeRegistry {
     if (!isNode(node))
       throw new UsageError('Session.register', `expects a Node, got ${String(node)}`)
     requireName('Session.register', 'the name', name)
-    if (this.#taken(name)) throw new NameTaken(this.id, name)
+    if (this.#nodes.taken(name)) throw new NameTaken(this.id, name)
     const entry = live(node, name, 'created')
-    this.#add(entry)
+    this.#nodes.add(entry)
     this.#emit('created', entry)
     return node
   }
@@ -217,53 +133,44 @@ export class Session implements NodeRegistry {
    * keeps running). False when the session has no such name.
    */
   unregister(name: string): boolean {
-    const entry = this.#registered.get(name)
+    const entry = this.#nodes.remove(name)
     if (entry === undefined) return false
-    this.#registered.delete(name)
-    if (this.#byNode.get(entry.node) === entry) this.#byNode.delete(entry.node)
-    const id = entry.node.id
-    const holders = (this.#ids.get(id) ?? 1) - 1
-    if (holders > 0) this.#ids.set(id, holders)
-    else {
-      this.#ids.delete(id)
-      this.#cells.delete(id)
-    }
     this.#emit('removed', entry)
     return true
   }
 
   /** The node registered under `name`. */
   get(name: string): Node | undefined {
-    return this.#registered.get(name)?.node
+    return this.#nodes.registered.get(name)?.node
   }
 
   has(name: string): boolean {
-    return this.#registered.has(name)
+    return this.#nodes.registered.has(name)
   }
 
   /** The registered names, in registration order. */
   names(): readonly string[] {
-    return [...this.#registered.keys()]
+    return [...this.#nodes.registered.keys()]
   }
 
   /** The state of the node registered under `name`. */
   state(name: string): NodeState | undefined {
-    return this.#registered.get(name)?.state
+    return this.#nodes.registered.get(name)?.state
   }
 
   /** Every registered node with its state; `id` is the name it is registered under. */
   listNodes(): readonly NodeInfo[] {
-    return [...this.#registered.values()].map(infoOf)
+    return [...this.#nodes.registered.values()].map(infoOf)
   }
 
   /** The registered nodes in state `ready`. */
   listReadyNodes(): readonly NodeInfo[] {
-    return [...this.#registered.values()].filter((e) => e.state === 'ready').map(infoOf)
+    return [...this.#nodes.registered.values()].filter((e) => e.state === 'ready').map(infoOf)
   }
 
   /** The cell holding the live value of the node with this id (an LLM node's conversation head). */
   cell(nodeId: string): StateCell {
-    return new Cell(this.#cells, nodeId)
+    return this.#nodes.cell(nodeId)
   }
 
   /**
@@ -275,7 +182,7 @@ export class Session implements NodeRegistry {
   async start(name?: string): Promise<void> {
     this.#requireOpen()
     if (name !== undefined) return this.#startLive(this.#require(name))
-    const idle = [...this.#registered.values()].filter((e) => e.state === 'created')
+    const idle = [...this.#nodes.registered.values()].filter((e) => e.state === 'created')
     return settleAll(idle.map((e) => this.#startLive(e)))
   }
 
@@ -287,7 +194,7 @@ export class Session implements NodeRegistry {
    */
   async stop(name?: string): Promise<void> {
     if (name !== undefined) return this.#stopLive(this.#require(name))
-    const all = [...this.#registered.values(), ...this.#embedded.values()]
+    const all = [...this.#nodes.registered.values(), ...this.#nodes.embedded.values()]
     return settleAll(all.map((e) => this.#stopLive(e)))
   }
 
@@ -315,17 +222,25 @@ export class Session implements NodeRegistry {
     }
     const node = entry.node
     this.#acquire(entry)
-    const held = new Map<string, Live>()
+    const tracker = busyTracker(
+      this.#nodes,
+      (e) => {
+        this.#acquire(e)
+      },
+      (e) => {
+        this.#release(e)
+      },
+    )
     try {
-      if (isGraph(node)) return (await run(node, this.#runOptions(input, options, held))).results
+      if (isGraph(node)) return (await run(node, this.#runOptions(input, options, tracker))).results
       const one = addStep({ id: name, node })(graph(name))
       try {
-        return (await run(one, this.#runOptions(input, options, held))).results[name]
+        return (await run(one, this.#runOptions(input, options, tracker))).results[name]
       } catch (e) {
         throw e instanceof StepFailed ? e.cause : e
       }
     } finally {
-      for (const l of held.values()) this.#release(l)
+      tracker?.releaseAll()
       this.#release(entry)
     }
   }
@@ -333,10 +248,13 @@ export class Session implements NodeRegistry {
   /**
    * Each call subscribes to the events from now on. The iteration ends when
    * the session is closed (after the `stopped` events of the close); leaving
-   * it early unsubscribes. Events wait in a buffer until read.
+   * it early unsubscribes. Events wait in a buffer until read, at most
+   * `buffer` of them (default {@link DEFAULT_EVENT_BUFFER}): a reader that
+   * falls further behind loses the oldest and reads a `lagged` event
+   * counting them in their place.
    */
-  events(): AsyncIterableIterator<SessionEvent> {
-    return this.#hub.subscribe()
+  events(options: { readonly buffer?: number } = {}): AsyncIterableIterator<SessionEvent> {
+    return this.#hub.subscribe(options.buffer ?? DEFAULT_EVENT_BUFFER)
   }
 
   info(): SessionInfo {
@@ -367,43 +285,20 @@ export class Session implements NodeRegistry {
     return this.#closing
   }
 
-  // ---- internals shared with fork.ts ----
-
-  /** @internal throws SessionClosed once the session is closing. */
-  static requireOpen(s: Session): void {
-    s.#requireOpen()
+  /**
+   * Forks the node registered as `name` into a new node registered as
+   * `newName`: what {@link fork} does (see there), and the capability a
+   * graph's fork step uses.
+   */
+  async fork(name: string, newName: string, options: ForkOptions = {}): Promise<Node> {
+    this.#requireOpen()
+    return forkNode(this.#forkHost, name, newName, options)
   }
 
-  /** @internal the signal aborted when the session closes. */
-  static lifetime(s: Session): AbortSignal {
-    return s.#lifetime.signal
-  }
-
-  /** @internal the current time, ISO 8601. */
-  static now(s: Session): string {
-    return s.#now()
-  }
-
-  /** @internal the state of a node (registered or inside a graph). */
-  static stateOf(s: Session, node: Node): NodeState {
-    return (s.#byNode.get(node) ?? s.#embedded.get(node.id))?.state ?? 'created'
-  }
-
-  /** @internal holds names for a fork in progress (NameTaken if one is taken); returns the release. */
-  static reserve(s: Session, names: readonly string[]): () => void {
-    for (const name of names) if (s.#taken(name)) throw new NameTaken(s.id, name)
-    const distinct = names.length === 1 ? names : [...new Set(names)]
-    distinct.forEach((n) => s.#reserved.add(n))
-    return () => {
-      for (const n of distinct) s.#reserved.delete(n)
-    }
-  }
-
-  /** @internal registers a fork, born in `state`, and tells of it (`forked`). */
-  static adopt(s: Session, name: string, node: Node, state: NodeState, from: string): void {
-    const entry = live(node, name, state)
-    s.#add(entry)
-    s.#emit('forked', entry, from)
+  /** Forks a registered graph deeply: what {@link forkGraph} does (see there). */
+  async forkGraph(name: string, prefix: string, options: ForkGraphOptions = {}): Promise<Graph> {
+    this.#requireOpen()
+    return forkGraphNodes(this.#forkHost, name, prefix, options)
   }
 
   // ---- lifecycle ----
@@ -412,39 +307,9 @@ export class Session implements NodeRegistry {
     if (this.#closing !== undefined) throw new SessionClosed(this.id)
   }
 
-  #now(): string {
-    const ms = Math.floor(this.clock.now())
-    if (ms !== this.#lastMs) {
-      this.#lastMs = ms
-      this.#lastIso = new Date(ms).toISOString()
-    }
-    return this.#lastIso
-  }
-
-  /** Adds a registered entry. */
-  #add(entry: Live): void {
-    this.#registered.set(entry.name, entry)
-    if (!this.#byNode.has(entry.node)) this.#byNode.set(entry.node, entry)
-    const id = entry.node.id
-    this.#ids.set(id, (this.#ids.get(id) ?? 0) + 1)
-  }
-
-  #taken(name: string): boolean {
-    return this.#registered.has(name) || this.#reserved.has(name)
-  }
-
   #require(name: string): Live {
-    const entry = this.#registered.get(name)
+    const entry = this.#nodes.registered.get(name)
     if (entry === undefined) throw new UnknownNode(this.id, name)
-    return entry
-  }
-
-  /** The live of a node inside a graph: its registered one, else one of its own. */
-  #liveOf(node: Node): Live {
-    const known = this.#byNode.get(node) ?? this.#embedded.get(node.id)
-    if (known !== undefined) return known
-    const entry = live(node, node.id, 'created')
-    this.#embedded.set(node.id, entry)
     return entry
   }
 
@@ -460,7 +325,7 @@ export class Session implements NodeRegistry {
 
   #emit(type: SessionEventType, entry: Live, from?: string): void {
     if (!this.#hub.listening && this.#onEvent === undefined) return
-    const event: SessionEvent = Object.freeze({
+    const event: SessionNodeEvent = Object.freeze({
       type,
       session: this.id,
       name: entry.name,
@@ -509,7 +374,7 @@ export class Session implements NodeRegistry {
     const { node } = entry
     if (isGraph(node)) {
       const inside = graphParts(node).nodes.filter((n) => n.persistent)
-      return settleAll(inside.map((n) => this.#startLive(this.#liveOf(n))))
+      return settleAll(inside.map((n) => this.#startLive(this.#nodes.liveOf(n))))
     }
     if (!node.persistent) return
     const interpreter = this.interpreters.get(node.kind)
@@ -525,7 +390,8 @@ export class Session implements NodeRegistry {
   /** Starts the registered nodes a graph refers to (and those they refer to); a stopped one is NodeStopped. */
   async #startRefs(g: Graph, seen: Set<string>): Promise<void> {
     for (const ref of graphParts(g).refs) {
-      const entry = isStaticName(ref) && !seen.has(ref) ? this.#registered.get(ref) : undefined
+      const entry =
+        isStaticName(ref) && !seen.has(ref) ? this.#nodes.registered.get(ref) : undefined
       if (entry === undefined) continue
       seen.add(ref)
       await this.#startLive(entry)
@@ -550,7 +416,7 @@ export class Session implements NodeRegistry {
       await starting?.catch(() => undefined)
       if (isGraph(node)) {
         const inside = graphParts(node).nodes.filter((n) => n.persistent)
-        await settleAll(inside.map((n) => this.#stopLive(this.#liveOf(n))))
+        await settleAll(inside.map((n) => this.#stopLive(this.#nodes.liveOf(n))))
       } else if (node.persistent) {
         await this.interpreters.get(node.kind)?.stop?.(node, { signal: NEVER, session: this })
       }
@@ -567,17 +433,19 @@ export class Session implements NodeRegistry {
     if (--entry.busy === 0 && entry.state === 'busy') this.#set(entry, 'ready')
   }
 
-  #runOptions(input: unknown, options: SessionExecuteOptions, held: Map<string, Live>): RunOptions {
+  #runOptions(
+    input: unknown,
+    options: SessionExecuteOptions,
+    tracker: BusyTracker | undefined,
+  ): RunOptions {
     const { signal, budget, onEvent, parser } = options
-    // Events cost the runtime something only when someone listens: track only when there is a persistent node.
-    const track =
-      this.#embedded.size > 0 || [...this.#registered.values()].some((e) => e.node.persistent)
-    const listener = track
-      ? (event: RunEvent) => {
-          this.#track(event, held)
-          onEvent?.(event)
-        }
-      : onEvent
+    const listener =
+      tracker === undefined
+        ? onEvent
+        : (event: RunEvent) => {
+            tracker.onEvent(event)
+            onEvent?.(event)
+          }
     return {
       input,
       interpreters: this.interpreters,
@@ -589,59 +457,4 @@ export class Session implements NodeRegistry {
       ...(listener !== undefined && { onEvent: listener }),
     }
   }
-
-  /** Marks the persistent nodes a run's steps execute `busy` while they do (ready ones only). */
-  #track(event: RunEvent, held: Map<string, Live>): void {
-    if (
-      event.type !== 'step_start' &&
-      event.type !== 'step_error' &&
-      event.type !== 'step_complete'
-    )
-      return
-    const key = event.path.join('/')
-    const before = held.get(key)
-    if (before !== undefined) {
-      held.delete(key)
-      this.#release(before)
-    }
-    if (event.type !== 'step_start') return
-    const entry = this.#registered.get(event.nodeId) ?? this.#embedded.get(event.nodeId)
-    if (entry === undefined || entry.node.id !== event.nodeId || !entry.node.persistent) return
-    if (entry.state !== 'ready' && entry.state !== 'busy') return
-    held.set(key, entry)
-    this.#acquire(entry)
-  }
-}
-
-const infoOf = (entry: Live): NodeInfo =>
-  entry.name === entry.node.id
-    ? nodeInfo(entry.state)(entry.node)
-    : Object.freeze({ ...nodeInfo(entry.state)(entry.node), id: entry.name })
-
-/**
- * A new, empty {@link Session}. The id (default: a random UUID) and the name
- * (default: the id) follow the name rule. Unless `interpreters` has a `fork`
- * kind, the session's interpreters add `forkInterpreter`, so graphs may
- * fork nodes as a step (`forkOp`).
- *
- * @category session
- * @example
- * import { createSession, fn } from 'nerve'
- * import assert from 'assert'
- *
- * const session = createSession({ name: 'demo' })
- * session.register(fn('double', (ctx) => Number(ctx.input) * 2))
- * assert.strictEqual(await session.execute('double', 21), 42)
- * assert.deepStrictEqual(session.listNodes().map((n) => [n.id, n.state]), [['double', 'ready']])
- * await session.close()
- */
-export const createSession = (options: SessionOptions = {}): Session => {
-  const given: unknown = options
-  if (typeof given !== 'object' || given === null) {
-    throw new UsageError(
-      'createSession',
-      `options must be an object, got ${given === null ? 'null' : typeof given}`,
-    )
-  }
-  return new Session(options, 'createSession')
 }

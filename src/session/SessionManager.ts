@@ -1,7 +1,9 @@
 import { UsageError } from '../errors.js'
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { Clock } from '../runtime/Clock.js'
-import { createSession, Session, type SessionInfo, type SessionOptions } from './Session.js'
+import { createSession } from './createSession.js'
+import type { Session } from './Session.js'
+import type { SessionInfo, SessionOptions } from './SessionOptions.js'
 import type { NodeSnapshot, SessionRecord } from './SessionStore.js'
 
 /**

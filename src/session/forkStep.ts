@@ -1,10 +1,7 @@
 import { UsageError } from '../errors.js'
-import type { NodeContext } from '../node/Context.js'
-import type { Interpreter } from '../node/Interpreter.js'
+import type { Interpreter, NodeContext } from '../node/Interpreter.js'
 import { expandName, isNameTemplate } from '../node/name.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from '../node/Node.js'
-import { fork } from './fork.js'
-import { Session } from './Session.js'
 
 /**
  * A graph step that forks a session's node: `source` is the name of the node
@@ -99,8 +96,8 @@ export const isForkNode = (node: Node): node is ForkNode =>
 
 /**
  * Runs {@link ForkNode}s: fills `{run_id}` and `{timestamp}` in the source
- * and target from the step's context, forks `ctx.session` (which must be a
- * {@link Session}) with `fork`, and answers `{ name }`, the fork's name. The
+ * and target from the step's context, forks through `ctx.session`'s `fork`
+ * capability (a session has it; a fixed registry does not), and answers `{ name }`, the fork's name. The
  * step's signal is the fork's. Sessions add it to their interpreters.
  *
  * @category fork
@@ -112,7 +109,7 @@ export const forkInterpreter: Interpreter<ForkNode> = Object.freeze({
       throw new UsageError('forkInterpreter', `node "${(node as Node).id}" is not a fork node`)
     }
     const session = ctx.session
-    if (!(session instanceof Session)) {
+    if (typeof session.fork !== 'function') {
       throw new UsageError(
         'forkInterpreter',
         `step "${ctx.stepId}" forks nodes of a session: run its graph with session.execute, or run(g, { session }) with a Session`,
@@ -120,7 +117,7 @@ export const forkInterpreter: Interpreter<ForkNode> = Object.freeze({
     }
     const values = { run_id: ctx.runId, timestamp: String(ctx.runStartedAt) }
     const name = expandName(node.target, values)
-    await fork(session, expandName(node.source, values), name, { signal: ctx.signal })
+    await session.fork(expandName(node.source, values), name, { signal: ctx.signal })
     return Object.freeze({ name })
   },
 })

@@ -1,6 +1,14 @@
 export * from './Session.js'
+export * from './createSession.js'
+export type { SessionExecuteOptions, SessionInfo, SessionOptions } from './SessionOptions.js'
 export * from './SessionError.js'
-export type { SessionEvent, SessionEventType } from './SessionEvent.js'
+export { DEFAULT_EVENT_BUFFER } from './SessionEvent.js'
+export type {
+  SessionEvent,
+  SessionEventType,
+  SessionLagEvent,
+  SessionNodeEvent,
+} from './SessionEvent.js'
 export * from './SessionManager.js'
 export * from './SessionStore.js'
 export * from './fork.js'

@@ -6,8 +6,8 @@ import { compile } from '../graph/compile.js'
 import { graph as emptyGraph, isGraph, type Graph } from '../graph/Graph.js'
 import { showGraphError } from '../graph/GraphError.js'
 import { stepInput } from '../graph/Step.js'
-import type { NodeContext, Upstream } from '../node/Context.js'
-import { nodeRegistry } from '../node/Context.js'
+import type { NodeContext, Upstream } from '../node/Interpreter.js'
+import { nodeRegistry } from '../node/NodeRegistry.js'
 import { fn, isFunctionNode, type FunctionNode } from '../node/FunctionNode.js'
 
 /**

@@ -1,7 +1,6 @@
 import { UsageError } from '../errors.js'
-import type { NodeContext, UsageReport } from '../node/Context.js'
+import type { Interpreter, NodeContext, UsageReport } from '../node/Interpreter.js'
 import { isFunctionNode } from '../node/FunctionNode.js'
-import type { Interpreter } from '../node/Interpreter.js'
 import { makeNode, type Node } from '../node/Node.js'
 import type { Clock } from '../runtime/Clock.js'
 

@@ -5,7 +5,7 @@ import { addStep, listSteps } from '../../src/graph/build.js'
 import { fail, skip } from '../../src/graph/ErrorPolicy.js'
 import { graph } from '../../src/graph/Graph.js'
 import { stepInput, type Step, type StepSpec } from '../../src/graph/Step.js'
-import { nodeRegistry, type NodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry, type NodeRegistry } from '../../src/node/NodeRegistry.js'
 import type { Node } from '../../src/node/Node.js'
 import { fn } from '../../src/node/FunctionNode.js'
 

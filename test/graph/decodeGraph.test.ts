@@ -5,7 +5,7 @@ import { executionOrder } from '../../src/graph/compile.js'
 import { decodeGraph, graphCodec } from '../../src/graph/decodeGraph.js'
 import { isGraph, type Graph } from '../../src/graph/Graph.js'
 import { showGraphFileError, type GraphFileError } from '../../src/graph/GraphFileError.js'
-import { nodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry } from '../../src/node/NodeRegistry.js'
 import { fn } from '../../src/node/FunctionNode.js'
 
 const echo = fn('echo', (ctx) => ctx.input)
@@ -51,7 +51,7 @@ describe('decodeGraph reads', () => {
     const g = ok({
       id: 'g',
       nodes: {
-        echo: { kind: 'bash', command: 'echo', persistent: true, metadata: { a: 1 } },
+        echo: { kind: 'bash', command: 'echo', persistent: false, metadata: { a: 1 } },
         sub: { kind: 'graph', maxParallel: 2, steps: [{ id: 'x', node: 'echo' }] },
       },
       steps: [step('a'), { id: 'b', node: 'sub' }, { id: 'c', nodeRef: 'writer' }],
@@ -60,7 +60,7 @@ describe('decodeGraph reads', () => {
     expect(a!.node).toEqual({
       id: 'echo',
       kind: 'bash',
-      persistent: true,
+      persistent: false,
       metadata: { a: 1 },
       command: 'echo',
     })

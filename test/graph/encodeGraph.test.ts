@@ -9,7 +9,7 @@ import { encodeGraph } from '../../src/graph/encodeGraph.js'
 import { fail, fallback, retry, skip, type ErrorPolicy } from '../../src/graph/ErrorPolicy.js'
 import { graph, isGraph, type Graph } from '../../src/graph/Graph.js'
 import type { StepSpec } from '../../src/graph/Step.js'
-import { nodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry } from '../../src/node/NodeRegistry.js'
 import { fn } from '../../src/node/FunctionNode.js'
 import { makeNode, type Node } from '../../src/node/Node.js'
 
@@ -22,7 +22,7 @@ const pty = makeNode({
   kind: 'pty',
   persistent: true,
   metadata: { owner: 'me' },
-  shell: 'bash',
+  command: 'bash',
   env: { A: '1' },
 })
 
@@ -43,7 +43,7 @@ describe('encodeGraph', () => {
           kind: 'pty',
           persistent: true,
           metadata: { owner: 'me' },
-          shell: 'bash',
+          command: 'bash',
           env: { A: '1' },
         },
         sub: { kind: 'graph', maxParallel: 2, steps: [{ id: 'x', node: 'f0' }] },

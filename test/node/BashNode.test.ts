@@ -39,8 +39,8 @@ describe('bash', () => {
     const cases: [unknown, RegExp][] = [
       [{ command: '  ' }, /node "b": command must be a non-blank string/],
       [{ cwd: 3 }, /cwd must be a non-empty string/],
-      [{ env: { A: 1 } }, /env\.A must be a string, got number/],
-      [{ env: { 'A=B': 'x' } }, /"A=B" is not a variable name/],
+      [{ env: { A: 1 } }, /env\.A must be a string, got 1/],
+      [{ env: { 'A=B': 'x' } }, /env has "A=B", not a variable name/],
       [{ timeoutMs: 0 }, /timeoutMs must be a positive number/],
       [{ timeoutMs: Infinity }, /timeoutMs must be a positive number/],
       [{ allowFailure: 'yes' }, /allowFailure must be a boolean/],

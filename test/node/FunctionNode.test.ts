@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
-import type { NodeContext } from '../../src/node/Context.js'
+import type { NodeContext } from '../../src/node/Interpreter.js'
 import { fn, functionNode, isFunctionNode } from '../../src/node/FunctionNode.js'
 import { makeNode } from '../../src/node/Node.js'
 

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
 import { fn, type FunctionNode } from '../../src/node/FunctionNode.js'
-import { interpreters, type ChunkStream, type Interpreter } from '../../src/node/Interpreter.js'
-import type { NodeContext } from '../../src/node/Context.js'
+import {
+  type ChunkStream,
+  type Interpreter,
+  interpreters,
+  type NodeContext,
+} from '../../src/node/Interpreter.js'
 
 const functions: Interpreter<FunctionNode> = {
   kind: 'function',

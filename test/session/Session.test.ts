@@ -13,7 +13,7 @@ import {
   type RunEvent,
 } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
-import { createSession } from '../../src/session/Session.js'
+import { createSession } from '../../src/session/createSession.js'
 import {
   NameTaken,
   NodeStopped,
@@ -37,7 +37,7 @@ const withCounters = (options: CounterOptions = {}) => {
 }
 
 const brief = (events: readonly SessionEvent[]): string[] =>
-  events.map((e) => `${e.type} ${e.name}`)
+  events.map((e) => (e.type === 'lagged' ? `lagged ${e.dropped}` : `${e.type} ${e.name}`))
 
 describe('createSession', () => {
   it('defaults the id to a UUID and the name to the id', () => {
@@ -452,10 +452,51 @@ describe('events', () => {
     session.register(counter('a'))
     session.register(counter('b'))
     for await (const e of events) {
-      expect(e.name).toBe('a')
+      expect(e).toMatchObject({ type: 'created', name: 'a' })
       break
     }
     expect(await events.next()).toEqual({ done: true, value: undefined })
+  })
+
+  it('tells a slow reader how many events it missed, then gives the newest it kept', async () => {
+    const { session } = withCounters()
+    const events = session.events({ buffer: 3 })
+    for (const name of ['a', 'b', 'c', 'd', 'e']) session.register(counter(name))
+    const read: SessionEvent[] = []
+    for (let i = 0; i < 4; i++) read.push((await events.next()).value as SessionEvent)
+    expect(brief(read)).toEqual(['lagged 2', 'created c', 'created d', 'created e'])
+    await session.close()
+    expect(brief(await collect(events))).toEqual([
+      'lagged 2',
+      'stopped c',
+      'stopped d',
+      'stopped e',
+    ])
+  })
+
+  it('keeps a reader that never reads under a fixed heap while 10⁶ events are published', async () => {
+    const session = createSession({ clock: fakeClock({ start: 0 }) })
+    const idle = session.events()
+    const node = counter('n')
+    const heapBefore = process.memoryUsage().heapUsed
+    for (let i = 0; i < 500_000; i++) {
+      session.register(node)
+      session.unregister('n')
+    }
+    const grown = process.memoryUsage().heapUsed - heapBefore
+    // Unbounded, 10⁶ kept events take well over 100 MB; the buffer keeps 1024.
+    expect(grown).toBeLessThan(48 * 2 ** 20)
+    const first = await idle.next()
+    expect(first.value).toMatchObject({ type: 'lagged', dropped: 1_000_000 - 1024 })
+    await idle.return?.()
+    await session.close()
+  })
+
+  it('refuses a buffer that is not a positive integer', () => {
+    const { session } = withCounters()
+    for (const buffer of [0, -1, 1.5, NaN]) {
+      expect(() => session.events({ buffer })).toThrow(/buffer must be a positive integer/)
+    }
   })
 
   it('ends at once for a subscription made after the close', async () => {

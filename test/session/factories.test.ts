@@ -14,7 +14,7 @@ import {
   type ParsedResponse,
 } from '../../src/index.js'
 import { createFunction, createGraph, createTerminal } from '../../src/session/factories.js'
-import { createSession } from '../../src/session/Session.js'
+import { createSession } from '../../src/session/createSession.js'
 import { StartFailed } from '../../src/session/SessionError.js'
 import { counter, counterInterpreter } from './kit.js'
 

@@ -20,7 +20,7 @@ import {
 } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { fork, forkGraph } from '../../src/session/fork.js'
-import { createSession } from '../../src/session/Session.js'
+import { createSession } from '../../src/session/createSession.js'
 import { NameTaken, NotForkable, SessionClosed } from '../../src/session/SessionError.js'
 import type { SessionEvent } from '../../src/session/SessionEvent.js'
 import { counter, counterInterpreter, type CounterOptions } from './kit.js'
@@ -163,6 +163,35 @@ describe('fork', () => {
       await session.close()
     }
     expect(terminals.terminal('sh')).toBeUndefined()
+    expect(terminals.terminal('sh-2')).toBeUndefined()
+  })
+
+  it('leaves the fork of a pty never started created, with no process, until it is used', async () => {
+    const terminals = ptyInterpreter({ killGraceMs: 500 })
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), terminals),
+    })
+    try {
+      session.register(
+        pty('sh', {
+          command: 'bash',
+          args: ['--norc', '--noprofile'],
+          env: { PS1: '$ ', PROMPT_COMMAND: '' },
+        }),
+      )
+      await fork(session, 'sh', 'sh-2')
+      expect([session.state('sh'), session.state('sh-2')]).toEqual(['created', 'created'])
+      expect(terminals.terminal('sh')).toBeUndefined()
+      expect(terminals.terminal('sh-2')).toBeUndefined()
+      await session.start('sh-2')
+      expect(session.state('sh-2')).toBe('ready')
+      expect((terminals.terminal('sh-2') as PtyTerminal).pid).toBeGreaterThan(0)
+      expect(terminals.terminal('sh')).toBeUndefined()
+      const r = await session.execute('sh-2', 'echo "[fork]"')
+      expect((r as { text: string }).text).toContain('[fork]')
+    } finally {
+      await session.close()
+    }
     expect(terminals.terminal('sh-2')).toBeUndefined()
   })
 

@@ -14,7 +14,7 @@ import {
 } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { forkInterpreter, forkOp, isForkNode } from '../../src/session/forkStep.js'
-import { createSession } from '../../src/session/Session.js'
+import { createSession } from '../../src/session/createSession.js'
 import { counter, counterInterpreter } from './kit.js'
 
 const withCounters = () => {
@@ -114,6 +114,28 @@ describe('a fork step in a graph', () => {
     expect(error).toBeInstanceOf(StepFailed)
     expect((error as StepFailed).cause).toBeInstanceOf(UsageError)
     expect(String((error as StepFailed).cause)).toMatch(/session\.execute/)
+  })
+
+  it('forks through any registry that has the fork capability, not only a Session', async () => {
+    const asked: [string, string][] = []
+    const source = counter('a')
+    const g = pipe(
+      graph('g'),
+      addStep({ id: 'f', node: forkOp('f', { source: 'a', target: 'b-{run_id}' }) }),
+    )
+    const result = await run(g, {
+      interpreters: interpreters(forkInterpreter),
+      runId: 'r1',
+      session: {
+        get: (id) => (id === 'a' ? source : undefined),
+        fork: (name, newName) => {
+          asked.push([name, newName])
+          return Promise.resolve(source)
+        },
+      },
+    })
+    expect(result.results).toEqual({ f: { name: 'b-r1' } })
+    expect(asked).toEqual([['a', 'b-r1']])
   })
 
   it('fails the step with NameTaken when the target exists', async () => {

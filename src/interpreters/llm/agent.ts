@@ -4,7 +4,7 @@ import type { Conversation, Heads, Message, ToolUseBlock, Usage } from '../../co
 import { zeroUsage } from '../../conversation/Entry.js'
 import { messages, systemPrompt, toolDefinitions } from '../../conversation/project.js'
 import { UsageError } from '../../errors.js'
-import type { UsageReport } from '../../node/Context.js'
+import type { UsageReport } from '../../node/Interpreter.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'

@@ -4,8 +4,13 @@ import { messageCount } from '../../conversation/project.js'
 import { isVertex } from '../../dag/Vertex.js'
 import { ancestors } from '../../dag/traverse.js'
 import { UsageError } from '../../errors.js'
-import type { NodeContext, NodeRegistry, StateCell } from '../../node/Context.js'
-import type { ForkContext, Interpreter, LifecycleContext } from '../../node/Interpreter.js'
+import type {
+  ForkContext,
+  Interpreter,
+  LifecycleContext,
+  NodeContext,
+} from '../../node/Interpreter.js'
+import type { NodeRegistry, StateCell } from '../../node/NodeRegistry.js'
 import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
 import type { Node } from '../../node/Node.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'

@@ -5,7 +5,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from '../../conversation/Entry.js'
-import type { UsageReport } from '../../node/Context.js'
+import type { UsageReport } from '../../node/Interpreter.js'
 import { callTool, type ToolContext, type Toolbox, type ToolOutput } from '../tools/Tool.js'
 
 /**

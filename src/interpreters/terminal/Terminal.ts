@@ -1,11 +1,11 @@
 import { UsageError } from '../../errors.js'
-import type { NodeContext } from '../../node/Context.js'
 import {
-  refuseForkPoint,
   type ChunkStream,
   type ForkContext,
   type Interpreter,
   type LifecycleContext,
+  type NodeContext,
+  refuseForkPoint,
 } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import type { NodeState } from '../../node/NodeState.js'
@@ -175,8 +175,9 @@ export type TerminalDecorator = (terminal: Terminal, node: Node) => Terminal
  * `start` opens and starts one; `stop` stops and forgets it; `execute` and
  * `executeStream` start one on first use (or again after its program ended),
  * then send the step's input as text with the step's parser and signal;
- * `fork(node, id)` returns `forkNode(id, now)(node)` and starts a fresh
- * terminal for it (a respawn: a live process cannot be copied). With
+ * `fork(node, id)` returns `forkNode(id, now)(node)` and, when the source's
+ * terminal is live, starts a fresh one for it (a respawn: a live process
+ * cannot be copied); the fork of a node never started starts nothing. With
  * `decorate`, every terminal it opens is the decorated one.
  *
  * @category terminals
@@ -264,7 +265,9 @@ export const terminalInterpreter = <N extends Node>(
       refuseForkPoint(api, node, ctx)
       const time = ctx?.time ?? new Date(clock.now()).toISOString()
       const copy = forkNode(id, time)(requireKind(node))
-      await ensure(copy)
+      // The copy is live when the source is: a fork of a node never started starts nothing.
+      const source = live.get(node.id)
+      if (source !== undefined && source.terminal.state !== 'stopped') await ensure(copy)
       return copy
     },
   })

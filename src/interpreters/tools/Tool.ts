@@ -7,7 +7,7 @@ import type {
   Usage,
 } from '../../conversation/Entry.js'
 import { UsageError } from '../../errors.js'
-import type { UsageReport } from '../../node/Context.js'
+import type { UsageReport } from '../../node/Interpreter.js'
 
 /**
  * What a tool is told about the call it serves.

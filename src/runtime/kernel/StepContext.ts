@@ -1,6 +1,11 @@
 import { UsageError } from '../../errors.js'
-import type { NodeContext, NodeRegistry, Upstream, UsageReport } from '../../node/Context.js'
-import type { InterpreterRegistry } from '../../node/Interpreter.js'
+import type {
+  InterpreterRegistry,
+  NodeContext,
+  Upstream,
+  UsageReport,
+} from '../../node/Interpreter.js'
+import type { NodeRegistry } from '../../node/NodeRegistry.js'
 import { emitStepChunk } from '../RunEvent.js'
 import type { Trace } from '../Trace.js'
 import type { StepHost } from './StepHost.js'

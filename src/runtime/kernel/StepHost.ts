@@ -1,6 +1,6 @@
 import type { CompiledGraph } from '../../graph/compile.js'
 import type { Step } from '../../graph/Step.js'
-import type { Upstream, UsageReport } from '../../node/Context.js'
+import type { Upstream, UsageReport } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import type { RunError } from '../RunError.js'
 import type { RunState } from '../RunState.js'

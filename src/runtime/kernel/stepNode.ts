@@ -1,5 +1,5 @@
 import type { Step } from '../../graph/Step.js'
-import type { Upstream } from '../../node/Context.js'
+import type { Upstream } from '../../node/Interpreter.js'
 import type { Interpreter } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import { expandName } from '../../node/name.js'

@@ -1,6 +1,6 @@
-import type { ErrorPolicy } from '../graph/ErrorPolicy.js'
-import { isGraph, type Graph } from '../graph/Graph.js'
-import { listSteps } from '../graph/build.js'
+import type { ErrorPolicy } from './ErrorPolicy.js'
+import { isGraph, type Graph } from './Graph.js'
+import { listSteps } from './build.js'
 import type { Node } from '../node/Node.js'
 
 const policyNodes = (p: ErrorPolicy): readonly Node[] =>

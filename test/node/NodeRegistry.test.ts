@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
-import { nodeRegistry } from '../../src/node/Context.js'
+import { nodeRegistry } from '../../src/node/NodeRegistry.js'
 import { fn } from '../../src/node/FunctionNode.js'
 
 describe('nodeRegistry', () => {

@@ -1,0 +1,119 @@
+/* global module */
+/**
+ * The import rules of DESIGN.md, checked by `npm run deps` (part of `npm test`).
+ *
+ * Layers, top to bottom; imports point down only:
+ *
+ *   cli/ server/ client/ mcp/      faces
+ *   store/ distributed/
+ *   network/
+ *   session/
+ *   interpreters/
+ *   runtime/
+ *   graph/ node/                   pure (graph may use node, not the other way)
+ *   conversation/                  pure
+ *   dag/ errors.ts                 pure
+ *   testing/                       beside: the pure layers, runtime/ and interpreters/
+ *
+ * The pure layers import no Node.js builtin and no package but fp-ts, io-ts
+ * and immer. No module is part of an import circle (type-only imports
+ * count). The layers above the core import the core through its area index
+ * files only. What this cannot see — a clock, a random source, timers in
+ * the pure layers — test/layers.test.ts checks.
+ */
+
+/** The folders (and root files) of src/ each layer may import from, besides its own. */
+const dag = ['errors\\.ts']
+const conversation = ['dag/', ...dag]
+const node = ['conversation/', ...conversation]
+const graph = ['node/', ...node]
+const runtime = ['graph/', ...graph]
+const interpreters = ['runtime/', ...runtime]
+const session = ['interpreters/', ...interpreters]
+const network = ['session/', ...session]
+const store = ['network/', ...network]
+const face = ['cli/', 'server/', 'client/', 'mcp/', 'store/', 'distributed/', ...network]
+const below = {
+  dag,
+  conversation,
+  node,
+  graph,
+  runtime,
+  interpreters,
+  session,
+  network,
+  store,
+  distributed: store,
+  cli: face,
+  server: face,
+  client: face,
+  mcp: face,
+  // beside the stack: arbitraries and scripted parts for every layer up to networks
+  testing: ['network/', 'session/', 'interpreters/', ...interpreters],
+}
+
+const PURE = '^src/(dag|conversation|node|graph)/|^src/errors\\.ts$'
+const CORE = ['session', 'interpreters', 'runtime', 'graph', 'node', 'conversation', 'dag']
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No module may take part in an import circle.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...Object.entries(below).map(([layer, allowed]) => ({
+      name: `layer-${layer}`,
+      severity: 'error',
+      comment: `src/${layer}/ imports only from itself and the layers below it: ${allowed.join(' ')}`,
+      from: { path: `^src/${layer}/` },
+      to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => `^src/${a}`)] },
+    })),
+    {
+      name: 'pure-no-builtins',
+      severity: 'error',
+      comment: 'The pure layers import no Node.js builtin module.',
+      from: { path: PURE },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'pure-packages',
+      severity: 'error',
+      comment: 'The pure layers import no package but fp-ts, io-ts and immer.',
+      from: { path: PURE },
+      to: {
+        dependencyTypesNot: ['local', 'core'],
+        pathNot: '(^|/)(fp-ts|io-ts|immer)/',
+      },
+    },
+    {
+      name: 'faces-through-index',
+      severity: 'error',
+      comment: 'The layers above the core import it through its area index files (and errors.ts).',
+      from: { path: '^src/(cli|server|client|mcp|network|store|distributed)/' },
+      to: {
+        path: `^src/(${CORE.join('|')})/`,
+        pathNot: `^src/(${CORE.join('|')})/index\\.ts$`,
+      },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves (a .js suffix names its .ts file).',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+}

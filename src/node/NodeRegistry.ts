@@ -1,0 +1,60 @@
+import { UsageError } from '../errors.js'
+import type { Node } from './Node.js'
+
+/**
+ * One mutable slot of a session: the live value of one persistent node.
+ *
+ * @category context
+ */
+export interface StateCell<S = unknown> {
+  get(): S | undefined
+  set(value: S): void
+}
+
+/**
+ * Looks nodes up by id: how a step's `nodeRef` (and a file's node reference)
+ * is resolved. A session implements it, with the optional capabilities;
+ * {@link nodeRegistry} builds a fixed one with none.
+ *
+ * @category context
+ */
+export interface NodeRegistry {
+  get(id: string): Node | undefined
+  /**
+   * The cell holding a persistent node's live value (an LLM node's
+   * conversation head), when a session keeps it. Interpreters that keep
+   * state in values rather than processes read and write it here.
+   */
+  cell?(nodeId: string): StateCell
+  /**
+   * Forks the node registered as `name` into a new node registered as
+   * `newName` (what a fork step does), when the registry is a session's.
+   */
+  fork?(name: string, newName: string, options?: { readonly signal?: AbortSignal }): Promise<Node>
+}
+
+/**
+ * A fixed {@link NodeRegistry} of the given nodes. The same node may be
+ * listed twice; two different nodes with one id are a {@link UsageError}.
+ *
+ * @category context
+ * @example
+ * import { fn, nodeRegistry } from 'nerve'
+ * import assert from 'assert'
+ *
+ * const one = fn('one', () => 1)
+ * const registry = nodeRegistry(one)
+ * assert.strictEqual(registry.get('one'), one)
+ * assert.strictEqual(registry.get('two'), undefined)
+ */
+export const nodeRegistry = (...nodes: readonly Node[]): NodeRegistry => {
+  const byId = new Map<string, Node>()
+  for (const n of nodes) {
+    const seen = byId.get(n.id)
+    if (seen !== undefined && seen !== n) {
+      throw new UsageError('nodeRegistry', `two different nodes have the id "${n.id}"`)
+    }
+    byId.set(n.id, n)
+  }
+  return Object.freeze({ get: (id: string) => byId.get(id) })
+}

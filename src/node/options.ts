@@ -1,0 +1,239 @@
+/**
+ * The pieces every node kind's options codec is made of, and how their
+ * errors are read: by a builder (a `UsageError` naming the node and the
+ * option) and by a graph file's decoder (a path under the node). Internal:
+ * each kind exports its own codec.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { UsageError } from '../errors.js'
+import { validateName } from './name.js'
+
+const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
+const show = (u: unknown): string =>
+  typeof u === 'string' ? JSON.stringify(u) : typeof u === 'number' ? String(u) : typeOf(u)
+
+/** A codec of values that `is` accepts, failing with `must ${what}, got <value>`. */
+const check = <A>(name: string, is: (u: unknown) => u is A, what: string): t.Type<A> =>
+  new t.Type<A>(
+    name,
+    is,
+    (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must ${what}, got ${show(u)}`)),
+    t.identity,
+  )
+
+/** @internal */
+export const nonBlank = check(
+  'NonBlankString',
+  (u): u is string => typeof u === 'string' && u.trim() !== '',
+  'be a non-blank string',
+)
+
+/** @internal */
+export const nonEmpty = check(
+  'NonEmptyString',
+  (u): u is string => typeof u === 'string' && u !== '',
+  'be a non-empty string',
+)
+
+/** @internal */
+export const anyString = check('string', (u): u is string => typeof u === 'string', 'be a string')
+
+/** @internal */
+export const parserName = check(
+  'ParserName',
+  (u): u is string => typeof u === 'string' && u.trim() !== '',
+  'be a parser name',
+)
+
+/** A string matching `re`. @internal */
+export const pattern = (codecName: string, re: RegExp, what: string): t.Type<string> =>
+  check(codecName, (u): u is string => typeof u === 'string' && re.test(u), what)
+
+/** @internal */
+export const bool = check('boolean', (u): u is boolean => typeof u === 'boolean', 'be a boolean')
+
+/** An integer from `min` to `max`. @internal */
+export const integer = (min: number, max: number): t.Type<number> =>
+  check(
+    `Integer(${min}..${max})`,
+    (u): u is number => Number.isSafeInteger(u) && (u as number) >= min && (u as number) <= max,
+    `be an integer from ${min} to ${max}`,
+  )
+
+/** @internal */
+export const nonNegativeInteger = check(
+  'NonNegativeInteger',
+  (u): u is number => Number.isSafeInteger(u) && (u as number) >= 0,
+  'be a non-negative integer',
+)
+
+/** @internal */
+export const nonNegativeNumber = check(
+  'NonNegativeNumber',
+  (u): u is number => typeof u === 'number' && Number.isFinite(u) && u >= 0,
+  'be a non-negative number',
+)
+
+/** Milliseconds: finite, > 0 (or ≥ 0 when `zeroOk`). @internal */
+export const millis = (zeroOk: boolean): t.Type<number> =>
+  check(
+    zeroOk ? 'NonNegativeMillis' : 'PositiveMillis',
+    (u): u is number => typeof u === 'number' && Number.isFinite(u) && (zeroOk ? u >= 0 : u > 0),
+    `be a ${zeroOk ? 'non-negative' : 'positive'} number of milliseconds`,
+  )
+
+/** A name by the name rule. @internal */
+export const name = new t.Type<string>(
+  'Name',
+  (u): u is string => typeof u === 'string' && E.isRight(validateName(u)),
+  (u, c) => {
+    const checked = validateName(u)
+    return E.isRight(checked)
+      ? t.success(checked.right)
+      : t.failure(u, c, `must be a name: ${show(u)} ${checked.left.reason}`)
+  },
+  t.identity,
+)
+
+/** An array of strings (each checked by `item`). @internal */
+export const arrayOf = (item: t.Type<string>, what = 'strings'): t.Type<readonly string[]> =>
+  new t.Type<readonly string[]>(
+    `Array<${item.name}>`,
+    (u): u is readonly string[] => Array.isArray(u) && u.every((x) => item.is(x)),
+    (u, c) => {
+      if (!Array.isArray(u)) return t.failure(u, c, `must be an array of ${what}`)
+      const errors: t.ValidationError[] = []
+      u.forEach((x: unknown, i) => {
+        const r = item.validate(x, t.appendContext(c, String(i), item, x))
+        if (E.isLeft(r)) errors.push(...r.left)
+      })
+      return errors.length > 0 ? t.failures(errors) : t.success(u as readonly string[])
+    },
+    t.identity,
+  )
+
+/** An object of string values whose keys `isKey` accepts (an environment). @internal */
+export const env = (isKey: (key: string) => boolean): t.Type<Readonly<Record<string, string>>> =>
+  new t.Type<Readonly<Record<string, string>>>(
+    'Env',
+    (u): u is Readonly<Record<string, string>> =>
+      t.UnknownRecord.is(u) &&
+      Object.entries(u).every(([k, v]) => isKey(k) && typeof v === 'string'),
+    (u, c) => {
+      if (!t.UnknownRecord.is(u) || Array.isArray(u)) return t.failure(u, c, 'must be an object')
+      const errors: t.ValidationError[] = []
+      for (const [k, v] of Object.entries(u)) {
+        if (!isKey(k)) {
+          errors.push({ value: u, context: c, message: `has ${show(k)}, not a variable name` })
+        } else if (typeof v !== 'string') {
+          errors.push({
+            value: v,
+            context: t.appendContext(c, k, anyString, v),
+            message: `must be a string, got ${show(v)}`,
+          })
+        }
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(u as Record<string, string>)
+    },
+    t.identity,
+  )
+
+/** @internal */
+export const metadata = check(
+  'Metadata',
+  (u): u is Readonly<Record<string, unknown>> =>
+    typeof u === 'object' && u !== null && !Array.isArray(u),
+  'be an object',
+)
+
+const UNKNOWN = 'unknown option'
+
+/** Whether an error of an options codec is an unknown key. @internal */
+export const isUnknownKey = (e: t.ValidationError): boolean =>
+  e.message?.startsWith(UNKNOWN) ?? false
+
+/**
+ * The options codec of one node kind: an object with the `required` and
+ * `optional` fields and no other key, then the cross-field `rules` (each
+ * answers a problem of the whole object, or nothing). Every error is
+ * collected, with its path.
+ *
+ * @internal
+ */
+export const optionsCodec = <A>(
+  codecName: string,
+  required: t.Props,
+  optional: t.Props,
+  rules: readonly ((a: A) => string | undefined)[] = [],
+): t.Type<A> =>
+  new t.Type<A>(
+    codecName,
+    (u): u is A => t.UnknownRecord.is(u),
+    (u, c) => {
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) {
+        return t.failure(
+          u,
+          c,
+          `options must be an object, got ${Array.isArray(u) ? 'array' : typeOf(u)}`,
+        )
+      }
+      const o = u as Record<string, unknown>
+      const errors: t.ValidationError[] = []
+      for (const key of Object.keys(o)) {
+        if (!(key in required) && !(key in optional)) {
+          errors.push({
+            value: o[key],
+            context: t.appendContext(c, key, t.never, o[key]),
+            message: `${UNKNOWN} ${show(key)}`,
+          })
+        }
+      }
+      const field = (key: string, codec: t.Mixed): void => {
+        const r = codec.validate(o[key], t.appendContext(c, key, codec, o[key]))
+        if (E.isLeft(r)) errors.push(...r.left)
+      }
+      for (const [key, codec] of Object.entries(required)) field(key, codec)
+      for (const [key, codec] of Object.entries(optional))
+        if (o[key] !== undefined) field(key, codec)
+      if (errors.length === 0) {
+        for (const rule of rules) {
+          const problem = rule(o as A)
+          if (problem !== undefined) errors.push({ value: o, context: c, message: problem })
+        }
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(o as A)
+    },
+    t.identity,
+  )
+
+/** The keys from the codec's top down to where an error is, without the codec's own entry. @internal */
+export const errorPath = (e: t.ValidationError): readonly string[] =>
+  e.context.slice(1).map((entry) => entry.key)
+
+/** One error as a builder says it: `cols must be …`, `args[0] must be …`, `unknown option "x"`. */
+const showError = (e: t.ValidationError): string => {
+  if (isUnknownKey(e)) return e.message!
+  const where = errorPath(e).reduce(
+    (out, key) => (/^\d+$/.test(key) ? `${out}[${key}]` : out === '' ? key : `${out}.${key}`),
+    '',
+  )
+  return where === '' ? e.message! : `${where} ${e.message!}`
+}
+
+/**
+ * The options decoded by a kind's codec, or a {@link UsageError} naming
+ * `api`, the node and the first bad option.
+ *
+ * @internal
+ */
+export const decodeOptions = <A>(
+  api: string,
+  id: string,
+  codec: t.Type<A>,
+  options: unknown,
+): A => {
+  const decoded = codec.decode(options)
+  if (E.isRight(decoded)) return decoded.right
+  throw new UsageError(api, `node "${id}": ${showError(decoded.left[0]!)}`)
+}

@@ -49,7 +49,7 @@ const below = {
   client: face,
   mcp: face,
   // beside the stack: arbitraries and scripted parts for every layer up to networks
-  testing: ['network/', 'session/', 'interpreters/', ...interpreters],
+  testing: ['network/', 'interpreters/', ...interpreters],
 }
 
 const PURE = '^src/(dag|conversation|node|graph)/|^src/errors\\.ts$'

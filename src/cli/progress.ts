@@ -80,15 +80,15 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
   let tick = 0
   let focus: { key: string; text: string } | undefined
 
-  const rowOf = (path: readonly string[], stepId: string): Row => {
-    const key = keyOf(path, stepId)
+  /** The row of a step by its path (which ends with its id), added under its parent if unknown. */
+  const rowOf = (path: readonly string[]): Row => {
+    const key = path.join('/')
     let row = byKey.get(key)
     if (row === undefined) {
-      row = { key, label: stepId, depth: path.length, state: 'pending', attempt: 0 }
-      const parent = rows.findLastIndex(
-        (r) => r.key.startsWith(`${path.join('/')}/`) || r.key === path.join('/'),
-      )
-      rows.splice(parent + 1, 0, row)
+      const parent = path.slice(0, -1).join('/')
+      row = { key, label: path.at(-1) ?? key, depth: path.length - 1, state: 'pending', attempt: 0 }
+      const after = rows.findLastIndex((r) => r.key === parent || r.key.startsWith(`${parent}/`))
+      rows.splice(after + 1, 0, row)
       byKey.set(key, row)
     }
     return row
@@ -125,28 +125,34 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
     update(e: EngineEvent): void {
       switch (e.type) {
         case 'STEP_STARTED': {
-          const r = rowOf(e.path, e.stepId)
+          const r = rowOf(e.path)
           r.state = e.attempt > 1 ? 'retrying' : 'running'
           r.attempt = e.attempt
           r.startedAt ??= Date.now()
           break
         }
         case 'STEP_COMPLETED': {
-          const r = rowOf(e.path, e.stepId)
+          const r = rowOf(e.path)
           r.state = e.status === 'skipped' ? 'skipped' : 'done'
           r.durationMs = e.durationMs
           break
         }
         case 'STEP_FAILED': {
-          const r = rowOf(e.path, e.stepId)
+          const r = rowOf(e.path)
           r.state = e.final ? 'failed' : 'retrying'
           r.error = e.error.message.split('\n')[0] ?? ''
           break
         }
         case 'OUTPUT_CHUNK': {
           if (e.stepId === undefined) break
-          const key = keyOf([], e.stepId)
-          const text = typeof e.chunk === 'string' ? e.chunk : JSON.stringify(e.chunk)
+          const key = e.stepId
+          const data = (e.chunk as { data?: unknown } | null)?.data
+          const text =
+            typeof e.chunk === 'string'
+              ? e.chunk
+              : typeof data === 'string'
+                ? data
+                : JSON.stringify(e.chunk)
           focus = { key, text: ((focus?.key === key ? focus.text : '') + text).slice(-2000) }
           break
         }

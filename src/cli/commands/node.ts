@@ -52,14 +52,13 @@ export const list = (o: GlobalOptions): Promise<void> =>
     )
   })
 
-const text = (answer: unknown): string =>
-  typeof answer === 'string'
-    ? answer
-    : typeof answer === 'object' &&
-        answer !== null &&
-        typeof (answer as { text?: unknown }).text === 'string'
-      ? (answer as { text: string }).text
-      : JSON.stringify(answer, null, 2)
+/** An answer as a person reads it: a string, a parsed answer's text, a command's stdout, else JSON. */
+const text = (answer: unknown): string => {
+  if (typeof answer === 'string') return answer
+  const o = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>
+  for (const k of ['text', 'stdout']) if (typeof o[k] === 'string') return o[k]
+  return JSON.stringify(answer, null, 2)
+}
 
 export interface ExecuteCommandOptions extends GlobalOptions {
   readonly parser?: string

@@ -20,6 +20,8 @@ interface Row {
   startedAt?: number
   durationMs?: number
   attempt: number
+  /** The most attempts the step's error policy allows (1 without a retry). */
+  readonly maxAttempts: number
   error?: string
 }
 
@@ -48,6 +50,7 @@ const rowsOf = (g: Graph, path: readonly string[] = [], out: Row[] = []): Row[] 
       depth: path.length,
       state: 'pending',
       attempt: 0,
+      maxAttempts: s.onError._tag === 'retry' ? s.onError.count + 1 : 1,
     })
     if (isGraph(s.node)) rowsOf(s.node, [...path, s.id], out)
   }
@@ -86,7 +89,14 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
     let row = byKey.get(key)
     if (row === undefined) {
       const parent = path.slice(0, -1).join('/')
-      row = { key, label: path.at(-1) ?? key, depth: path.length - 1, state: 'pending', attempt: 0 }
+      row = {
+        key,
+        label: path.at(-1) ?? key,
+        depth: path.length - 1,
+        state: 'pending',
+        attempt: 0,
+        maxAttempts: 1,
+      }
       const after = rows.findLastIndex((r) => r.key === parent || r.key.startsWith(`${parent}/`))
       rows.splice(after + 1, 0, row)
       byKey.set(key, row)
@@ -99,12 +109,14 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
     const mark = r.state === 'running' ? FRAMES[tick % FRAMES.length]! : MARK[r.state]
     const detail =
       r.state === 'running' || r.state === 'retrying'
-        ? `${seconds(now - (r.startedAt ?? now))}${r.attempt > 1 ? `, attempt ${r.attempt}` : ''}`
+        ? `${seconds(now - (r.startedAt ?? now))}${r.maxAttempts > 1 ? `, attempt ${Math.max(r.attempt, 1)} of ${r.maxAttempts}` : ''}`
         : r.state === 'done' && r.durationMs !== undefined
           ? seconds(r.durationMs)
           : r.state === 'failed'
             ? (r.error ?? 'failed')
-            : r.state
+            : r.state === 'cancelled' && r.startedAt !== undefined
+              ? `cancelled after ${seconds(now - r.startedAt)}`
+              : r.state
     return `${indent}${mark} ${r.label}  ${detail}`
   }
 
@@ -163,10 +175,9 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
     },
     finish(info: RunInfo): void {
       clearInterval(timer)
-      if (info.state === 'cancelled') {
-        for (const r of rows)
-          if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
-      }
+      // A run that ended (cancelled, or failed fast) stopped whatever was still going.
+      for (const r of rows)
+        if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
       const { tokens, cost } = totals(info.trace)
       focus = undefined
       draw(frame(['', `${info.state} · ${tokens} tokens · $${cost.toFixed(4)}`]))

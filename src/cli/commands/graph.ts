@@ -132,7 +132,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     const cancel = (): void => {
       void remote.cancel().catch(() => undefined)
     }
-    process.once('SIGINT', cancel)
+    process.on('SIGINT', cancel)
     try {
       const live =
         o.json !== true && process.stdout.isTTY

@@ -197,8 +197,10 @@ export const program = (version: string): Command => {
       .option('--server', 'run on the daemon')
       .option('--max-parallel <n>', 'at most n steps at once')
       .option('--input <value>', 'the graph input (JSON when it parses)')
+      .option('--trace <file>', "write the run's trace here as a self-contained HTML page")
       .action(act(async (f: string, o) => (await G()).run(f, o))),
     'nerve graph run examples/release-check.json',
+    'nerve graph run examples/fan-out.json --trace fan-out.html',
     'nerve graph run examples/fan-out.json --max-parallel 2 --json',
   )
   example(
@@ -221,10 +223,13 @@ export const program = (version: string): Command => {
   example(
     root
       .command('view <file>')
-      .description('a conversation file (Nerve or nano-agent JSON) as self-contained HTML')
+      .description(
+        "a conversation file (Nerve or nano-agent JSON) or a run's trace (graph run --json) as self-contained HTML",
+      )
       .option('-o, --output <file>', 'write the HTML here instead of stdout')
       .action(act(async (f: string, o) => (await F()).view(f, o))),
     'nerve view out/demo/conversation.nerve.json -o conversation.html',
+    'nerve graph run examples/fan-out.json --json | tail -n 1 > run.json && nerve view run.json -o run.html',
   )
   return root
 }

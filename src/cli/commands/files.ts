@@ -60,12 +60,15 @@ export const extract = async (
   )
 }
 
-/** `nerve view FILE [-o OUT]`: a conversation file (ours or nano-agent's) as one HTML page. */
+/** `nerve view FILE [-o OUT]`: a conversation file (ours or nano-agent's) or a run's trace as one HTML page. */
 export const view = async (
   file: string,
   o: GlobalOptions & { readonly output?: string },
 ): Promise<void> => {
   const json = await readJson(file)
+  const { traceHtml, traceIn } = await import('../trace.js')
+  const trace = traceIn(json)
+  if (trace !== undefined) return write(traceHtml(trace), o)
   const isNerve =
     typeof json === 'object' &&
     json !== null &&
@@ -74,7 +77,14 @@ export const view = async (
   if (E.isLeft(decoded)) {
     throw new CliError(decoded.left._tag, `${file}: ${formatDecodeError(decoded.left)}`)
   }
-  const html = renderHtml(decoded.right.heads, { title: file })
+  await write(renderHtml(decoded.right.heads, { title: file }), o)
+}
+
+/** Writes a page to `-o FILE` (atomically), or to stdout. */
+const write = async (
+  html: string,
+  o: GlobalOptions & { readonly output?: string },
+): Promise<void> => {
   if (o.output === undefined) {
     process.stdout.write(html)
     return

@@ -6,6 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { NerveClient } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
+import { writeFileAtomic } from '../../interpreters/index.js'
 import type { EngineEvent, RunInfo } from '../../server/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
@@ -100,6 +101,7 @@ export interface RunCommandOptions extends GlobalOptions {
   readonly server?: boolean
   readonly maxParallel?: string
   readonly input?: string
+  readonly trace?: string
 }
 
 /**
@@ -138,11 +140,29 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         o.json !== true && process.stdout.isTTY
           ? (await import('../progress.js')).progress(decodedGraph, process.stdout)
           : undefined
+      const recorder =
+        o.trace === undefined ? undefined : (await import('../trace.js')).recordTimes()
       for await (const e of remote.events()) {
+        recorder?.update(e)
         if (live !== undefined) live.update(e)
         else process.stdout.write(`${eventLine(e)}\n`)
       }
       const info = await remote.result()
+      if (o.trace !== undefined && recorder !== undefined) {
+        const { traceHtml } = await import('../trace.js')
+        if (info.trace === undefined) {
+          throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
+        }
+        await writeFileAtomic(
+          o.trace,
+          traceHtml(info.trace, {
+            times: recorder.times,
+            graph: decodedGraph,
+            mermaid: graphMermaid(decodedGraph),
+          }),
+        )
+        if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
+      }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
       else if (live !== undefined) live.finish(info)
       else process.stderr.write(`${summary(info)}\n`)

@@ -27,6 +27,7 @@ const FILES: readonly string[] = [
   'llm',
   'engine',
   'daemon',
+  'cli',
 ]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]

@@ -3,7 +3,7 @@
  * `nerve --version` and `--help` load nothing but commander.
  */
 import { Command, Option } from 'commander'
-import { fail, type GlobalOptions } from './context.js'
+import type { GlobalOptions } from './context.js'
 
 /**
  * Wraps an action (its arguments, then the options): the options are the
@@ -17,7 +17,8 @@ const act =
     try {
       await (f as (...a: unknown[]) => Promise<void>)(...args.slice(0, -2), o)
     } catch (e) {
-      fail(o, e)
+      // context.js loads the client and the server's protocol: only when a command runs
+      ;(await import('./context.js')).fail(o, e)
     }
   }
 

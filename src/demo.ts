@@ -243,3 +243,10 @@ try {
 //    coach approves, the developer using real tools in a workspace; then the
 //    developer is forked to try two alternatives.
 await agentsDemo(out)
+
+// 9. The same engine from a terminal: the `nerve` command (after `npm run build`).
+console.log(`
+from a terminal (npm run build, then):
+  node dist/cli/main.js graph run examples/release-check.json
+  node dist/cli/main.js graph run examples/fan-out.json --trace ${out}/fan-out.html
+  node dist/cli/main.js graph show examples/fan-out.json --mermaid`)

@@ -21,3 +21,5 @@ export { loadRecording, RecordingCodec, saveRecording } from './replay/Recording
 export type { RecordedCall, RecordedError, RecordedOutcome, Recording } from './replay/Recording.js'
 export { record, recorder } from './replay/record.js'
 export type { Recorded, Recorder } from './replay/record.js'
+export { isReplayDivergence, replay, ReplayDivergence } from './replay/replay.js'
+export type { Difference, ReplayOptions } from './replay/replay.js'

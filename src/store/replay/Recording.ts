@@ -100,9 +100,9 @@ export const RecordingCodec: t.Type<Recording> = t.readonly(
   }),
 )
 
-/** A value as JSON holds it: `undefined` as `null`, what JSON cannot hold as its text. @internal */
+/** A value as JSON holds it (`undefined` kept, as an absent field), what JSON cannot hold as its text. @internal */
 export const jsonOf = (u: unknown): unknown => {
-  if (u === undefined) return null
+  if (u === undefined) return undefined
   try {
     const text = JSON.stringify(u) as string | undefined
     return text === undefined ? `[${typeof u}]` : (JSON.parse(text) as unknown)

@@ -59,7 +59,7 @@ export const recorder = (options: {
   const inner = options.clock ?? systemClock
   const innerRandom = options.random ?? Math.random
   const wrap = (i: Interpreter): Interpreter => {
-    const execute = i.execute
+    const execute = i.execute?.bind(i)
     if (PASS_THROUGH.has(i.kind) || execute === undefined) return i
     return Object.freeze({
       ...i,
@@ -78,7 +78,7 @@ export const recorder = (options: {
         }
         let out: unknown
         try {
-          out = execute.call(i, node, ctx)
+          out = execute(node, ctx)
         } catch (e) {
           keep(false, { _tag: 'error', error: recordedError(e) })
           throw e

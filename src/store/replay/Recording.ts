@@ -18,13 +18,16 @@ export interface RecordedError {
 }
 
 /**
- * What one interpreter call gave back: a value, or a thrown error.
+ * What one interpreter call gave back: a value, a thrown error, or nothing
+ * yet when the run ended (`pending`: a replay answers when the step is
+ * cancelled, with the reason).
  *
  * @category replay
  */
 export type RecordedOutcome =
   | { readonly _tag: 'value'; readonly value: unknown }
   | { readonly _tag: 'error'; readonly error: RecordedError }
+  | { readonly _tag: 'pending' }
 
 /**
  * One call of an interpreter's `execute`, as recorded: which step and
@@ -56,6 +59,11 @@ export interface Recording {
   readonly runId: string
   readonly graphId: string
   readonly input: unknown
+  /**
+   * Whether the run failed: a step it never reached may start in a replay
+   * before the failure stops it; it then waits to be cancelled.
+   */
+  readonly failed: boolean
   readonly calls: readonly RecordedCall[]
   /** The clock's `now()` readings, in order. */
   readonly clock: readonly number[]
@@ -79,6 +87,7 @@ const RecordedCallCodec: t.Type<RecordedCall> = t.readonly(
     outcome: t.union([
       t.type({ _tag: t.literal('value'), value: t.unknown }),
       t.type({ _tag: t.literal('error'), error: RecordedErrorCodec }),
+      t.type({ _tag: t.literal('pending') }),
     ]),
   }),
 )
@@ -94,6 +103,7 @@ export const RecordingCodec: t.Type<Recording> = t.readonly(
     runId: t.string,
     graphId: t.string,
     input: t.unknown,
+    failed: t.boolean,
     calls: t.readonlyArray(RecordedCallCodec),
     clock: t.readonlyArray(t.number),
     random: t.readonlyArray(t.number),

@@ -38,7 +38,7 @@ export interface Recorder {
   readonly clock: Clock
   readonly random: () => number
   /** The recording so far, of the run with this id, graph and input. */
-  recording(runId: string, graphId: string, input: unknown): Recording
+  recording(runId: string, graphId: string, input: unknown, failed: boolean): Recording
 }
 
 /**
@@ -53,7 +53,7 @@ export const recorder = (options: {
   readonly clock?: Clock
   readonly random?: () => number
 }): Recorder => {
-  const calls: (RecordedCall | undefined)[] = []
+  const calls: RecordedCall[] = []
   const clockReadings: number[] = []
   const randoms: number[] = []
   const inner = options.clock ?? systemClock
@@ -65,7 +65,6 @@ export const recorder = (options: {
       ...i,
       execute(node: Parameters<typeof execute>[0], ctx: NodeContext): unknown {
         const slot = calls.length
-        calls.push(undefined)
         const base = {
           path: [...ctx.path],
           attempt: ctx.attempt,
@@ -73,6 +72,7 @@ export const recorder = (options: {
           nodeId: node.id,
           input: jsonOf(ctx.input),
         }
+        calls.push(Object.freeze({ ...base, async: true, outcome: { _tag: 'pending' as const } }))
         const keep = (async: boolean, outcome: RecordedCall['outcome']): void => {
           calls[slot] = Object.freeze({ ...base, async, outcome })
         }
@@ -117,13 +117,14 @@ export const recorder = (options: {
       randoms.push(r)
       return r
     },
-    recording: (runId: string, graphId: string, input: unknown): Recording =>
+    recording: (runId: string, graphId: string, input: unknown, failed: boolean): Recording =>
       Object.freeze({
         version: 1 as const,
         runId,
         graphId,
         input: jsonOf(input),
-        calls: calls.filter((c): c is RecordedCall => c !== undefined),
+        failed,
+        calls: [...calls],
         clock: [...clockReadings],
         random: [...randoms],
       }),
@@ -170,5 +171,8 @@ export const record = async (graph: Graph, options: RunOptions): Promise<Recorde
     (ok) => E.right(ok),
     (e: unknown) => E.left(e),
   )
-  return Object.freeze({ result, recording: r.recording(runId, graph.id, options.input) })
+  return Object.freeze({
+    result,
+    recording: r.recording(runId, graph.id, options.input, E.isLeft(result)),
+  })
 }

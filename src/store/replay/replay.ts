@@ -88,6 +88,23 @@ const keyOf = (path: readonly string[], attempt: number): string =>
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
+/** A call that never answered: it waits for its step to be cancelled. */
+const cancelled = (ctx: NodeContext): Promise<never> =>
+  new Promise((_, reject) => {
+    const stop = (): void => reject(ctx.signal.reason as Error)
+    if (ctx.signal.aborted) stop()
+    else ctx.signal.addEventListener('abort', stop, { once: true })
+  })
+
+/** What a call recorded with a value or an error answers. */
+const answered = (call: RecordedCall): unknown => {
+  const outcome = call.outcome
+  if (outcome._tag === 'value') return call.async ? Promise.resolve(outcome.value) : outcome.value
+  const error = rebuilt(call as RecordedCall & { outcome: { _tag: 'error' } })
+  if (call.async) return Promise.reject(error)
+  throw error
+}
+
 const rebuilt = (call: RecordedCall & { outcome: { _tag: 'error' } }): Error => {
   const e = new Error(call.outcome.error.message)
   e.name = call.outcome.error.name
@@ -160,6 +177,7 @@ export const replay = async (
           throw new UsageError('replay', `no live interpreter for kind "${kind}"`)
         return i.execute(node, ctx)
       }
+      if (recording.failed && from === undefined) return cancelled(ctx)
       return diverge(
         new ReplayDivergence(ctx.path, ctx.attempt, 'missing', null, jsonOf(ctx.input)),
       )
@@ -175,10 +193,7 @@ export const replay = async (
       diverge(new ReplayDivergence(ctx.path, ctx.attempt, 'input', call.input, input))
     }
     const outcome = call.outcome
-    if (outcome._tag === 'value') return call.async ? Promise.resolve(outcome.value) : outcome.value
-    const error = rebuilt(call as RecordedCall & { outcome: { _tag: 'error' } })
-    if (call.async) return Promise.reject(error)
-    throw error
+    return outcome._tag === 'pending' ? cancelled(ctx) : answered(call)
   }
   const kinds = new Set([...recording.calls.map((c) => c.kind), ...(live?.keys() ?? [])])
   const registry = new Map<string, Interpreter>([['graph', graphInterpreter]])

@@ -94,7 +94,15 @@ describe('replay', () => {
     const file = join(base, 'bad.json')
     writeFileSync(
       file,
-      JSON.stringify({ version: 1, runId: 'r', graphId: 'g', calls: [{}], clock: [], random: [] }),
+      JSON.stringify({
+        version: 1,
+        runId: 'r',
+        graphId: 'g',
+        failed: false,
+        calls: [{}],
+        clock: [],
+        random: [],
+      }),
     )
     expect(() => loadRecording(file)).toThrow(/calls\/0/)
     try {

@@ -91,7 +91,9 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 /** A call that never answered: it waits for its step to be cancelled. */
 const cancelled = (ctx: NodeContext): Promise<never> =>
   new Promise((_, reject) => {
-    const stop = (): void => reject(ctx.signal.reason as Error)
+    const stop = (): void => {
+      reject(ctx.signal.reason as Error)
+    }
     if (ctx.signal.aborted) stop()
     else ctx.signal.addEventListener('abort', stop, { once: true })
   })

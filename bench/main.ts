@@ -29,6 +29,7 @@ const FILES: readonly string[] = [
   'daemon',
   'store',
   'network',
+  'cli',
 ]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]

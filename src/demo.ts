@@ -270,3 +270,10 @@ if (failure !== undefined) {
 // 9. A live agent network: planner → coder ⇄ verifier on a git repository,
 //    planning then implementation mode, until the verifier's tests pass.
 await networkDemo(out)
+
+// 10. The same engine from a terminal: the `nerve` command (built by `npm ci`).
+console.log(`
+from a terminal:
+  node dist/cli/main.js graph run examples/release-check.json
+  node dist/cli/main.js graph run examples/fan-out.json --trace ${out}/fan-out.html
+  node dist/cli/main.js graph show examples/fan-out.json --mermaid`)

@@ -1,0 +1,194 @@
+/**
+ * `nerve graph validate|show|run|cancel`. `validate` and `show` are pure
+ * reads of the file; `run` goes through the engine: the daemon's with
+ * `--server`, else one in this process (the same engine, no socket).
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { NerveClient } from '../../client/index.js'
+import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
+import { writeFileAtomic } from '../../interpreters/index.js'
+import type { EngineEvent, RunInfo } from '../../server/index.js'
+import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
+import { readJson } from './files.js'
+
+/** Decodes a graph file strictly; every error is one line with its JSON path. */
+const decoded = async (file: string): Promise<{ json: unknown; graph: Graph }> => {
+  const json = await readJson(file)
+  const g = decodeGraph(json)
+  if (E.isLeft(g)) {
+    const lines = g.left.map(showGraphFileError)
+    throw new CliError(
+      'GraphFileInvalid',
+      `${file} is not a valid graph file:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+      g.left[0]?.path,
+    )
+  }
+  return { json, graph: g.right }
+}
+
+/** `nerve graph validate FILE`: prints every error with its path, exit 1 when there is one. */
+export const validate = async (file: string, o: GlobalOptions): Promise<void> => {
+  const json = await readJson(file)
+  const g = decodeGraph(json)
+  const errors = E.isLeft(g) ? g.left.map((e) => ({ ...e, message: showGraphFileError(e) })) : []
+  print(o, { file, valid: errors.length === 0, errors }, () =>
+    errors.length === 0
+      ? `${file}: valid (${E.isRight(g) ? Graph.steps(g.right).length : 0} steps)`
+      : errors.map((e) => `${file}${e.message}`).join('\n'),
+  )
+  if (errors.length > 0) process.exitCode = 1
+}
+
+const mermaidId = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '_')
+
+/** The graph's shape as a Mermaid flowchart, nested graphs as subgraphs. */
+export const graphMermaid = (g: Graph): string => {
+  const lines = ['flowchart TD']
+  const walk = (graph: Graph, prefix: string, indent: string): void => {
+    for (const s of Graph.steps(graph)) {
+      const id = mermaidId(`${prefix}${s.id}`)
+      const node = s.node
+      if (isGraph(node)) {
+        lines.push(`${indent}subgraph ${id}["${s.id}"]`)
+        walk(node, `${prefix}${s.id}/`, `${indent}  `)
+        lines.push(`${indent}end`)
+      } else {
+        lines.push(`${indent}${id}["${s.id}: ${node?.kind ?? `@${s.nodeRef ?? '?'}`}"]`)
+      }
+      for (const d of s.dependsOn) lines.push(`${indent}${mermaidId(`${prefix}${d}`)} --> ${id}`)
+    }
+  }
+  walk(g, '', '  ')
+  return lines.join('\n')
+}
+
+/** The graph's steps as an indented tree, each with its node and dependencies. */
+const graphTree = (g: Graph, indent = ''): string =>
+  Graph.steps(g)
+    .map((s) => {
+      const node = s.node
+      const what = node !== undefined ? `${node.kind} ${node.id}` : `@${s.nodeRef}`
+      const deps = s.dependsOn.length > 0 ? ` ← ${s.dependsOn.join(', ')}` : ''
+      const head = `${indent}${s.id}  (${what})${deps}`
+      return isGraph(node) ? `${head}\n${graphTree(node, `${indent}  `)}` : head
+    })
+    .join('\n')
+
+/** `nerve graph show FILE [--mermaid]`. */
+export const show = async (
+  file: string,
+  o: GlobalOptions & { readonly mermaid?: boolean },
+): Promise<void> => {
+  const { json, graph } = await decoded(file)
+  if (o.mermaid === true) print(o, { mermaid: graphMermaid(graph) }, (m) => m.mermaid)
+  else print(o, json, () => `${graph.id}\n${graphTree(graph, '  ')}`)
+}
+
+/** One NDJSON line per event (no escape codes): what `graph run` prints off a TTY or with `--json`. */
+const eventLine = (e: EngineEvent): string => JSON.stringify(e)
+
+/** The last lines of a finished run: its state and each step's outcome. */
+const summary = (info: RunInfo): string => {
+  const steps = info.trace?.steps ?? []
+  const rows = steps.map(
+    (s) =>
+      `  ${s.status.padEnd(9)} ${s.stepId}${s.durationMs > 0 ? ` (${s.durationMs.toFixed(0)} ms)` : ''}${s.error !== undefined ? `: ${s.error.message.split('\n')[0]}` : ''}`,
+  )
+  return [`run ${info.runId} ${info.state}`, ...rows].join('\n')
+}
+
+export interface RunCommandOptions extends GlobalOptions {
+  readonly server?: boolean
+  readonly maxParallel?: string
+  readonly input?: string
+  readonly trace?: string
+}
+
+/**
+ * `nerve graph run FILE`: runs the graph and streams its events; Ctrl-C
+ * cancels the run (its steps see the AbortSignal) and the command reports
+ * what finished. Exit 1 unless the run completed.
+ */
+export const run = async (file: string, o: RunCommandOptions): Promise<void> => {
+  const { json, graph: decodedGraph } = await decoded(file)
+  let graph = json as Record<string, unknown>
+  if (o.maxParallel !== undefined) {
+    const n = Number(o.maxParallel)
+    if (!Number.isInteger(n) || n < 1) {
+      throw new CliError(
+        'BadOption',
+        `--max-parallel must be a positive integer, got ${o.maxParallel}`,
+        '--max-parallel',
+        2,
+      )
+    }
+    graph = { ...graph, maxParallel: n }
+  }
+  const input = o.input !== undefined ? parseValue(o.input) : undefined
+  const client = o.server === true ? await connect(o) : await NerveClient.standalone()
+  try {
+    const remote = await client.runGraph(graph, {
+      ...(input !== undefined && { input }),
+      ...(o.session !== undefined && { sessionId: o.session }),
+    })
+    const cancel = (): void => {
+      void remote.cancel().catch(() => undefined)
+    }
+    process.on('SIGINT', cancel)
+    try {
+      const live =
+        o.json !== true && process.stdout.isTTY
+          ? (await import('../progress.js')).progress(decodedGraph, process.stdout)
+          : undefined
+      const recorder =
+        o.trace === undefined ? undefined : (await import('../trace.js')).recordTimes()
+      for await (const e of remote.events()) {
+        recorder?.update(e)
+        if (live !== undefined) live.update(e)
+        else process.stdout.write(`${eventLine(e)}\n`)
+      }
+      const info = await remote.result()
+      if (o.trace !== undefined && recorder !== undefined) {
+        const { traceHtml } = await import('../trace.js')
+        if (info.trace === undefined) {
+          throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
+        }
+        await writeFileAtomic(
+          o.trace,
+          traceHtml(info.trace, {
+            times: recorder.times,
+            graph: decodedGraph,
+            mermaid: graphMermaid(decodedGraph),
+          }),
+        )
+        if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
+      }
+      if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
+      else if (live !== undefined) live.finish(info)
+      else process.stderr.write(`${summary(info)}\n`)
+      if (info.state !== 'completed') process.exitCode = 1
+    } finally {
+      process.off('SIGINT', cancel)
+    }
+  } finally {
+    await client.close()
+  }
+}
+
+/** `nerve graph cancel RUN_ID` (a run on the daemon). */
+export const cancel = (runId: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const cancelled = await c.run(runId).cancel()
+    print(o, { runId, cancelled }, () =>
+      cancelled ? `Cancelled ${runId}` : `${runId} was not running`,
+    )
+  })
+
+/** A command-line value: JSON when it parses, else the string itself. */
+export const parseValue = (s: string): unknown => {
+  try {
+    return JSON.parse(s) as unknown
+  } catch {
+    return s
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `nerve node …`: nodes on the daemon, through the SDK. Each command is one
+ * or two protocol calls; the daemon answers, the command prints.
+ */
+import type { NodeInfo } from '../../node/index.js'
+import type { HistoryEntry } from '../../server/index.js'
+import { CliError, print, withClient, type GlobalOptions } from '../context.js'
+import { parseValue } from './graph.js'
+
+const sessionOf = (o: GlobalOptions): string | undefined => o.session
+
+const infoLine = (n: NodeInfo): string => `${n.id.padEnd(20)} ${n.type.padEnd(15)} ${n.state}`
+
+export interface CreateOptions extends GlobalOptions {
+  readonly kind: string
+  readonly options?: string
+  readonly set?: readonly string[]
+}
+
+/** `--options JSON` merged with each `--set key=value` (the value JSON when it parses). */
+export const optionsOf = (o: CreateOptions): Record<string, unknown> => {
+  const base = o.options === undefined ? {} : parseValue(o.options)
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) {
+    throw new CliError('BadOption', '--options must be a JSON object', '--options', 2)
+  }
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
+  for (const kv of o.set ?? []) {
+    const eq = kv.indexOf('=')
+    if (eq <= 0) throw new CliError('BadOption', `--set takes key=value, got ${kv}`, '--set', 2)
+    out[kv.slice(0, eq)] = parseValue(kv.slice(eq + 1))
+  }
+  return out
+}
+
+export const create = (name: string, o: CreateOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const node = await c.createNode(name, o.kind as never, {
+      options: optionsOf(o),
+      ...(o.session !== undefined && { sessionId: o.session }),
+    })
+    const info = await node.describe()
+    print(o, info, (i) => `Created ${i.type} node '${i.id}' (${i.state})`)
+  })
+
+export const list = (o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const nodes = await c.listNodes(sessionOf(o))
+    print(o, { nodes }, ({ nodes: ns }) =>
+      ns.length === 0
+        ? 'no nodes'
+        : [`${'NODE'.padEnd(20)} ${'KIND'.padEnd(15)} STATE`, ...ns.map(infoLine)].join('\n'),
+    )
+  })
+
+/** An answer as a person reads it: a string, a parsed answer's text, a command's stdout, else JSON. */
+const text = (answer: unknown): string => {
+  if (typeof answer === 'string') return answer
+  const o = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>
+  for (const k of ['text', 'stdout']) if (typeof o[k] === 'string') return o[k]
+  return JSON.stringify(answer, null, 2)
+}
+
+export interface ExecuteCommandOptions extends GlobalOptions {
+  readonly parser?: string
+  readonly timeout?: string
+  readonly stream?: boolean
+}
+
+const timeoutOf = (t: string | undefined): number | undefined => {
+  if (t === undefined) return undefined
+  const n = Number(t)
+  if (!(n > 0))
+    throw new CliError('BadOption', `--timeout takes milliseconds > 0, got ${t}`, '--timeout', 2)
+  return n
+}
+
+/** `node execute NAME INPUT`: waits for the parsed answer; `--stream` prints chunks as they come. */
+export const execute = (name: string, input: string, o: ExecuteCommandOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const node = c.node(name, sessionOf(o))
+    const timeout = timeoutOf(o.timeout)
+    const options = {
+      ...(o.parser !== undefined && { parser: o.parser }),
+      ...(timeout !== undefined && { timeout }),
+    }
+    if (o.stream !== true) {
+      const answer = await node.execute(input, options)
+      print(o, answer, text)
+      return
+    }
+    for await (const item of node.executeStream(input, options)) {
+      if (o.json === true) process.stdout.write(`${JSON.stringify(item)}\n`)
+      else if (item.type === 'chunk')
+        process.stdout.write(
+          typeof item.chunk === 'string' ? item.chunk : JSON.stringify(item.chunk),
+        )
+    }
+    if (o.json !== true) process.stdout.write('\n')
+  })
+
+export const runCommand = (name: string, command: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const r = await c.node(name, sessionOf(o)).run(command)
+    print(o, r, () => `Sent to '${name}'`)
+  })
+
+export const read = (name: string, o: GlobalOptions & { readonly tail?: string }): Promise<void> =>
+  withClient(o, async (c) => {
+    const node = c.node(name, sessionOf(o))
+    const lines = o.tail === undefined ? undefined : Number(o.tail)
+    if (lines !== undefined && !(Number.isInteger(lines) && lines >= 0)) {
+      throw new CliError('BadOption', `--tail takes a line count, got ${o.tail}`, '--tail', 2)
+    }
+    const buffer = lines === undefined ? await node.read() : await node.readTail(lines)
+    print(o, { nodeId: name, buffer }, (b) => b.buffer)
+  })
+
+export const write = (name: string, data: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    await c.node(name, sessionOf(o)).write(data)
+    print(o, { written: data.length }, () => '')
+  })
+
+export const interrupt = (name: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const interrupted = await c.node(name, sessionOf(o)).interrupt()
+    print(o, { interrupted }, () => (interrupted ? `Interrupted '${name}'` : `'${name}' was idle`))
+  })
+
+export interface HistoryCommandOptions extends GlobalOptions {
+  readonly op?: readonly string[]
+  readonly limit?: string
+  readonly since?: string
+  readonly until?: string
+}
+
+const historyLine = (h: HistoryEntry): string => {
+  const { seq, op, time, node: _node, ...rest } = h
+  return `${String(seq).padStart(4)} ${time} ${op.padEnd(11)} ${JSON.stringify(rest)}`
+}
+
+export const history = (name: string, o: HistoryCommandOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const entries = await c.node(name, sessionOf(o)).history({
+      ...(o.op !== undefined && { op: o.op as never }),
+      ...(o.limit !== undefined && { limit: Number(o.limit) }),
+      ...(o.since !== undefined && { since: o.since }),
+      ...(o.until !== undefined && { until: o.until }),
+    })
+    print(o, { nodeId: name, history: entries }, (r) =>
+      r.history.length === 0 ? 'no history' : r.history.map(historyLine).join('\n'),
+    )
+  })
+
+export const stop = (name: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const info = await c.node(name, sessionOf(o)).stop()
+    print(o, info, (i) => `Stopped '${i.id}' (${i.state})`)
+  })
+
+export const remove = (name: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    await c.deleteNode(name, sessionOf(o))
+    print(o, { deleted: name }, () => `Deleted '${name}'`)
+  })
+
+/** `node fork SOURCE TARGET [--at N] [--execute INPUT]`. */
+export const fork = (
+  source: string,
+  target: string,
+  o: GlobalOptions & { readonly at?: string; readonly execute?: string },
+): Promise<void> =>
+  withClient(o, async (c) => {
+    const at = o.at === undefined ? undefined : Number(o.at)
+    const r = await c.call('FORK_NODE', {
+      sourceId: source,
+      targetId: target,
+      ...(at !== undefined && { at }),
+      ...(o.session !== undefined && { sessionId: o.session }),
+    })
+    const answer =
+      o.execute === undefined ? undefined : await c.node(target, sessionOf(o)).execute(o.execute)
+    print(o, { ...r, ...(answer !== undefined && { answer }) }, (f) =>
+      [
+        `Forked '${source}' → '${target}'${f.messageCount !== undefined ? ` (${f.messageCount} messages)` : ''}`,
+        ...(answer !== undefined ? [text(answer)] : []),
+      ].join('\n'),
+    )
+  })

@@ -1,0 +1,236 @@
+/**
+ * The `nerve` command tree. Each action imports its module when it runs, so
+ * `nerve --version` and `--help` load nothing but commander.
+ */
+import { Command, Option } from 'commander'
+import type { GlobalOptions } from './context.js'
+
+/**
+ * Wraps an action (its arguments, then the options): the options are the
+ * command's merged with the global ones; a failure is one line on stderr.
+ */
+const act =
+  (f: (...args: never[]) => Promise<void>) =>
+  async (...args: unknown[]): Promise<void> => {
+    const cmd = args.at(-1) as Command
+    const o = cmd.optsWithGlobals<GlobalOptions>()
+    try {
+      await (f as (...a: unknown[]) => Promise<void>)(...args.slice(0, -2), o)
+    } catch (e) {
+      // context.js loads the client and the server's protocol: only when a command runs
+      ;(await import('./context.js')).fail(o, e)
+    }
+  }
+
+const example = (cmd: Command, ...lines: string[]): Command =>
+  cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`)
+
+const nodeCommands = (parent: Command): void => {
+  const node = parent
+    .command('node')
+    .description('nodes on the daemon (needs `nerve server start`)')
+  const N = () => import('./commands/node.js')
+  example(
+    node
+      .command('create <name>')
+      .description('create a node and start it')
+      .addOption(
+        new Option('-k, --kind <kind>', 'node kind')
+          .choices(['bash', 'pty', 'tmux', 'wezterm', 'claude', 'llm'])
+          .makeOptionMandatory(),
+      )
+      .option('--options <json>', "the kind's options as a JSON object")
+      .option('-s, --set <key=value...>', 'one option (value parsed as JSON when it parses)')
+      .action(act(async (name: string, o) => (await N()).create(name, o))),
+    'nerve node create shell --kind bash',
+    'nerve node create chat --kind llm --set provider=echo',
+  )
+  example(
+    node
+      .command('list')
+      .description('list the nodes')
+      .action(act(async (o) => (await N()).list(o))),
+    'nerve node list --json',
+  )
+  example(
+    node
+      .command('execute <name> <input>')
+      .description('send input and wait for the parsed answer')
+      .option('-p, --parser <name>', 'parser: none, claude, gemini')
+      .option('-t, --timeout <ms>', 'give up after this many milliseconds')
+      .option('--stream', 'print output chunks as they arrive')
+      .action(act(async (name: string, input: string, o) => (await N()).execute(name, input, o))),
+    "nerve node execute shell 'ls -la'",
+  )
+  example(
+    node
+      .command('run <name> <command>')
+      .description('send input without waiting')
+      .action(act(async (name: string, c: string, o) => (await N()).runCommand(name, c, o))),
+    "nerve node run shell 'make test'",
+  )
+  example(
+    node
+      .command('read <name>')
+      .description("read the node's output buffer")
+      .option('--tail <n>', 'only the last n lines')
+      .action(act(async (name: string, o) => (await N()).read(name, o))),
+    'nerve node read shell --tail 20',
+  )
+  example(
+    node
+      .command('write <name> <data>')
+      .description('write raw data to the node')
+      .action(act(async (name: string, d: string, o) => (await N()).write(name, d, o))),
+    "nerve node write shell $'q\\n'",
+  )
+  example(
+    node
+      .command('interrupt <name>')
+      .description('send Ctrl-C')
+      .action(act(async (name: string, o) => (await N()).interrupt(name, o))),
+    'nerve node interrupt shell',
+  )
+  example(
+    node
+      .command('history <name>')
+      .description("the node's history records")
+      .option(
+        '--op <op...>',
+        'only these ops (send, send_stream, write, read, run, interrupt, close)',
+      )
+      .option('--limit <n>', 'at most n records')
+      .option('--since <iso>', 'records at or after this time')
+      .option('--until <iso>', 'records before this time')
+      .action(act(async (name: string, o) => (await N()).history(name, o))),
+    'nerve node history shell --op send --limit 10',
+  )
+  example(
+    node
+      .command('stop <name>')
+      .description('stop the node')
+      .action(act(async (name: string, o) => (await N()).stop(name, o))),
+    'nerve node stop shell',
+  )
+  example(
+    node
+      .command('delete <name>')
+      .description('stop the node and forget it')
+      .action(act(async (name: string, o) => (await N()).remove(name, o))),
+    'nerve node delete shell',
+  )
+  example(
+    node
+      .command('fork <source> <target>')
+      .description('fork a node: conversations share history, terminals respawn')
+      .option('--at <n>', 'fork at this message count')
+      .option('--execute <input>', 'then send this input to the fork')
+      .action(act(async (s: string, t: string, o) => (await N()).fork(s, t, o))),
+    'nerve node fork chat chat-b --execute "try the other approach"',
+  )
+}
+
+/** Builds the program; `version` is printed by `--version`. */
+export const program = (version: string): Command => {
+  const root = new Command('nerve')
+    .description('Nerve: LLM agent systems out of immutable values — daemon, nodes, graphs')
+    .version(version)
+    .option('--socket <path>', 'daemon socket (env NERVE_SOCKET)')
+    .option('--url <url>', 'daemon URL, http://host:port or tcp://host:port (env NERVE_URL)')
+    .option('--token <token>', 'token for TCP/HTTP (env NERVE_TOKEN)')
+    .option('--session <id>', 'session on the daemon (default: its default session)')
+    .option('--json', 'machine-readable output: one JSON value, or NDJSON for streams')
+    .option('--verbose', 'print stack traces of errors')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+
+  const server = root.command('server').description('the Nerve daemon')
+  const S = () => import('./commands/server.js')
+  example(
+    server
+      .command('start')
+      .description('start the daemon (foreground unless --detach)')
+      .option('-d, --detach', 'run in the background')
+      .option('--tcp <host:port>', 'also serve NDJSON over TCP')
+      .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
+      .action(act(async (o) => (await S()).start(o))),
+    'nerve server start --detach',
+    'nerve server start --http 127.0.0.1:7700',
+  )
+  example(
+    server
+      .command('stop')
+      .description('shut the daemon down gracefully')
+      .action(act(async (o) => (await S()).stop(o))),
+    'nerve server stop',
+  )
+  example(
+    server
+      .command('status')
+      .description('pid, addresses, uptime, sessions')
+      .action(act(async (o) => (await S()).status(o))),
+    'nerve server status --json',
+  )
+  nodeCommands(server)
+  nodeCommands(root)
+
+  const graph = root.command('graph').description('graph files: validate, show, run')
+  const G = () => import('./commands/graph.js')
+  example(
+    graph
+      .command('validate <file>')
+      .description('check a graph file; every error with its JSON path')
+      .action(act(async (f: string, o) => (await G()).validate(f, o))),
+    'nerve graph validate examples/release-check.json',
+  )
+  example(
+    graph
+      .command('show <file>')
+      .description("print the graph's steps")
+      .option('--mermaid', 'as a Mermaid flowchart')
+      .action(act(async (f: string, o) => (await G()).show(f, o))),
+    'nerve graph show examples/release-check.json --mermaid',
+  )
+  example(
+    graph
+      .command('run <file>')
+      .description('run a graph (in this process, or on the daemon with --server)')
+      .option('--server', 'run on the daemon')
+      .option('--max-parallel <n>', 'at most n steps at once')
+      .option('--input <value>', 'the graph input (JSON when it parses)')
+      .option('--trace <file>', "write the run's trace here as a self-contained HTML page")
+      .action(act(async (f: string, o) => (await G()).run(f, o))),
+    'nerve graph run examples/release-check.json',
+    'nerve graph run examples/fan-out.json --trace fan-out.html',
+    'nerve graph run examples/fan-out.json --max-parallel 2 --json',
+  )
+  example(
+    graph
+      .command('cancel <runId>')
+      .description('cancel a run on the daemon')
+      .action(act(async (id: string, o) => (await G()).cancel(id, o))),
+    'nerve graph cancel run-1',
+  )
+
+  const F = () => import('./commands/files.js')
+  example(
+    root
+      .command('extract [file]')
+      .description("split a CLI agent's output into sections (reads stdin for - or no file)")
+      .option('-p, --parser <name>', 'claude, gemini or none', 'claude')
+      .action(act(async (f: string | undefined, o) => (await F()).extract(f, o))),
+    'tmux capture-pane -p | nerve extract --parser claude --json',
+  )
+  example(
+    root
+      .command('view <file>')
+      .description(
+        "a conversation file (Nerve or nano-agent JSON) or a run's trace (graph run --json) as self-contained HTML",
+      )
+      .option('-o, --output <file>', 'write the HTML here instead of stdout')
+      .action(act(async (f: string, o) => (await F()).view(f, o))),
+    'nerve view out/demo/conversation.nerve.json -o conversation.html',
+    'nerve graph run examples/fan-out.json --json | tail -n 1 > run.json && nerve view run.json -o run.html',
+  )
+  return root
+}

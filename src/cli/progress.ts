@@ -1,0 +1,187 @@
+/**
+ * The live view of a graph run on a terminal: a tree of steps redrawn in
+ * place (log-update does the cursor work), each pending, running (spinner
+ * and elapsed time), retrying, done (duration), failed (the error's first
+ * line) or skipped; nested graphs indented; the focused step's latest output
+ * below the tree; token and cost totals once the run's trace is in.
+ */
+import { createLogUpdate } from 'log-update'
+import type { Writable } from 'node:stream'
+import { Graph, isGraph } from '../graph/index.js'
+import type { EngineEvent, RunInfo, TraceJson } from '../server/index.js'
+
+type RowState = 'pending' | 'running' | 'retrying' | 'done' | 'failed' | 'skipped' | 'cancelled'
+
+interface Row {
+  readonly key: string
+  readonly label: string
+  readonly depth: number
+  state: RowState
+  startedAt?: number
+  durationMs?: number
+  attempt: number
+  /** The most attempts the step's error policy allows (1 without a retry). */
+  readonly maxAttempts: number
+  error?: string
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+const MARK: Record<RowState, string> = {
+  pending: '·',
+  running: '',
+  retrying: '↻',
+  done: '✔',
+  failed: '✖',
+  skipped: '↷',
+  cancelled: '■',
+}
+
+const keyOf = (path: readonly string[], stepId: string): string => [...path, stepId].join('/')
+
+const seconds = (ms: number): string =>
+  ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+
+/** The rows of a graph's steps, nested graphs under their step, all pending. */
+const rowsOf = (g: Graph, path: readonly string[] = [], out: Row[] = []): Row[] => {
+  for (const s of Graph.steps(g)) {
+    out.push({
+      key: keyOf(path, s.id),
+      label: s.id,
+      depth: path.length,
+      state: 'pending',
+      attempt: 0,
+      maxAttempts: s.onError._tag === 'retry' ? s.onError.count + 1 : 1,
+    })
+    if (isGraph(s.node)) rowsOf(s.node, [...path, s.id], out)
+  }
+  return out
+}
+
+const totals = (t: TraceJson | undefined): { tokens: number; cost: number } => {
+  let tokens = 0
+  let cost = 0
+  for (const s of t?.steps ?? []) {
+    tokens += s.tokens
+    cost += s.cost
+    const inner = totals(s.nested)
+    tokens += inner.tokens
+    cost += inner.cost
+  }
+  return { tokens, cost }
+}
+
+/**
+ * The progress of one run, drawn on `out`. `update` takes each event;
+ * `finish` draws the last frame (with the run's totals) and keeps it.
+ *
+ * @category cli
+ */
+export const progress = (g: Graph, out: Writable & { columns?: number }) => {
+  const rows = rowsOf(g)
+  const byKey = new Map(rows.map((r) => [r.key, r]))
+  const draw = createLogUpdate(out, { showCursor: false })
+  let tick = 0
+  let focus: { key: string; text: string } | undefined
+
+  /** The row of a step by its path (which ends with its id), added under its parent if unknown. */
+  const rowOf = (path: readonly string[]): Row => {
+    const key = path.join('/')
+    let row = byKey.get(key)
+    if (row === undefined) {
+      const parent = path.slice(0, -1).join('/')
+      row = {
+        key,
+        label: path.at(-1) ?? key,
+        depth: path.length - 1,
+        state: 'pending',
+        attempt: 0,
+        maxAttempts: 1,
+      }
+      const after = rows.findLastIndex((r) => r.key === parent || r.key.startsWith(`${parent}/`))
+      rows.splice(after + 1, 0, row)
+      byKey.set(key, row)
+    }
+    return row
+  }
+
+  const line = (r: Row, now: number): string => {
+    const indent = '  '.repeat(r.depth)
+    const mark = r.state === 'running' ? FRAMES[tick % FRAMES.length]! : MARK[r.state]
+    const detail =
+      r.state === 'running' || r.state === 'retrying'
+        ? `${seconds(now - (r.startedAt ?? now))}${r.maxAttempts > 1 ? `, attempt ${Math.max(r.attempt, 1)} of ${r.maxAttempts}` : ''}`
+        : r.state === 'done' && r.durationMs !== undefined
+          ? seconds(r.durationMs)
+          : r.state === 'failed'
+            ? (r.error ?? 'failed')
+            : r.state === 'cancelled' && r.startedAt !== undefined
+              ? `cancelled after ${seconds(now - r.startedAt)}`
+              : r.state
+    return `${indent}${mark} ${r.label}  ${detail}`
+  }
+
+  const frame = (footer: string[] = []): string => {
+    const now = Date.now()
+    const body = rows.map((r) => line(r, now))
+    const tail =
+      focus === undefined ? [] : ['', `── ${focus.key} ──`, ...focus.text.split('\n').slice(-5)]
+    return [...body, ...tail, ...footer].join('\n')
+  }
+
+  const timer = setInterval(() => {
+    tick++
+    draw(frame())
+  }, 100)
+
+  return {
+    update(e: EngineEvent): void {
+      switch (e.type) {
+        case 'STEP_STARTED': {
+          const r = rowOf(e.path)
+          r.state = e.attempt > 1 ? 'retrying' : 'running'
+          r.attempt = e.attempt
+          r.startedAt ??= Date.now()
+          break
+        }
+        case 'STEP_COMPLETED': {
+          const r = rowOf(e.path)
+          r.state = e.status === 'skipped' ? 'skipped' : 'done'
+          r.durationMs = e.durationMs
+          break
+        }
+        case 'STEP_FAILED': {
+          const r = rowOf(e.path)
+          r.state = e.final ? 'failed' : 'retrying'
+          r.error = e.error.message.split('\n')[0] ?? ''
+          break
+        }
+        case 'OUTPUT_CHUNK': {
+          if (e.stepId === undefined) break
+          const key = e.stepId
+          const data = (e.chunk as { data?: unknown } | null)?.data
+          const text =
+            typeof e.chunk === 'string'
+              ? e.chunk
+              : typeof data === 'string'
+                ? data
+                : JSON.stringify(e.chunk)
+          focus = { key, text: ((focus?.key === key ? focus.text : '') + text).slice(-2000) }
+          break
+        }
+        default:
+          break
+      }
+      draw(frame())
+    },
+    finish(info: RunInfo): void {
+      clearInterval(timer)
+      // A run that ended (cancelled, or failed fast) stopped whatever was still going.
+      for (const r of rows)
+        if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
+      const { tokens, cost } = totals(info.trace)
+      focus = undefined
+      draw(frame(['', `${info.state} · ${tokens} tokens · $${cost.toFixed(4)}`]))
+      draw.done()
+    },
+  }
+}

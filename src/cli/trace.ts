@@ -1,0 +1,271 @@
+/**
+ * A run's trace as one self-contained HTML page (no network, works offline):
+ * a Gantt timeline of the steps with nested graphs indented, retries, errors,
+ * durations and tokens; a click on a step opens its input, output, streamed
+ * chunks and, when its output holds a conversation, that conversation as the
+ * conversation viewer renders it; the graph's shape as Mermaid text.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { decodeConversation, NERVE_FORMAT, renderHtml } from '../conversation/index.js'
+import { Graph, isGraph } from '../graph/index.js'
+import type { EngineEvent, TraceJson } from '../server/index.js'
+
+/**
+ * What a run's events tell beyond its trace: when each step started and
+ * ended (ms since the epoch) and the chunks it streamed, keyed by the step's
+ * path joined with `/`.
+ *
+ * @category cli
+ */
+export interface TraceTimes {
+  readonly starts: Map<string, number>
+  readonly ends: Map<string, number>
+  readonly chunks: Map<string, string[]>
+}
+
+/**
+ * Records starts, ends and chunks from a run's events.
+ *
+ * @category cli
+ */
+export const recordTimes = () => {
+  const times: TraceTimes = { starts: new Map(), ends: new Map(), chunks: new Map() }
+  return {
+    times,
+    update(e: EngineEvent): void {
+      if (e.type === 'STEP_STARTED') {
+        const key = e.path.join('/')
+        if (!times.starts.has(key)) times.starts.set(key, Date.parse(e.time))
+      } else if (e.type === 'STEP_COMPLETED' || (e.type === 'STEP_FAILED' && e.final)) {
+        times.ends.set(e.path.join('/'), Date.parse(e.time))
+      } else if (e.type === 'OUTPUT_CHUNK' && e.stepId !== undefined) {
+        const data = (e.chunk as { data?: unknown } | null)?.data
+        const text = typeof data === 'string' ? data : JSON.stringify(e.chunk)
+        const list = times.chunks.get(e.stepId) ?? []
+        list.push(text)
+        times.chunks.set(e.stepId, list)
+      }
+    },
+  }
+}
+
+interface Bar {
+  readonly key: string
+  readonly label: string
+  readonly depth: number
+  readonly start: number
+  readonly durationMs: number
+  readonly status: string
+  readonly attempts: number
+  readonly tokens: number
+  readonly cost: number
+  readonly kind: string
+  readonly nodeId: string
+  readonly error?: string
+  readonly input?: unknown
+  readonly output: unknown
+  readonly chunks: readonly string[]
+  readonly conversation?: string
+}
+
+/** The conversation viewer's page for an output that holds a conversation (or is one). */
+const conversationOf = (output: unknown, title: string): string | undefined => {
+  const candidates = [output, (output as { conversation?: unknown } | null)?.conversation]
+  for (const c of candidates) {
+    if (
+      typeof c === 'object' &&
+      c !== null &&
+      (c as { format?: unknown }).format === NERVE_FORMAT
+    ) {
+      const d = decodeConversation(c)
+      if (E.isRight(d)) return renderHtml(d.right.heads, { title })
+    }
+  }
+  return undefined
+}
+
+/** Each step's fixed input by path key, nested graphs included. */
+const inputsOf = (g: Graph, prefix = '', out = new Map<string, unknown>()) => {
+  for (const s of Graph.steps(g)) {
+    if (s.input !== undefined) out.set(`${prefix}${s.id}`, s.input)
+    if (isGraph(s.node)) inputsOf(s.node, `${prefix}${s.id}/`, out)
+  }
+  return out
+}
+
+/**
+ * The bars of a trace, in order, nested steps under theirs. A step starts
+ * when the events say; without them, when its last parent ended (the
+ * trace's durations and parents), nested steps from their step's start.
+ */
+const barsOf = (
+  trace: TraceJson,
+  times: TraceTimes | undefined,
+  inputs: Map<string, unknown>,
+): Bar[] => {
+  const origin = Math.min(...(times === undefined ? [] : [...times.starts.values()]))
+  const out: Bar[] = []
+  const walk = (t: TraceJson, prefix: string, depth: number, base: number): void => {
+    const ends = new Map<string, number>()
+    for (const s of t.steps) {
+      const key = `${prefix}${s.stepId}`
+      const seen = times?.starts.get(key)
+      const start =
+        seen !== undefined && Number.isFinite(origin)
+          ? seen - origin
+          : Math.max(base, ...s.parents.map((p) => ends.get(p) ?? base))
+      const end = times?.ends.get(key)
+      const durationMs =
+        s.durationMs > 0 || end === undefined || seen === undefined ? s.durationMs : end - seen
+      ends.set(s.stepId, start + durationMs)
+      ends.set(s.id, start + durationMs)
+      const conversation = conversationOf(s.output, s.stepId)
+      out.push({
+        key,
+        label: s.stepId,
+        depth,
+        start,
+        durationMs,
+        status: s.status,
+        attempts: s.attempts,
+        tokens: s.tokens,
+        cost: s.cost,
+        kind: s.kind,
+        nodeId: s.nodeId,
+        ...(s.error !== undefined && { error: s.error.message }),
+        ...(inputs.has(key) && { input: inputs.get(key) }),
+        output: s.output,
+        chunks: times?.chunks.get(s.stepId) ?? [],
+        ...(conversation !== undefined && { conversation }),
+      })
+      if (s.nested !== undefined) walk(s.nested, `${key}/`, depth + 1, start)
+    }
+  }
+  walk(trace, '', 0, 0)
+  return out
+}
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** JSON that is safe inside a `<script>` element. */
+const scriptJson = (v: unknown): string =>
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028|\u2029/g, '')
+
+const STYLE = `
+body{font:14px system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
+header{padding:12px 16px;background:#fff;border-bottom:1px solid #ddd}
+h1{font-size:18px;margin:0 0 4px}
+main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:12px;padding:12px 16px}
+.row{display:grid;grid-template-columns:220px 1fr 90px;align-items:center;height:26px;cursor:pointer;border-radius:4px}
+.row:hover,.row.sel{background:#e8eefc}
+.name{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.lane{position:relative;height:16px;background:#f0f0f0;border-radius:3px}
+.bar{position:absolute;top:0;height:16px;border-radius:3px;min-width:2px;background:#4c8bf5}
+.bar.failed{background:#e5484d}.bar.skipped{background:#aaa}.bar.cancelled{background:#f5a623}
+.dur{text-align:right;color:#666;font-variant-numeric:tabular-nums}
+.retry{color:#b26b00;margin-left:4px}
+#details{background:#fff;border:1px solid #ddd;border-radius:6px;padding:12px;min-height:200px}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:8px;border-radius:4px;max-height:300px;overflow:auto}
+iframe{width:100%;height:400px;border:1px solid #ddd}
+.error{color:#c00}
+`
+
+const SCRIPT = `
+const data = JSON.parse(document.getElementById('trace-data').textContent);
+const total = Math.max(1, ...data.bars.map(b => b.start + b.durationMs));
+const rows = document.getElementById('rows');
+const details = document.getElementById('details');
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const k of kids) e.append(k);
+  return e;
+};
+const ms = d => d < 1000 ? Math.round(d) + ' ms' : (d / 1000).toFixed(2) + ' s';
+const show = v => typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+function open(bar, row) {
+  for (const r of rows.querySelectorAll('.row')) r.classList.remove('sel');
+  row.classList.add('sel');
+  details.replaceChildren(
+    el('h2', {}, bar.key),
+    el('p', {}, bar.kind + ' node ' + bar.nodeId + ' · ' + bar.status + ' · ' + ms(bar.durationMs) +
+      ' · ' + bar.attempts + (bar.attempts === 1 ? ' attempt' : ' attempts') + ' · ' + bar.tokens + ' tokens'),
+  );
+  if (bar.error !== undefined) details.append(el('h3', {}, 'Error'), el('pre', { class: 'error' }, bar.error));
+  if (bar.input !== undefined) details.append(el('h3', {}, 'Input'), el('pre', {}, show(bar.input)));
+  details.append(el('h3', {}, 'Output'), el('pre', {}, show(bar.output ?? null)));
+  if (bar.chunks.length > 0) details.append(el('h3', {}, 'Chunks'), el('pre', {}, bar.chunks.join('')));
+  if (bar.conversation !== undefined) {
+    const frame = el('iframe', { title: 'conversation', sandbox: '' });
+    frame.srcdoc = bar.conversation;
+    details.append(el('h3', {}, 'Conversation'), frame);
+  }
+}
+for (const bar of data.bars) {
+  const b = el('div', { class: 'bar ' + bar.status });
+  b.style.left = (100 * bar.start / total) + '%';
+  b.style.width = (100 * bar.durationMs / total) + '%';
+  const name = el('div', { class: 'name' }, bar.label);
+  name.style.paddingLeft = (bar.depth * 16 + 4) + 'px';
+  if (bar.attempts > 1) name.append(el('span', { class: 'retry' }, '↻' + bar.attempts));
+  if (bar.error !== undefined) name.title = bar.error.split('\\n')[0];
+  const row = el('div', { class: 'row', 'data-step': bar.key }, name, el('div', { class: 'lane' }, b),
+    el('div', { class: 'dur' }, ms(bar.durationMs)));
+  row.addEventListener('click', () => open(bar, row));
+  rows.append(row);
+}
+`
+
+/**
+ * The trace page. `times` (from {@link recordTimes}) places the bars where
+ * the run's events put them; `graph` adds each step's input and the Mermaid
+ * text of its shape.
+ *
+ * @category cli
+ */
+export const traceHtml = (
+  trace: TraceJson,
+  o: { readonly times?: TraceTimes; readonly graph?: Graph; readonly mermaid?: string } = {},
+): string => {
+  const bars = barsOf(
+    trace,
+    o.times,
+    o.graph === undefined ? new Map<string, unknown>() : inputsOf(o.graph),
+  )
+  const tokens = bars.reduce((n, b) => n + b.tokens, 0)
+  const cost = bars.reduce((n, b) => n + b.cost, 0)
+  const title = `${trace.graphId} · ${trace.runId}`
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(trace.graphId)}</h1>
+<div>run ${escapeHtml(trace.runId)} · ${escapeHtml(trace.status)} · ${Math.round(trace.durationMs)} ms · ${bars.length} steps · ${tokens} tokens · $${cost.toFixed(4)}</div></header>
+<main><section><div id="rows"></div>${
+    o.mermaid === undefined
+      ? ''
+      : `<details><summary>Mermaid</summary><pre id="mermaid">${escapeHtml(o.mermaid)}</pre></details>`
+  }</section>
+<section id="details"><p>Click a step to see its input, output, chunks and conversation.</p></section></main>
+<script type="application/json" id="trace-data">${scriptJson({ bars })}</script>
+<script>${SCRIPT}</script></body></html>
+`
+}
+
+/**
+ * The trace in a file's JSON: a trace itself, or a run's info holding one.
+ *
+ * @category cli
+ */
+export const traceIn = (json: unknown): TraceJson | undefined => {
+  const isTrace = (v: unknown): v is TraceJson =>
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as { steps?: unknown }).steps) &&
+    typeof (v as { runId?: unknown }).runId === 'string'
+  if (isTrace(json)) return json
+  const inner = (json as { trace?: unknown } | null)?.trace
+  return isTrace(inner) ? inner : undefined
+}

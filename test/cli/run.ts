@@ -1,0 +1,70 @@
+/**
+ * Runs the built `nerve` executable (dist/, what users run) as a child
+ * process. `ensureBuilt` compiles first when a source file is newer than the
+ * build, so the suite never tests a stale executable.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = fileURLToPath(new URL('../../', import.meta.url))
+export const bin = join(root, 'dist/cli/main.js')
+
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (m, e) =>
+      Math.max(
+        m,
+        e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+      ),
+    0,
+  )
+
+export const ensureBuilt = (): void => {
+  let built = 0
+  try {
+    built = statSync(bin).mtimeMs
+  } catch {
+    // not built yet
+  }
+  if (built < newest(join(root, 'src'))) {
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: root,
+        stdio: 'ignore',
+      },
+    )
+  }
+}
+
+export interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `nerve ...args` with `env` added, optionally feeding `stdin`. */
+export const nerve = (
+  args: readonly string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr })
+    })
+    child.stdin.end(stdin ?? '')
+  })

@@ -1,0 +1,101 @@
+import fc from 'fast-check'
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import {
+  addStep,
+  defaultInterpreters,
+  graph as emptyGraph,
+  interpreters,
+  listSteps,
+  type Graph,
+  type NodeContext,
+  type RunResult,
+} from 'nerve'
+import { graph, hashNode, hashStep, scripted } from 'nerve/testing'
+import { isReplayDivergence, record, replay, traceJson } from 'nerve/store'
+
+/** A scripted interpreter for the generated steps: a salted hash, some steps failing, some answering late. */
+interface Script {
+  readonly salt: number
+  readonly failing: readonly number[]
+  readonly async: readonly number[]
+}
+
+const script: fc.Arbitrary<Script> = fc.record({
+  salt: fc.nat(),
+  failing: fc.uniqueArray(fc.nat({ max: 9 }), { maxLength: 2 }),
+  async: fc.uniqueArray(fc.nat({ max: 9 }), { maxLength: 10 }),
+})
+
+const registry = (s: Script) =>
+  interpreters(
+    defaultInterpreters.get('graph')!,
+    scripted({
+      kind: 'function',
+      otherwise: (_node, ctx: NodeContext) => {
+        const n = Number(ctx.stepId.slice(1))
+        if (s.failing.includes(n)) throw new Error(`step ${ctx.stepId} failed`)
+        const value = hashStep(ctx.stepId, ctx.input, ctx.upstream) ^ s.salt
+        return s.async.includes(n) ? Promise.resolve(value) : value
+      },
+    }),
+  )
+
+const sameOutcome = (a: E.Either<unknown, RunResult>, b: E.Either<unknown, RunResult>): void => {
+  if (E.isRight(a) && E.isRight(b)) {
+    expect(b.right.results).toEqual(a.right.results)
+    expect(traceJson(b.right.trace)).toEqual(traceJson(a.right.trace))
+  } else {
+    expect(E.isLeft(b)).toBe(E.isLeft(a))
+    expect(String((b as E.Left<unknown>).left)).toBe(String((a as E.Left<unknown>).left))
+  }
+}
+
+/** The same graph with step `id`'s input changed. */
+const withInput = (g: Graph, id: string): Graph =>
+  listSteps(g).reduce(
+    (acc, step) =>
+      addStep({
+        id: step.id,
+        node: hashNode,
+        dependsOn: step.dependsOn,
+        ...(step.id === id
+          ? { input: 1000 }
+          : 'input' in step && step.input !== undefined && { input: step.input }),
+      })(acc),
+    emptyGraph(g.id, { maxParallel: g.maxParallel }),
+  )
+
+describe('replay, for any graph and scripted interpreters', () => {
+  it('gives what was recorded', async () => {
+    await fc.assert(
+      fc.asyncProperty(graph({ maxSteps: 8 }), script, async (g, s) => {
+        const { result, recording } = await record(g, { interpreters: registry(s), input: 'in' })
+        sameOutcome(result, await replay(recording, g))
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('reports a divergence at the one step whose input changed', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        graph({ minSteps: 1, maxSteps: 8 }),
+        script.map((s) => ({ ...s, failing: [] })),
+        fc.nat(),
+        async (g, s, pick) => {
+          const { recording } = await record(g, { interpreters: registry(s), input: 'in' })
+          const steps = listSteps(g)
+          const changed = steps[pick % steps.length]!.id
+          const error = await replay(recording, withInput(g, changed)).then(
+            () => undefined,
+            (e: unknown) => e,
+          )
+          expect(isReplayDivergence(error)).toBe(true)
+          expect(error).toMatchObject({ path: [changed], what: 'input', actual: 1000 })
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})

@@ -1,0 +1,79 @@
+import type * as t from 'io-ts'
+
+/**
+ * Redis did not answer within the bounded time: the executor could not
+ * enqueue a step, or a worker could not start. `address` names the server
+ * tried, `timeoutMs` how long it waited.
+ *
+ * @category distributed
+ */
+export class RedisUnreachable extends Error {
+  readonly _tag = 'RedisUnreachable'
+  readonly address: string
+  readonly timeoutMs: number
+  constructor(address: string, timeoutMs: number, cause?: unknown) {
+    super(`Redis at ${address} did not answer within ${timeoutMs} ms`, { cause })
+    this.name = 'RedisUnreachable'
+    this.address = address
+    this.timeoutMs = timeoutMs
+  }
+}
+
+/**
+ * A step sent to a worker failed there (its interpreter threw, the worker
+ * knew no interpreter or function for it, or the job stalled more often than
+ * allowed). `path` names the step, `jobId` the BullMQ job, `remoteName` the
+ * name of the error on the worker.
+ *
+ * @category distributed
+ */
+export class RemoteStepFailed extends Error {
+  readonly _tag = 'RemoteStepFailed'
+  readonly path: readonly string[]
+  readonly jobId: string
+  readonly remoteName: string
+  constructor(path: readonly string[], jobId: string, remoteName: string, message: string) {
+    super(`step "${path.join('/')}" failed on a worker (job ${jobId}): ${message}`)
+    this.name = 'RemoteStepFailed'
+    this.path = Object.freeze([...path])
+    this.jobId = jobId
+    this.remoteName = remoteName
+  }
+}
+
+/**
+ * A message read from Redis did not decode: `path` is a JSON pointer into
+ * the message, `problems` what did not match there.
+ *
+ * @category distributed
+ */
+export class WireDecodeError extends Error {
+  readonly _tag = 'WireDecodeError'
+  readonly what: string
+  readonly problems: readonly { readonly path: string; readonly expected: string }[]
+  constructor(
+    what: string,
+    problems: readonly { readonly path: string; readonly expected: string }[],
+  ) {
+    const first = problems[0]
+    super(
+      `${what} does not decode` +
+        (first === undefined ? '' : `: at ${first.path || '/'} expected ${first.expected}`),
+    )
+    this.name = 'WireDecodeError'
+    this.what = what
+    this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })))
+  }
+}
+
+/** The problems of an io-ts decode as JSON pointers. @internal */
+export const problemsOf = (
+  errors: t.Errors,
+): { readonly path: string; readonly expected: string }[] =>
+  errors.map((e) => ({
+    path: e.context
+      .slice(1)
+      .map((c) => `/${c.key}`)
+      .join(''),
+    expected: e.context[e.context.length - 1]?.type.name ?? 'unknown',
+  }))

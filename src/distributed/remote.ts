@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto'
+import { Queue, QueueEvents } from 'bullmq'
+import { Redis } from 'ioredis'
+import { UsageError } from '../errors.js'
+import {
+  interpreters as registryOf,
+  type Interpreter,
+  type InterpreterRegistry,
+  type Node,
+  type NodeContext,
+} from '../node/index.js'
+import {
+  cancelChannel,
+  cancelKey,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  redisOptions,
+  requireTimeout,
+  within,
+  type RedisConnection,
+} from './connection.js'
+import { RemoteStepFailed } from './DistError.js'
+import {
+  decodeOrThrow,
+  describeNode,
+  requireJson,
+  StepFailureCodec,
+  StepProgressCodec,
+  StepReturnCodec,
+  type BudgetShare,
+  type StepJob,
+} from './wire.js'
+
+/**
+ * What {@link remoteInterpreters} needs: where Redis is, the queue, and the
+ * node kinds whose steps run on workers.
+ *
+ * @category distributed
+ */
+export interface RemoteOptions {
+  readonly connection: RedisConnection
+  /** The BullMQ queue name the workers listen on. */
+  readonly queue: string
+  /** Node kinds sent to workers, e.g. `['function', 'bash']`. */
+  readonly kinds: readonly string[]
+  /** Local interpreters for the other kinds (a kind in both runs remotely). */
+  readonly local?: InterpreterRegistry
+  /** The name a worker knows a function node's function by. Default: the node's id. */
+  readonly functionName?: (node: Node) => string
+  /** The budget share each remote step gets (the worker stops a step that goes past it). */
+  readonly budgetShare?: BudgetShare
+  /** How long to wait for Redis before failing the step with `RedisUnreachable`. Default 5000 ms. */
+  readonly connectTimeoutMs?: number
+  /** BullMQ's key prefix. Default `bull`. */
+  readonly prefix?: string
+}
+
+/**
+ * An interpreter registry whose chosen kinds run on workers, and the Redis
+ * connections behind it. Close it when the runs are over.
+ *
+ * @category distributed
+ */
+export interface RemoteInterpreters {
+  readonly interpreters: InterpreterRegistry
+  close(): Promise<void>
+}
+
+interface Pending {
+  readonly onProgress: (data: unknown) => void
+  readonly onCompleted: (value: unknown) => void
+  readonly onFailed: (reason: string) => void
+}
+
+interface Connected {
+  readonly queue: Queue
+  readonly events: QueueEvents
+  readonly publisher: Redis
+}
+
+const quietly = async (work: () => Promise<unknown>): Promise<void> => {
+  try {
+    await work()
+  } catch {
+    // closing what never connected
+  }
+}
+
+const failureOf = (reason: string): { readonly name: string; readonly message: string } => {
+  try {
+    return decodeOrThrow(StepFailureCodec, 'a failed reason', JSON.parse(reason))
+  } catch {
+    return { name: 'Error', message: reason }
+  }
+}
+
+/**
+ * Interpreters that send the steps of the chosen node kinds to workers as
+ * BullMQ jobs (see `startWorker`) and turn what comes back — chunks, usage,
+ * the result or the failure — into the same step as a local run: the
+ * runtime does not know where a step ran, so its trace, events, retries,
+ * timeouts, `maxParallel` and budget are those of a local run.
+ *
+ * What crosses the wire is checked before sending (JSON only: a function
+ * node goes by name) and decoded on both sides. Aborting the step's signal
+ * cancels the job: a waiting job is removed, a running one's signal fires
+ * on its worker. When Redis does not answer within `connectTimeoutMs` the
+ * step fails with `RedisUnreachable`.
+ *
+ * @category distributed
+ */
+export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters => {
+  const api = 'remoteInterpreters'
+  const { options: redis, address } = redisOptions(api, options.connection)
+  if (typeof options.queue !== 'string' || options.queue === '') {
+    throw new UsageError(api, 'queue must be a non-empty name')
+  }
+  if (!Array.isArray(options.kinds) || options.kinds.length === 0) {
+    throw new UsageError(api, 'kinds must list at least one node kind')
+  }
+  const timeoutMs = requireTimeout(
+    api,
+    'connectTimeoutMs',
+    options.connectTimeoutMs,
+    DEFAULT_CONNECT_TIMEOUT_MS,
+  )
+  const prefix = options.prefix ?? 'bull'
+  const functionName = options.functionName ?? ((n: Node) => n.id)
+  const pending = new Map<string, Pending>()
+  let connecting: Promise<Connected> | undefined
+  let closed = false
+
+  const connect = (): Promise<Connected> => {
+    const connection = { ...redis, maxRetriesPerRequest: null }
+    const queue = new Queue(options.queue, { connection, prefix })
+    const events = new QueueEvents(options.queue, { connection, prefix })
+    const publisher = new Redis({ ...redis, maxRetriesPerRequest: 1, lazyConnect: true })
+    const ignore = (): void => undefined
+    queue.on('error', ignore)
+    events.on('error', ignore)
+    publisher.on('error', ignore)
+    events.on('progress', ({ jobId, data }) => pending.get(jobId)?.onProgress(data))
+    events.on('completed', ({ jobId, returnvalue }) => pending.get(jobId)?.onCompleted(returnvalue))
+    events.on('failed', ({ jobId, failedReason }) => pending.get(jobId)?.onFailed(failedReason))
+    const ready = Promise.all([
+      queue.waitUntilReady(),
+      events.waitUntilReady(),
+      publisher.connect(),
+    ])
+    return within(ready, address, timeoutMs).then(
+      () => ({ queue, events, publisher }),
+      (e: unknown) => {
+        connecting = undefined
+        // close() would wait for the connection it never got: drop the sockets instead
+        void quietly(() => queue.disconnect())
+        void quietly(() => events.disconnect())
+        publisher.disconnect()
+        throw e
+      },
+    )
+  }
+
+  const cancel = async (c: Connected, jobId: string): Promise<void> => {
+    await quietly(() => c.publisher.set(cancelKey(prefix, options.queue, jobId), '1', 'EX', 3600))
+    await quietly(() => c.publisher.publish(cancelChannel(prefix, options.queue), jobId))
+    await quietly(() => c.queue.remove(jobId))
+  }
+
+  const send = async (node: Node, ctx: NodeContext): Promise<unknown> => {
+    if (closed) throw new UsageError(api, 'the remote interpreters are closed')
+    const data: StepJob = {
+      runId: ctx.runId,
+      runStartedAt: ctx.runStartedAt,
+      stepId: ctx.stepId,
+      path: [...ctx.path],
+      attempt: ctx.attempt,
+      node: describeNode(node, functionName),
+      input: ctx.input,
+      upstream: ctx.upstream,
+      ...(ctx.parser === undefined ? {} : { parser: ctx.parser }),
+      ...(options.budgetShare === undefined ? {} : { budget: options.budgetShare }),
+    }
+    requireJson(api, `the input of step "${ctx.path.join('/')}"`, data.input)
+    requireJson(api, `the upstream of step "${ctx.path.join('/')}"`, data.upstream)
+    ctx.signal.throwIfAborted()
+    const c = await (connecting ??= connect())
+    ctx.signal.throwIfAborted()
+    const jobId = randomUUID()
+    let lastSeq = -1
+    const done = new Promise<unknown>((resolve, reject) => {
+      const settle = (): void => {
+        pending.delete(jobId)
+        ctx.signal.removeEventListener('abort', onAbort)
+      }
+      const onAbort = (): void => {
+        settle()
+        void cancel(c, jobId)
+        reject(
+          ctx.signal.reason instanceof Error
+            ? ctx.signal.reason
+            : new Error(String(ctx.signal.reason)),
+        )
+      }
+      ctx.signal.addEventListener('abort', onAbort, { once: true })
+      pending.set(jobId, {
+        onProgress: (raw) => {
+          try {
+            const p = decodeOrThrow(StepProgressCodec, 'a step progress message', raw)
+            if (p.seq <= lastSeq) return // a re-delivered job reports again
+            lastSeq = p.seq
+            if (p.type === 'chunk') ctx.emit(p.chunk)
+            else ctx.reportUsage(p.usage)
+          } catch (e) {
+            settle()
+            void cancel(c, jobId)
+            reject(e as Error) // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion
+          }
+        },
+        onCompleted: (raw) => {
+          settle()
+          try {
+            resolve(decodeOrThrow(StepReturnCodec, 'a step result', raw).result)
+          } catch (e) {
+            reject(e as Error) // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion
+          }
+        },
+        onFailed: (reason) => {
+          settle()
+          const f = failureOf(reason)
+          reject(new RemoteStepFailed(ctx.path, jobId, f.name, f.message))
+        },
+      })
+    })
+    try {
+      await within(
+        c.queue.add(node.kind, data, {
+          jobId,
+          attempts: 1,
+          removeOnComplete: true,
+          removeOnFail: 1000,
+        }),
+        address,
+        timeoutMs,
+      )
+    } catch (e) {
+      pending.delete(jobId)
+      throw e
+    }
+    return done
+  }
+
+  const remote = (kind: string): Interpreter =>
+    Object.freeze({ kind, execute: (node: Node, ctx: NodeContext) => send(node, ctx) })
+  const kinds = new Set(options.kinds)
+  const locals = [...(options.local?.values() ?? [])].filter((i) => !kinds.has(i.kind))
+  return Object.freeze({
+    interpreters: registryOf(...locals, ...[...kinds].map(remote)),
+    async close() {
+      closed = true
+      const c = connecting
+      connecting = undefined
+      if (c === undefined) return
+      let connected: Connected
+      try {
+        connected = await c
+      } catch {
+        return
+      }
+      await Promise.all([
+        connected.queue.close(),
+        connected.events.close(),
+        quietly(() => connected.publisher.quit()),
+      ])
+    },
+  })
+}

@@ -1,0 +1,215 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pipe } from 'fp-ts/lib/function.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addStep, fn, graph, retry, run, type RunEvent } from 'nerve'
+import { remoteInterpreters, startWorker, type RemoteInterpreters } from 'nerve/distributed'
+import { freePort, hasRedisServer, startRedisServer, type RedisServer } from './redisServer.js'
+import { spawnWorker, type WorkerChild } from './workers.js'
+
+// The worker processes know these functions by name; here they are never called.
+const named = (id: string): ReturnType<typeof fn> =>
+  fn(id, (): never => {
+    throw new Error(`${id} ran locally`)
+  })
+const timed = named('timed')
+const spell = named('spell')
+const sum = named('sum')
+const failing = named('fail')
+
+const lines = (file: string): string[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : []
+
+const until = async (check: () => boolean, ms = 15_000): Promise<void> => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+interface Timed {
+  readonly pid: number
+  readonly start: number
+  readonly end: number
+}
+
+const mostAtOnce = (spans: readonly Timed[]): number =>
+  Math.max(...spans.map((s) => spans.filter((o) => o.start <= s.start && s.start < o.end).length))
+
+describe.skipIf(!hasRedisServer())('steps on workers over BullMQ', () => {
+  let redis: RedisServer
+  let dir: string
+  const started: WorkerChild[] = []
+  const remotes: RemoteInterpreters[] = []
+
+  const workers = async (queue: string, n: number, env?: Record<string, string>) => {
+    const ws = await Promise.all(
+      Array.from({ length: n }, () => spawnWorker(redis.url, queue, dir, env)),
+    )
+    started.push(...ws)
+    return ws
+  }
+  const remote = (queue: string) => {
+    const r = remoteInterpreters({ connection: redis.url, queue, kinds: ['function'] })
+    remotes.push(r)
+    return r
+  }
+
+  beforeAll(async () => {
+    redis = await startRedisServer()
+    dir = mkdtempSync(join(tmpdir(), 'nerve-dist-'))
+  })
+  afterAll(async () => {
+    await Promise.all(remotes.map((r) => r.close()))
+    await Promise.all(started.map((w) => w.stop()))
+    await redis.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('fans a graph out over three worker processes, keeping maxParallel across them', async () => {
+    await workers('fanout', 3)
+    const { interpreters } = remote('fanout')
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f']
+    const g = ids.reduce(
+      (acc, id) => addStep({ id, node: timed, input: { ms: 300 } })(acc),
+      graph('fan'),
+    )
+    const wide = addStep({ id: 'total', node: sum, dependsOn: ids })(g)
+    const three = await run(wide, { interpreters, maxParallel: 3 })
+    const spans3 = ids.map((id) => three.results[id] as Timed)
+    expect(new Set(spans3.map((s) => s.pid)).size).toBe(3)
+    expect(mostAtOnce(spans3)).toBeLessThanOrEqual(3)
+    expect(three.results.total).toBe(6)
+    expect(three.trace.records.map((r) => r.data.status)).toEqual(Array(7).fill('completed'))
+
+    const two = await run(wide, { interpreters, maxParallel: 2 })
+    expect(mostAtOnce(ids.map((id) => two.results[id] as Timed))).toBeLessThanOrEqual(2)
+  }, 60_000)
+
+  it('brings chunks and usage back as the events of a local run, and the budget holds', async () => {
+    await workers('spell', 2)
+    const { interpreters } = remote('spell')
+    const events: RunEvent[] = []
+    const g = pipe(graph('words'), addStep({ id: 'w', node: spell, input: 'abc' }))
+    const { results, trace } = await run(g, { interpreters, onEvent: (e) => events.push(e) })
+    expect(results.w).toBe('ABC')
+    expect(events.filter((e) => e.type === 'step_chunk').map((e) => e.chunk)).toEqual([
+      'a',
+      'b',
+      'c',
+    ])
+    expect(trace.records[0]!.data).toMatchObject({ tokens: 3, status: 'completed' })
+
+    const chain = pipe(
+      graph('chain'),
+      addStep({ id: 's1', node: spell, input: 'ab' }),
+      addStep({ id: 's2', node: spell, input: 'cd', dependsOn: ['s1'] }),
+      addStep({ id: 's3', node: spell, input: 'ef', dependsOn: ['s2'] }),
+    )
+    await expect(run(chain, { interpreters, budget: { maxTokens: 3 } })).rejects.toMatchObject({
+      _tag: 'BudgetExceeded',
+      limit: 'maxTokens',
+      path: ['s2'],
+    })
+  }, 60_000)
+
+  it("fails a step that failed on its worker, after the step's error policy", async () => {
+    await workers('failing', 1)
+    const { interpreters } = remote('failing')
+    const g = pipe(graph('bad'), addStep({ id: 'x', node: failing, onError: retry({ count: 1 }) }))
+    const error: unknown = await run(g, { interpreters }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ _tag: 'StepFailed', attempts: 2, path: ['x'] })
+    expect((error as Error).cause).toMatchObject({
+      _tag: 'RemoteStepFailed',
+      remoteName: 'RangeError',
+      path: ['x'],
+    })
+    expect((error as Error).message).toContain('no such thing')
+  }, 60_000)
+
+  it('re-delivers the step of a killed worker to another one', async () => {
+    const [w1, w2] = await workers('killed', 2)
+    const { interpreters } = remote('killed')
+    const g = pipe(graph('long'), addStep({ id: 'slow', node: timed, input: { ms: 2500 } }))
+    const startedFile = join(dir, 'started')
+    const before = lines(startedFile).length
+    const done = run(g, { interpreters })
+    await until(() => lines(startedFile).length > before)
+    const victim = Number(lines(startedFile)[before]!.split(' ')[1])
+    const other = [w1!, w2!].find((w) => w.pid !== victim)!
+    process.kill(victim, 'SIGKILL')
+    const { results, trace } = await done
+    expect((results.slow as Timed).pid).toBe(other.pid)
+    expect(trace.records[0]!.data).toMatchObject({ status: 'completed', attempts: 1 })
+  }, 60_000)
+
+  it('applies the error policy when a killed step may not be re-delivered', async () => {
+    const [w1, w2] = await workers('stalled', 2, { MAX_STALLED: '0' })
+    const { interpreters } = remote('stalled')
+    const g = pipe(
+      graph('long'),
+      addStep({ id: 'slow', node: timed, input: { ms: 2500 }, onError: retry({ count: 1 }) }),
+    )
+    const startedFile = join(dir, 'started')
+    const before = lines(startedFile).length
+    const done = run(g, { interpreters })
+    await until(() => lines(startedFile).length > before)
+    const victim = Number(lines(startedFile)[before]!.split(' ')[1])
+    const other = [w1!, w2!].find((w) => w.pid !== victim)!
+    process.kill(victim, 'SIGKILL')
+    const { results, trace } = await done
+    expect((results.slow as Timed).pid).toBe(other.pid)
+    expect(trace.records[0]!.data).toMatchObject({ status: 'completed', attempts: 2 })
+  }, 60_000)
+
+  it("cancels a run: the step's signal fires on its worker", async () => {
+    const [w] = await workers('cancel', 1)
+    const { interpreters } = remote('cancel')
+    const g = pipe(graph('long'), addStep({ id: 'slow', node: timed, input: { ms: 20_000 } }))
+    const startedFile = join(dir, 'started')
+    const before = lines(startedFile).length
+    const abort = new AbortController()
+    const done = run(g, { interpreters, signal: abort.signal })
+    await until(() => lines(startedFile).length > before)
+    const t0 = Date.now()
+    abort.abort('enough')
+    await expect(done).rejects.toMatchObject({ _tag: 'Cancelled' })
+    await until(() => lines(join(dir, 'aborted')).includes(String(w!.pid)), 5_000)
+    expect(Date.now() - t0).toBeLessThan(5_000)
+  }, 60_000)
+
+  it('fails with RedisUnreachable within the bounded time when Redis does not answer', async () => {
+    const port = await freePort()
+    const nowhere = remoteInterpreters({
+      connection: { host: '127.0.0.1', port },
+      queue: 'nowhere',
+      kinds: ['function'],
+      connectTimeoutMs: 500,
+    })
+    remotes.push(nowhere)
+    const t0 = Date.now()
+    const error: unknown = await run(pipe(graph('g'), addStep({ id: 'x', node: timed })), {
+      interpreters: nowhere.interpreters,
+    }).catch((e: unknown) => e)
+    expect(Date.now() - t0).toBeLessThan(3_000)
+    expect(error).toMatchObject({ _tag: 'StepFailed', path: ['x'] })
+    expect((error as Error).cause).toMatchObject({
+      _tag: 'RedisUnreachable',
+      address: `127.0.0.1:${port}`,
+      timeoutMs: 500,
+    })
+    await expect(
+      startWorker({
+        connection: `redis://127.0.0.1:${port}`,
+        queue: 'nowhere',
+        connectTimeoutMs: 500,
+      }),
+    ).rejects.toMatchObject({ _tag: 'RedisUnreachable' })
+  }, 20_000)
+})

@@ -132,27 +132,42 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
   const connect = (): Promise<Connected> => {
     const connection = { ...redis, maxRetriesPerRequest: null }
     const queue = new Queue(options.queue, { connection, prefix })
-    const events = new QueueEvents(options.queue, { connection, prefix })
     const publisher = new Redis({ ...redis, maxRetriesPerRequest: 1, lazyConnect: true })
     const ignore = (): void => undefined
     queue.on('error', ignore)
-    events.on('error', ignore)
     publisher.on('error', ignore)
-    events.on('progress', ({ jobId, data }) => pending.get(jobId)?.onProgress(data))
-    events.on('completed', ({ jobId, returnvalue }) => pending.get(jobId)?.onCompleted(returnvalue))
-    events.on('failed', ({ jobId, failedReason }) => pending.get(jobId)?.onFailed(failedReason))
-    const ready = Promise.all([
-      queue.waitUntilReady(),
-      events.waitUntilReady(),
-      publisher.connect(),
-    ])
+    let events: QueueEvents | undefined
+    const listen = async (): Promise<QueueEvents> => {
+      await Promise.all([queue.waitUntilReady(), publisher.connect()])
+      // Read events from the stream's current end: jobs added from now on cannot finish unseen.
+      const last = await publisher.xrevrange(
+        `${prefix}:${options.queue}:events`,
+        '+',
+        '-',
+        'COUNT',
+        1,
+      )
+      const e = new QueueEvents(options.queue, {
+        connection,
+        prefix,
+        lastEventId: last[0]?.[0] ?? '0-0',
+      })
+      events = e
+      e.on('error', ignore)
+      e.on('progress', ({ jobId, data }) => pending.get(jobId)?.onProgress(data))
+      e.on('completed', ({ jobId, returnvalue }) => pending.get(jobId)?.onCompleted(returnvalue))
+      e.on('failed', ({ jobId, failedReason }) => pending.get(jobId)?.onFailed(failedReason))
+      await e.waitUntilReady()
+      return e
+    }
+    const ready = listen()
     return within(ready, address, timeoutMs).then(
-      () => ({ queue, events, publisher }),
+      (e) => ({ queue, events: e, publisher }),
       (e: unknown) => {
         connecting = undefined
         // close() would wait for the connection it never got: drop the sockets instead
         void quietly(() => queue.disconnect())
-        void quietly(() => events.disconnect())
+        void quietly(async () => events?.disconnect())
         publisher.disconnect()
         throw e
       },

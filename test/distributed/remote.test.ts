@@ -42,7 +42,7 @@ interface Timed {
 const mostAtOnce = (spans: readonly Timed[]): number =>
   Math.max(...spans.map((s) => spans.filter((o) => o.start <= s.start && s.start < o.end).length))
 
-describe.skipIf(!hasRedisServer())('steps on workers over BullMQ', () => {
+describe('steps on workers over BullMQ', () => {
   let redis: RedisServer
   let dir: string
   const started: WorkerChild[] = []
@@ -62,6 +62,9 @@ describe.skipIf(!hasRedisServer())('steps on workers over BullMQ', () => {
   }
 
   beforeAll(async () => {
+    if (!hasRedisServer()) {
+      throw new Error('redis-server is not installed (not on PATH): apt-get install redis-server')
+    }
     redis = await startRedisServer()
     dir = mkdtempSync(join(tmpdir(), 'nerve-dist-'))
   })

@@ -22,7 +22,7 @@ interface Real {
 }
 
 /** Fields that differ between two runs of the same command: clocks. */
-const VARYING = new Set(['time', 'durationMs', 'startedAt', 'createdAt'])
+const VARYING = new Set(['time', 'durationMs', 'startedAt', 'createdAt', 'fork_time'])
 
 /** What a call answered, with what differs between two engines (times) left out. */
 const outcome = async (p: Promise<unknown>): Promise<unknown> => {

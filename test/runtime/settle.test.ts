@@ -364,7 +364,7 @@ describe('a run settles once (law)', () => {
           if (cause?._tag !== undefined) expect(cause._tag).toBe('LinkCycle')
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 1000 },
     )
   })
 })

@@ -78,7 +78,7 @@ export class Slots {
     return true
   }
 
-  /** The run stopped: steps waiting to resume go on without a slot. */
+  /** The run stopped: steps waiting to resume go on without a slot, and end there (they see the abort). */
   cancel(): void {
     const resumes = this.#resumes
     this.#resumes = []

@@ -80,6 +80,8 @@ const materialize = async (
 ): Promise<unknown> => {
   await run.whenDone(t)
   const st = run.state
+  // The graph may have stopped between `t` finishing and this continuation: nothing new starts.
+  if (run.signal.aborted) throw run.signal.reason
   st.materializations++
   const node = run.nodes[t]!
   const output = run.outputs[t]
@@ -166,18 +168,24 @@ export const resolveLinks = (
   // The asking step is the first of the stack: it runs while the rest materialize.
   const asker = stack[0]!
   if (blocks) run.releaseSlot(asker)
+  /** Takes the slot back, then goes on — unless the graph stopped meanwhile: then the step ends here. */
+  const resume = <T>(go: () => T): T | Promise<T> => {
+    const slot = blocks ? run.takeSlot(asker) : undefined
+    const after = (): T => {
+      if (run.signal.aborted) throw run.signal.reason
+      return go()
+    }
+    return slot === undefined ? after() : slot.then(after)
+  }
   return all.then(
     (values) => {
       forget(run, waiter, waited)
       const frozen = Object.freeze(values)
-      const slot = blocks ? run.takeSlot(asker) : undefined
-      return slot === undefined ? frozen : slot.then(() => frozen)
+      return resume(() => frozen)
     },
     (error: unknown) => {
       forget(run, waiter, waited)
-      const slot = blocks ? run.takeSlot(asker) : undefined
-      if (slot === undefined) throw error
-      return slot.then(() => {
+      return resume(() => {
         throw error
       })
     },

@@ -8,6 +8,7 @@ export default defineConfig({
       'nerve/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
       'nerve/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
       'nerve/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
+      'nerve/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'nerve/distributed': fileURLToPath(new URL('./src/distributed/index.ts', import.meta.url)),
       nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

@@ -232,5 +232,16 @@ export const program = (version: string): Command => {
     'nerve view out/demo/conversation.nerve.json -o conversation.html',
     'nerve graph run examples/fan-out.json --json | tail -n 1 > run.json && nerve view run.json -o run.html',
   )
+  example(
+    root
+      .command('mcp')
+      .description(
+        'serve MCP (tools and node histories) on stdio, or Streamable HTTP with --http; uses the daemon when one runs',
+      )
+      .option('--http <host:port>', 'serve Streamable HTTP at POST /mcp instead of stdio')
+      .action(act(async (o) => (await import('./commands/mcp.js')).mcp(o))),
+    'nerve mcp',
+    'nerve mcp --http 127.0.0.1:7701',
+  )
   return root
 }

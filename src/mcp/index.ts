@@ -1,0 +1,8 @@
+/**
+ * The MCP server: Nerve's commands as tools and node histories as
+ * resources, for any MCP client, over stdio or Streamable HTTP.
+ *
+ * @packageDocumentation
+ */
+export { createMcpServer } from './createMcpServer.js'
+export { serveMcpHttp, serveMcpStdio, type McpHttpHandle, type McpHttpOptions } from './serveMcp.js'

@@ -171,8 +171,25 @@ export const program = (version: string): Command => {
       .action(act(async (o) => (await S()).status(o))),
     'nerve server status --json',
   )
+  const R = () => import('./commands/repl.js')
+  example(
+    server
+      .command('repl')
+      .description("a REPL on the daemon's session: @node text, :fork, :graph run, …")
+      .option('--history-file <file>', 'where typed lines are kept (env NERVE_REPL_HISTORY)')
+      .action(act(async (o) => (await R()).serverRepl(o))),
+    'nerve server repl',
+  )
   nodeCommands(server)
   nodeCommands(root)
+  example(
+    root
+      .command('repl')
+      .description('a REPL with an engine of its own: @node text, :create, :fork, :graph run, …')
+      .option('--history-file <file>', 'where typed lines are kept (env NERVE_REPL_HISTORY)')
+      .action(act(async (o) => (await R()).repl(o))),
+    'nerve repl',
+  )
 
   const graph = root.command('graph').description('graph files: validate, show, run')
   const G = () => import('./commands/graph.js')

@@ -12,7 +12,7 @@ import { CliError, connect, print, withClient, type GlobalOptions } from '../con
 import { readJson } from './files.js'
 
 /** Decodes a graph file strictly; every error is one line with its JSON path. */
-const decoded = async (file: string): Promise<{ json: unknown; graph: Graph }> => {
+export const decoded = async (file: string): Promise<{ json: unknown; graph: Graph }> => {
   const json = await readJson(file)
   const g = decodeGraph(json)
   if (E.isLeft(g)) {
@@ -63,7 +63,7 @@ export const graphMermaid = (g: Graph): string => {
 }
 
 /** The graph's steps as an indented tree, each with its node and dependencies. */
-const graphTree = (g: Graph, indent = ''): string =>
+export const graphTree = (g: Graph, indent = ''): string =>
   Graph.steps(g)
     .map((s) => {
       const node = s.node
@@ -88,7 +88,7 @@ export const show = async (
 const eventLine = (e: EngineEvent): string => JSON.stringify(e)
 
 /** The last lines of a finished run: its state and each step's outcome. */
-const summary = (info: RunInfo): string => {
+export const runSummary = (info: RunInfo): string => {
   const steps = info.trace?.steps ?? []
   const rows = steps.map(
     (s) =>
@@ -165,7 +165,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
       }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
       else if (live !== undefined) live.finish(info)
-      else process.stderr.write(`${summary(info)}\n`)
+      else process.stderr.write(`${runSummary(info)}\n`)
       if (info.state !== 'completed') process.exitCode = 1
     } finally {
       process.off('SIGINT', cancel)

@@ -53,11 +53,18 @@ export const list = (o: GlobalOptions): Promise<void> =>
   })
 
 /** An answer as a person reads it: a string, a parsed answer's text, a command's stdout, else JSON. */
-const text = (answer: unknown): string => {
+export const answerText = (answer: unknown): string => {
   if (typeof answer === 'string') return answer
   const o = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>
   for (const k of ['text', 'stdout']) if (typeof o[k] === 'string') return o[k]
   return JSON.stringify(answer, null, 2)
+}
+
+/** An output chunk as a person reads it: text, a command's `{ stream, data }` as its data, else JSON. */
+export const chunkText = (chunk: unknown): string => {
+  if (typeof chunk === 'string') return chunk
+  const data = (chunk as { data?: unknown } | null)?.data
+  return typeof data === 'string' ? data : `${JSON.stringify(chunk)}\n`
 }
 
 export interface ExecuteCommandOptions extends GlobalOptions {
@@ -85,15 +92,12 @@ export const execute = (name: string, input: string, o: ExecuteCommandOptions): 
     }
     if (o.stream !== true) {
       const answer = await node.execute(input, options)
-      print(o, answer, text)
+      print(o, answer, answerText)
       return
     }
     for await (const item of node.executeStream(input, options)) {
       if (o.json === true) process.stdout.write(`${JSON.stringify(item)}\n`)
-      else if (item.type === 'chunk')
-        process.stdout.write(
-          typeof item.chunk === 'string' ? item.chunk : JSON.stringify(item.chunk),
-        )
+      else if (item.type === 'chunk') process.stdout.write(chunkText(item.chunk))
     }
     if (o.json !== true) process.stdout.write('\n')
   })
@@ -183,7 +187,7 @@ export const fork = (
     print(o, { ...r, ...(answer !== undefined && { answer }) }, (f) =>
       [
         `Forked '${source}' → '${target}'${f.messageCount !== undefined ? ` (${f.messageCount} messages)` : ''}`,
-        ...(answer !== undefined ? [text(answer)] : []),
+        ...(answer !== undefined ? [answerText(answer)] : []),
       ].join('\n'),
     )
   })

@@ -1,0 +1,218 @@
+/**
+ * `nerve repl` (an engine in this process) and `nerve server repl` (the
+ * daemon's): a line editor with a history file and tab completion, over
+ * the SDK. Each line is understood by `repl/line.ts`; an error is one line
+ * and the REPL goes on. Ctrl-C stops what runs (or clears the line),
+ * Ctrl-D or `:quit` leaves.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { NerveClient } from '../../client/index.js'
+import { connect, errorLine, type GlobalOptions } from '../context.js'
+import { COMMANDS, complete, forkName, parseLine, type ReplCommand } from '../repl/line.js'
+import { decoded, graphTree, runSummary } from './graph.js'
+import { answerText, chunkText } from './node.js'
+
+export interface ReplOptions extends GlobalOptions {
+  readonly historyFile?: string
+}
+
+const HISTORY_SIZE = 1000
+
+/** `--history-file`, then `NERVE_REPL_HISTORY`, then `~/.nerve/repl_history`. */
+const historyPath = (o: ReplOptions): string =>
+  o.historyFile ?? process.env.NERVE_REPL_HISTORY ?? join(homedir(), '.nerve', 'repl_history')
+
+/** The saved lines, newest first (readline's order). */
+const loadHistory = async (file: string): Promise<string[]> => {
+  try {
+    const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '')
+    return lines.slice(-HISTORY_SIZE).reverse()
+  } catch {
+    return []
+  }
+}
+
+/** What the REPL keeps between lines. */
+interface State {
+  readonly client: NerveClient
+  readonly session: { readonly sessionId?: string }
+  nodes: string[]
+  graph?: { readonly file: string; readonly json: unknown; readonly text: string }
+  /** Aborts what the current line runs. */
+  running?: AbortController | undefined
+}
+
+const say = (s: string): void => {
+  process.stdout.write(s.endsWith('\n') ? s : `${s}\n`)
+}
+
+const refresh = async (st: State): Promise<void> => {
+  st.nodes = (await st.client.listNodes(st.session.sessionId)).map((n) => n.id)
+}
+
+const execute = async (st: State, nodeId: string, input: string): Promise<void> => {
+  const running = (st.running = new AbortController())
+  let streamed = false
+  let last = ''
+  for await (const item of st.client
+    .node(nodeId, st.session.sessionId)
+    .executeStream(input, { signal: running.signal })) {
+    if (item.type === 'chunk') {
+      streamed = true
+      last = chunkText(item.chunk)
+      process.stdout.write(last)
+    } else if (!streamed) say(answerText(item.answer))
+  }
+  if (streamed && !last.endsWith('\n')) say('')
+}
+
+const runGraph = async (st: State): Promise<void> => {
+  if (st.graph === undefined) { say('No graph loaded: :graph load FILE'); return; }
+  const run = await st.client.runGraph(st.graph.json, st.session)
+  const running = (st.running = new AbortController())
+  running.signal.addEventListener('abort', () => void run.cancel())
+  for await (const e of run.events()) {
+    if (e.type === 'STEP_COMPLETED' || e.type === 'STEP_FAILED') {
+      say(`  ${e.type === 'STEP_COMPLETED' ? 'done  ' : 'failed'} ${e.path.join('/')}`)
+    }
+  }
+  say(runSummary(await run.result()))
+}
+
+const handlers: {
+  readonly [T in ReplCommand['type']]: (
+    st: State,
+    c: Extract<ReplCommand, { type: T }>,
+  ) => Promise<void> | void
+} = {
+  none: () => undefined,
+  usage: (_st, c) => { say(c.message); },
+  help: () => { say(COMMANDS.map(([u, what]) => `  ${u.padEnd(26)} ${what}`).join('\n')); },
+  quit: () => undefined,
+  execute: (st, c) => execute(st, c.nodeId, c.input),
+  nodes: async (st) => {
+    const nodes = await st.client.listNodes(st.session.sessionId)
+    say(
+      nodes.length === 0
+        ? 'No nodes'
+        : nodes.map((n) => `  @${n.id}  ${n.type}  ${n.state}`).join('\n'),
+    )
+  },
+  create: async (st, c) => {
+    const node = await st.client.createNode(c.nodeId, c.kind as never, {
+      options: c.options,
+      ...st.session,
+    })
+    const info = await node.describe()
+    say(`Created ${info.type} node @${info.id} (${info.state})`)
+  },
+  fork: async (st, c) => {
+    await refresh(st)
+    if (!st.nodes.includes(c.source)) { say(`Node '@${c.source}' not found`); return; }
+    const target = c.target ?? forkName(c.source, Date.now(), new Set(st.nodes))
+    if (st.nodes.includes(target)) { say(`Node '@${target}' already exists`); return; }
+    const r = await st.client.call('FORK_NODE', {
+      sourceId: c.source,
+      targetId: target,
+      ...st.session,
+    })
+    const count = r.messageCount === undefined ? '' : ` (${r.messageCount} messages copied)`
+    say(`Forked @${c.source} → @${target}${count}`)
+  },
+  history: async (st, c) => {
+    const records = await st.client.node(c.nodeId, st.session.sessionId).history()
+    say(
+      records.length === 0
+        ? 'No history'
+        : records
+            .map(
+              ({ seq, op, time, node: _n, ...rest }) =>
+                `${String(seq).padStart(4)} ${time} ${op.padEnd(11)} ${JSON.stringify(rest)}`,
+            )
+            .join('\n'),
+    )
+  },
+  interrupt: async (st, c) => {
+    const done = await st.client.node(c.nodeId, st.session.sessionId).interrupt()
+    say(done ? `Interrupted @${c.nodeId}` : `@${c.nodeId} was idle`)
+  },
+  'graph-load': async (st, c) => {
+    const { json, graph } = await decoded(c.file)
+    st.graph = { file: c.file, json, text: `${graph.id}\n${graphTree(graph, '  ')}` }
+    say(`Loaded graph '${graph.id}' from ${c.file}`)
+  },
+  'graph-show': (st) => { say(st.graph?.text ?? 'No graph loaded: :graph load FILE'); },
+  'graph-run': runGraph,
+}
+
+const handle = (st: State, c: ReplCommand): Promise<void> | void =>
+  (handlers[c.type] as (st: State, c: ReplCommand) => Promise<void> | void)(st, c)
+
+const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
+  const file = historyPath(o)
+  const st: State = {
+    client,
+    session: o.session === undefined ? {} : { sessionId: o.session },
+    nodes: [],
+  }
+  await refresh(st).catch(() => undefined)
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    prompt: 'nerve> ',
+    history: await loadHistory(file),
+    historySize: HISTORY_SIZE,
+    completer: (line: string) => complete(line, st.nodes),
+  })
+  rl.on('SIGINT', () => {
+    if (st.running !== undefined) st.running.abort(new Error('interrupted'))
+    else {
+      rl.write(null, { ctrl: true, name: 'u' })
+      say('')
+      rl.prompt()
+    }
+  })
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 })
+  say(
+    `Nerve REPL${o.session !== undefined ? ` (session ${o.session})` : ''}: :help lists the commands`,
+  )
+  rl.prompt()
+  for await (const line of rl) {
+    if (line.trim() !== '') await appendFile(file, `${line}\n`, { mode: 0o600 })
+    const c = parseLine(line)
+    if (c.type === 'quit') break
+    try {
+      await handle(st, c)
+    } catch (e) {
+      say(errorLine(e))
+    } finally {
+      st.running = undefined
+    }
+    await refresh(st).catch(() => undefined)
+    rl.prompt()
+  }
+  rl.close()
+}
+
+/** `nerve repl`: an engine of its own, in this process. */
+export const repl = async (o: ReplOptions): Promise<void> => {
+  const client = await NerveClient.standalone()
+  try {
+    await loop(client, o)
+  } finally {
+    await client.close()
+  }
+}
+
+/** `nerve server repl`: the daemon's engine. */
+export const serverRepl = async (o: ReplOptions): Promise<void> => {
+  const client = await connect(o)
+  try {
+    await loop(client, o)
+  } finally {
+    await client.close()
+  }
+}

@@ -26,7 +26,11 @@ const open = (args: readonly string[]) => {
   let out = ''
   let seen = 0
   term.onData((d) => (out += d))
-  const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => { resolve(exitCode); }))
+  const exited = new Promise<number>((resolve) =>
+    term.onExit(({ exitCode }) => {
+      resolve(exitCode)
+    }),
+  )
   /** Waits until the output after the last match matches `re`; returns what matched. */
   const expectOut = async (re: RegExp, ms = 20_000): Promise<string> => {
     const until = Date.now() + ms

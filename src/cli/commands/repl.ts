@@ -70,7 +70,10 @@ const execute = async (st: State, nodeId: string, input: string): Promise<void> 
 }
 
 const runGraph = async (st: State): Promise<void> => {
-  if (st.graph === undefined) { say('No graph loaded: :graph load FILE'); return; }
+  if (st.graph === undefined) {
+    say('No graph loaded: :graph load FILE')
+    return
+  }
   const run = await st.client.runGraph(st.graph.json, st.session)
   const running = (st.running = new AbortController())
   running.signal.addEventListener('abort', () => void run.cancel())
@@ -89,8 +92,12 @@ const handlers: {
   ) => Promise<void> | void
 } = {
   none: () => undefined,
-  usage: (_st, c) => { say(c.message); },
-  help: () => { say(COMMANDS.map(([u, what]) => `  ${u.padEnd(26)} ${what}`).join('\n')); },
+  usage: (_st, c) => {
+    say(c.message)
+  },
+  help: () => {
+    say(COMMANDS.map(([u, what]) => `  ${u.padEnd(26)} ${what}`).join('\n'))
+  },
   quit: () => undefined,
   execute: (st, c) => execute(st, c.nodeId, c.input),
   nodes: async (st) => {
@@ -111,9 +118,15 @@ const handlers: {
   },
   fork: async (st, c) => {
     await refresh(st)
-    if (!st.nodes.includes(c.source)) { say(`Node '@${c.source}' not found`); return; }
+    if (!st.nodes.includes(c.source)) {
+      say(`Node '@${c.source}' not found`)
+      return
+    }
     const target = c.target ?? forkName(c.source, Date.now(), new Set(st.nodes))
-    if (st.nodes.includes(target)) { say(`Node '@${target}' already exists`); return; }
+    if (st.nodes.includes(target)) {
+      say(`Node '@${target}' already exists`)
+      return
+    }
     const r = await st.client.call('FORK_NODE', {
       sourceId: c.source,
       targetId: target,
@@ -144,7 +157,9 @@ const handlers: {
     st.graph = { file: c.file, json, text: `${graph.id}\n${graphTree(graph, '  ')}` }
     say(`Loaded graph '${graph.id}' from ${c.file}`)
   },
-  'graph-show': (st) => { say(st.graph?.text ?? 'No graph loaded: :graph load FILE'); },
+  'graph-show': (st) => {
+    say(st.graph?.text ?? 'No graph loaded: :graph load FILE')
+  },
   'graph-run': runGraph,
 }
 

@@ -229,6 +229,49 @@ export const program = (version: string): Command => {
     'nerve graph cancel run-1',
   )
 
+  const wezterm = root
+    .command('wezterm')
+    .description('WezTerm panes through `wezterm cli` (no daemon needed)')
+  const W = () => import('./commands/wezterm.js')
+  example(
+    wezterm
+      .command('list')
+      .description('list the panes of the running WezTerm')
+      .action(act(async (o) => (await W()).list(o))),
+    'nerve wezterm list --json',
+  )
+  example(
+    wezterm
+      .command('spawn [command...]')
+      .description('open a pane running a command (default: your shell); prints its id')
+      .option('--cwd <dir>', 'working directory')
+      .action(act(async (c: string[], o) => (await W()).spawnPane(c, o))),
+    'nerve wezterm spawn -- claude',
+  )
+  example(
+    wezterm
+      .command('send <pane> <text>')
+      .description('type text into a pane, then Enter')
+      .option('--no-enter', 'do not press Enter after the text')
+      .action(act(async (p: string, t: string, o) => (await W()).send(p, t, o))),
+    "nerve wezterm send 3 'git status'",
+  )
+  example(
+    wezterm
+      .command('read <pane>')
+      .description("a pane's screen text")
+      .option('--tail <n>', 'only the last n lines')
+      .action(act(async (p: string, o) => (await W()).read(p, o))),
+    'nerve wezterm read 3 --tail 20',
+  )
+  example(
+    wezterm
+      .command('kill <pane>')
+      .description('close a pane')
+      .action(act(async (p: string, o) => (await W()).kill(p, o))),
+    'nerve wezterm kill 3',
+  )
+
   const F = () => import('./commands/files.js')
   example(
     root

@@ -29,7 +29,13 @@ export { openPty, ptyInterpreter } from './terminal/pty.js'
 export type { PtyInterpreterOptions, PtyTerminal, PtyTerminalOptions } from './terminal/pty.js'
 export { openTmux, TmuxCommandFailed, tmuxInterpreter } from './terminal/tmux.js'
 export type { TmuxInterpreterOptions, TmuxTerminal, TmuxTerminalOptions } from './terminal/tmux.js'
-export { openWezterm, WeztermCommandFailed, weztermInterpreter } from './terminal/wezterm.js'
+export {
+  listWeztermPanes,
+  openWezterm,
+  WeztermCommandFailed,
+  weztermCli,
+  weztermInterpreter,
+} from './terminal/wezterm.js'
 export type {
   WeztermInterpreterOptions,
   WeztermPaneInfo,

@@ -9,7 +9,7 @@ import {
 } from './Terminal.js'
 import { WeztermPane, type WeztermPaneInfo } from './weztermPane.js'
 
-export { WeztermCommandFailed } from './weztermPane.js'
+export { listWeztermPanes, WeztermCommandFailed, weztermCli } from './weztermPane.js'
 export type { WeztermPaneInfo } from './weztermPane.js'
 
 /**

@@ -131,6 +131,58 @@ const joinWrapped = (rows: readonly string[], cols: number | undefined): string[
   return out
 }
 
+/**
+ * Runs `wezterm cli ARGS` (with `input` on its standard input, if given) and
+ * answers what it printed; a failure — WezTerm missing, no GUI running, an
+ * unknown pane — is a {@link WeztermCommandFailed}.
+ */
+export const weztermCli = (bin: string, args: readonly string[], input?: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const fail = (stderr: string, cause?: unknown): void => {
+      reject(new WeztermCommandFailed(args, stderr, cause))
+    }
+    if (input === undefined) {
+      execFile(bin, ['cli', ...args], { maxBuffer: 64 * 1024 * 1024 }, (e, out, err) => {
+        if (e === null) resolve(out)
+        else fail(err, e)
+      })
+      return
+    }
+    const child = spawn(bin, ['cli', ...args], { stdio: ['pipe', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', (e) => {
+      fail(stderr, e)
+    })
+    child.on('close', (code) => {
+      if (code === 0) resolve('')
+      else fail(stderr)
+    })
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(input)
+  })
+
+/**
+ * Every pane of the running WezTerm, as `wezterm cli list --format json` describes them.
+ *
+ * @category terminals
+ */
+export const listWeztermPanes = async (bin = 'wezterm'): Promise<WeztermPaneInfo[]> => {
+  const args = ['list', '--format', 'json']
+  const out = await weztermCli(bin, args)
+  let json: unknown
+  try {
+    json = JSON.parse(out)
+  } catch (e) {
+    throw new WeztermCommandFailed(args, `not JSON: ${out.slice(0, 200)}`, e)
+  }
+  const decoded = PaneList.decode(json)
+  if (E.isLeft(decoded)) {
+    throw new WeztermCommandFailed(args, 'the pane list does not have the expected fields')
+  }
+  return decoded.right.map(infoOf)
+}
+
 /** A WezTerm pane driven through `wezterm cli`. */
 export class WeztermPane implements PaneBackend {
   /** `wezterm cli` has no output events: the pane's text is re-read on an adaptive timer. */
@@ -152,30 +204,7 @@ export class WeztermPane implements PaneBackend {
   }
 
   cli(args: readonly string[], input?: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const fail = (stderr: string, cause?: unknown): void => {
-        reject(new WeztermCommandFailed(args, stderr, cause))
-      }
-      if (input === undefined) {
-        execFile(this.bin, ['cli', ...args], { maxBuffer: 64 * 1024 * 1024 }, (e, out, err) => {
-          if (e === null) resolve(out)
-          else fail(err, e)
-        })
-        return
-      }
-      const child = spawn(this.bin, ['cli', ...args], { stdio: ['pipe', 'ignore', 'pipe'] })
-      let stderr = ''
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-      child.on('error', (e) => {
-        fail(stderr, e)
-      })
-      child.on('close', (code) => {
-        if (code === 0) resolve('')
-        else fail(stderr)
-      })
-      child.stdin.on('error', () => undefined)
-      child.stdin.end(input)
-    })
+    return weztermCli(this.bin, args, input)
   }
 
   private cliSync(args: readonly string[]): string {
@@ -196,20 +225,8 @@ export class WeztermPane implements PaneBackend {
     return String(this.pane)
   }
 
-  async list(): Promise<WeztermPaneInfo[]> {
-    const args = ['list', '--format', 'json']
-    const out = await this.cli(args)
-    let json: unknown
-    try {
-      json = JSON.parse(out)
-    } catch (e) {
-      throw new WeztermCommandFailed(args, `not JSON: ${out.slice(0, 200)}`, e)
-    }
-    const decoded = PaneList.decode(json)
-    if (E.isLeft(decoded)) {
-      throw new WeztermCommandFailed(args, 'the pane list does not have the expected fields')
-    }
-    return decoded.right.map(infoOf)
+  list(): Promise<WeztermPaneInfo[]> {
+    return listWeztermPanes(this.bin)
   }
 
   async info(): Promise<WeztermPaneInfo> {

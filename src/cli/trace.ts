@@ -197,10 +197,13 @@ function open(bar, row) {
   if (bar.input !== undefined) details.append(el('h3', {}, 'Input'), el('pre', {}, show(bar.input)));
   details.append(el('h3', {}, 'Output'), el('pre', {}, show(bar.output ?? null)));
   if (bar.chunks.length > 0) details.append(el('h3', {}, 'Chunks'), el('pre', {}, bar.chunks.join('')));
-  if (bar.conversation !== undefined) {
-    const frame = el('iframe', { title: 'conversation', sandbox: '' });
-    frame.srcdoc = bar.conversation;
-    details.append(el('h3', {}, 'Conversation'), frame);
+  const ofNode = data.conversations[bar.nodeId];
+  const conversation = bar.conversation ?? ofNode;
+  if (conversation !== undefined) {
+    const frame = el('iframe', { title: 'conversation', sandbox: 'allow-scripts' });
+    frame.srcdoc = conversation;
+    const heading = bar.conversation === undefined ? 'Conversation of ' + bar.nodeId + ' after the run' : 'Conversation';
+    details.append(el('h3', {}, heading), frame);
   }
 }
 for (const bar of data.bars) {
@@ -227,7 +230,13 @@ for (const bar of data.bars) {
  */
 export const traceHtml = (
   trace: TraceJson,
-  o: { readonly times?: TraceTimes; readonly graph?: Graph; readonly mermaid?: string } = {},
+  o: {
+    readonly times?: TraceTimes
+    readonly graph?: Graph
+    readonly mermaid?: string
+    /** Conversation files (Nerve JSON) of the run's LLM nodes after the run, by node id. */
+    readonly conversations?: Readonly<Record<string, unknown>>
+  } = {},
 ): string => {
   const bars = barsOf(
     trace,
@@ -235,6 +244,12 @@ export const traceHtml = (
     o.graph === undefined ? new Map<string, unknown>() : inputsOf(o.graph),
   )
   const tokens = bars.reduce((n, b) => n + b.tokens, 0)
+  // One viewer page per node, shown by each of its steps that carries no conversation of its own.
+  const conversations: Record<string, string> = {}
+  for (const [nodeId, file] of Object.entries(o.conversations ?? {})) {
+    const page = conversationOf(file, nodeId)
+    if (page !== undefined) conversations[nodeId] = page
+  }
   const cost = bars.reduce((n, b) => n + b.cost, 0)
   const title = `${trace.graphId} · ${trace.runId}`
   return `<!doctype html>
@@ -249,7 +264,7 @@ export const traceHtml = (
       : `<details><summary>Mermaid</summary><pre id="mermaid">${escapeHtml(o.mermaid)}</pre></details>`
   }</section>
 <section id="details"><p>Click a step to see its input, output, chunks and conversation.</p></section></main>
-<script type="application/json" id="trace-data">${scriptJson({ bars })}</script>
+<script type="application/json" id="trace-data">${scriptJson({ bars, conversations })}</script>
 <script>${SCRIPT}</script></body></html>
 `
 }

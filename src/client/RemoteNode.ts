@@ -2,7 +2,7 @@
  * `RemoteNode`: one node of a daemon's session, driven over the wire. Each
  * method is one command (`EXECUTE_INPUT`, `RUN_COMMAND`, `SEND_INTERRUPT`,
  * `WRITE_DATA`, `GET_BUFFER`, `GET_HISTORY`, `STOP_NODE`, `FORK_NODE`,
- * `DELETE_NODE`, `GET_NODE`); `executeStream` adds a subscription to the
+ * `DELETE_NODE`, `GET_NODE`, `GET_CONVERSATION`); `executeStream` adds a subscription to the
  * node's output chunks.
  */
 import type { NodeInfo } from '../node/index.js'
@@ -155,6 +155,11 @@ export class RemoteNode {
   /** `GET_HISTORY`: the node's history records, filtered. */
   async history(query: HistoryQuery = {}, options?: CallOptions): Promise<readonly HistoryEntry[]> {
     return (await this.client.call('GET_HISTORY', { ...this.where, ...query }, options)).records
+  }
+
+  /** `GET_CONVERSATION`: an LLM node's conversation now, as a Nerve conversation file's JSON. */
+  conversation(options?: CallOptions): Promise<Results['GET_CONVERSATION']> {
+    return this.client.call('GET_CONVERSATION', this.where, options)
   }
 
   /** `GET_NODE`: what the daemon says about the node now. */

@@ -100,4 +100,31 @@ describe('the trace page', () => {
     expect(errors).toEqual([])
     await close()
   }, 60_000)
+
+  it("shows an LLM step's conversation in the conversation viewer, inside the step's details", async () => {
+    const file = join(dir, 'chat.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'chat',
+        nodes: { bot: { kind: 'llm', provider: 'echo' } },
+        steps: [
+          { id: 'ask', node: 'bot', input: 'first question' },
+          { id: 'again', node: 'bot', input: 'second question', dependsOn: ['ask'] },
+        ],
+      }),
+    )
+    const out = join(dir, 'chat.html')
+    const r = await nerve(['graph', 'run', file, '--trace', out])
+    expect(r.code).toBe(0)
+    const { page, errors, close } = await load(out)
+    await page.click('[data-step="ask"]')
+    expect(await page.textContent('#details')).toContain('Conversation of bot after the run')
+    const viewer = page.frameLocator('#details iframe')
+    const text = await viewer.locator('body').textContent()
+    expect(text).toContain('first question')
+    expect(text).toContain('echo: second question')
+    expect(errors).toEqual([])
+    await close()
+  }, 60_000)
 })

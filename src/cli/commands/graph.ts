@@ -97,6 +97,27 @@ export const runSummary = (info: RunInfo): string => {
   return [`run ${info.runId} ${info.state}`, ...rows].join('\n')
 }
 
+/** The conversations of the LLM nodes a run's steps used (nested steps too), by node id. */
+const conversationsOf = async (
+  client: NerveClient,
+  trace: NonNullable<RunInfo['trace']>,
+  sessionId: string | undefined,
+): Promise<Record<string, unknown>> => {
+  const ids = new Set<string>()
+  const walk = (t: NonNullable<RunInfo['trace']>): void => {
+    for (const s of t.steps) {
+      if (s.kind === 'llm') ids.add(s.nodeId)
+      if (s.nested !== undefined) walk(s.nested)
+    }
+  }
+  walk(trace)
+  const out: Record<string, unknown> = {}
+  for (const id of ids) {
+    out[id] = (await client.node(id, sessionId).conversation()).conversation
+  }
+  return out
+}
+
 export interface RunCommandOptions extends GlobalOptions {
   readonly server?: boolean
   readonly maxParallel?: string
@@ -159,6 +180,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
             times: recorder.times,
             graph: decodedGraph,
             mermaid: graphMermaid(decodedGraph),
+            conversations: await conversationsOf(client, info.trace, o.session),
           }),
         )
         if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)

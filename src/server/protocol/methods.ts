@@ -114,6 +114,7 @@ export const paramsCodecs = {
     until: t.string,
     limit: Count,
   }),
+  GET_CONVERSATION: params('GET_CONVERSATION', node, session),
   FORK_NODE: params('FORK_NODE', { sourceId: Name, targetId: Name }, { ...session, at: Count }),
   EXECUTE_GRAPH: params('EXECUTE_GRAPH', { graph: t.unknown }, { ...session, input: t.unknown }),
   CANCEL_GRAPH: params('CANCEL_GRAPH', { runId: t.string }, {}),

@@ -124,6 +124,12 @@ export interface Results {
   readonly SEND_INTERRUPT: { readonly interrupted: boolean }
   readonly WRITE_DATA: { readonly written: number }
   readonly GET_BUFFER: { readonly buffer: string }
+  /** An LLM node's conversation now, in Nerve's file format (`format: "nerve/conversation"`). */
+  readonly GET_CONVERSATION: {
+    readonly nodeId: string
+    readonly messageCount: number
+    readonly conversation: unknown
+  }
   readonly GET_HISTORY: { readonly records: readonly HistoryEntry[]; readonly corrupt: number }
   readonly FORK_NODE: ForkResult
   readonly EXECUTE_GRAPH: { readonly runId: string }

@@ -1,3 +1,5 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { decodeConversation, messages } from '../../../src/conversation/index.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
 import { peer, testEngine, until, type Peer } from '../kit.js'
@@ -162,5 +164,46 @@ describe('finished runs', () => {
       data: { tag: 'UnknownRun' },
     })
     expect((await p.ok<Run>('GET_RUN', { runId: second.runId })).state).toBe('completed')
+  })
+})
+
+describe('GET_CONVERSATION', () => {
+  it("answers an LLM node's conversation as a Nerve file, registered or used by a graph run", async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'chat', kind: 'llm', options: { provider: 'echo' } })
+    await p.ok('EXECUTE_INPUT', { nodeId: 'chat', input: 'hello' })
+    const got = await p.ok<{ messageCount: number; conversation: unknown }>('GET_CONVERSATION', {
+      nodeId: 'chat',
+    })
+    expect(got.messageCount).toBe(2)
+    const doc = decodeConversation(got.conversation)
+    expect(E.isRight(doc)).toBe(true)
+    if (E.isRight(doc)) {
+      expect(messages(doc.right.heads[0]!).map((m) => m.role)).toEqual(['user', 'assistant'])
+    }
+
+    const graph = {
+      id: 'ask',
+      nodes: { bot: { kind: 'llm', provider: 'echo' } },
+      steps: [
+        { id: 'one', node: 'bot', input: 'first' },
+        { id: 'two', node: 'bot', input: 'second', dependsOn: ['one'] },
+      ],
+    }
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    expect((await settled(p, runId)).state).toBe('completed')
+    const bot = await p.ok<{ messageCount: number }>('GET_CONVERSATION', { nodeId: 'bot' })
+    expect(bot.messageCount).toBe(4)
+  })
+
+  it('refuses a node that is not an LLM node, and one that does not exist', async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    expect((await p.call('GET_CONVERSATION', { nodeId: 'sh' })).error).toMatchObject({
+      data: { tag: 'InvalidOptions', path: '/nodeId' },
+    })
+    expect((await p.call('GET_CONVERSATION', { nodeId: 'nobody' })).error).toMatchObject({
+      data: { tag: 'UnknownNode' },
+    })
   })
 })

@@ -1,3 +1,4 @@
+import { encodeConversation, messageCount, type Conversation } from '../../../conversation/index.js'
 import { fork, UnknownNode } from '../../../session/index.js'
 import { InvalidOptions, RequestCancelled } from '../errors.js'
 import { infoOf, nodeOf, registerAndStart } from '../nodes.js'
@@ -14,6 +15,7 @@ type NodeMethods =
   | 'STOP_NODE'
   | 'DELETE_NODE'
   | 'FORK_NODE'
+  | 'GET_CONVERSATION'
 
 /** Sessions and the lifecycle of nodes: create, look up, stop, delete, fork. */
 export const nodeCommands: Commands<NodeMethods> = {
@@ -30,6 +32,25 @@ export const nodeCommands: Commands<NodeMethods> = {
     const { session } = await core.kit(p.sessionId)
     const node = nodeOf(session, p.nodeId, p.kind, p.options ?? {}, core.providers)
     return registerAndStart(session, node)
+  },
+
+  GET_CONVERSATION: async (p, { core }) => {
+    const { session } = await core.kit(p.sessionId)
+    const node = session.get(p.nodeId)
+    if (node !== undefined && node.kind !== 'llm') {
+      throw new InvalidOptions(
+        `node "${p.nodeId}" is a ${node.kind} node: only LLM nodes have a conversation`,
+        '/nodeId',
+      )
+    }
+    // A registered LLM node, or one inside a graph the session ran: its state is in the session's cell.
+    const head = (session.cell(p.nodeId).get() as { head?: Conversation } | undefined)?.head
+    if (head === undefined) throw new UnknownNode(session.id, p.nodeId)
+    return {
+      nodeId: p.nodeId,
+      messageCount: messageCount(head),
+      conversation: encodeConversation({ heads: [head], metadata: { node: p.nodeId } }),
+    }
   },
 
   GET_NODE: async (p, { core }) => {

@@ -272,6 +272,21 @@ export const program = (version: string): Command => {
     'nerve wezterm kill 3',
   )
 
+  example(
+    root
+      .command('worker')
+      .description('run the steps graph runs send to a BullMQ queue on Redis (nerve/distributed)')
+      .option('--redis <url>', 'the Redis server (env NERVE_REDIS_URL)')
+      .requiredOption('--queue <name>', 'the queue to take steps from')
+      .option(
+        '--functions <module>',
+        'a JS module whose exported functions run function nodes, by name',
+      )
+      .option('--concurrency <n>', 'steps run at once', '1')
+      .action(act(async (o) => (await import('./commands/worker.js')).worker(o))),
+    'nerve worker --redis redis://127.0.0.1:6379 --queue steps --functions ./steps.mjs',
+  )
+
   const F = () => import('./commands/files.js')
   example(
     root

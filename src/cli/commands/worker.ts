@@ -1,0 +1,92 @@
+/**
+ * `nerve worker --redis URL --queue NAME`: runs the steps a graph run sends
+ * to a BullMQ queue (see `nerve/distributed`), with the built-in
+ * interpreters (function, graph, bash) and the functions of `--functions
+ * MODULE`: every function the module exports, under its export name (a
+ * default export that is an object of functions counts too). SIGINT or
+ * SIGTERM lets the running steps finish, then leaves.
+ */
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { startWorker } from '../../distributed/index.js'
+import type { NodeFunction } from '../../node/index.js'
+import { CliError, type GlobalOptions } from '../context.js'
+
+export interface WorkerCommandOptions extends GlobalOptions {
+  readonly redis?: string
+  readonly queue: string
+  readonly functions?: string
+  readonly concurrency?: string
+}
+
+type Functions = Record<string, NodeFunction>
+
+const functionsIn = (exports: Record<string, unknown>): Functions => {
+  const out: Functions = {}
+  const take = (o: Record<string, unknown>): void => {
+    for (const [name, f] of Object.entries(o))
+      if (typeof f === 'function') out[name] = f as NodeFunction
+  }
+  const d = exports.default
+  if (typeof d === 'object' && d !== null) take(d as Record<string, unknown>)
+  take(exports)
+  delete out.default
+  return out
+}
+
+/** The functions a module exports, by name; a module that will not load is a `FunctionsUnloadable`. */
+export const loadFunctions = async (file: string): Promise<Functions> => {
+  let exports: Record<string, unknown>
+  try {
+    exports = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
+  } catch (e) {
+    throw new CliError(
+      'FunctionsUnloadable',
+      `cannot load ${file}: ${(e as Error).message}`,
+      '--functions',
+    )
+  }
+  const found = functionsIn(exports)
+  if (Object.keys(found).length === 0) {
+    throw new CliError('NoFunctions', `${file} exports no function`, '--functions')
+  }
+  return found
+}
+
+export const worker = async (o: WorkerCommandOptions): Promise<void> => {
+  const fromEnv = process.env.NERVE_REDIS_URL
+  const redis = o.redis ?? (fromEnv === '' ? undefined : fromEnv)
+  if (redis === undefined) {
+    throw new CliError(
+      'NoRedis',
+      'name the Redis server: --redis redis://host:port (or NERVE_REDIS_URL)',
+      '--redis',
+      2,
+    )
+  }
+  const concurrency = o.concurrency === undefined ? 1 : Number(o.concurrency)
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new CliError(
+      'BadOption',
+      `--concurrency takes a positive integer, got ${o.concurrency}`,
+      '--concurrency',
+      2,
+    )
+  }
+  const functions = o.functions === undefined ? {} : await loadFunctions(o.functions)
+  const w = await startWorker({ connection: redis, queue: o.queue, functions, concurrency })
+  const names = Object.keys(functions)
+  process.stderr.write(
+    `nerve worker: ready on queue ${o.queue} (${redis}), concurrency ${concurrency}, functions: ${names.length === 0 ? 'none' : names.join(', ')}\n`,
+  )
+  await new Promise<void>((done) => {
+    process.once('SIGINT', () => {
+      done()
+    })
+    process.once('SIGTERM', () => {
+      done()
+    })
+  })
+  await w.close()
+  process.stderr.write('nerve worker: stopped\n')
+}

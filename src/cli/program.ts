@@ -216,6 +216,10 @@ export const program = (version: string): Command => {
       .option('--max-parallel <n>', 'at most n steps at once')
       .option('--input <value>', 'the graph input (JSON when it parses)')
       .option('--trace <file>', "write the run's trace here as a self-contained HTML page")
+      .option(
+        '--record <file>',
+        'record everything the steps answered, to replay with `nerve replay`',
+      )
       .action(act(async (f: string, o) => (await G()).run(f, o))),
     'nerve graph run examples/release-check.json',
     'nerve graph run examples/fan-out.json --trace fan-out.html',
@@ -285,6 +289,27 @@ export const program = (version: string): Command => {
       .option('--concurrency <n>', 'steps run at once', '1')
       .action(act(async (o) => (await import('./commands/worker.js')).worker(o))),
     'nerve worker --redis redis://127.0.0.1:6379 --queue steps --functions ./steps.mjs',
+  )
+
+  example(
+    root
+      .command('replay <recording>')
+      .description(
+        'run a recorded graph run again from its recording: no model, process or clock is called',
+      )
+      .option(
+        '--graph <file>',
+        'replay this graph file instead of the recorded one (a change is a divergence)',
+      )
+      .option(
+        '--from <step>',
+        'answer from the recording up to this step (a/b for nested), then run live',
+      )
+      .action(
+        act(async (f: string, o) => (await import('./commands/replay.js')).replayCommand(f, o)),
+      ),
+    'nerve graph run examples/fan-out.json --record run.rec.json && nerve replay run.rec.json',
+    'nerve replay run.rec.json --graph changed.json',
   )
 
   const F = () => import('./commands/files.js')

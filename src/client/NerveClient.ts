@@ -319,7 +319,12 @@ export class NerveClient implements Calls {
    */
   async runGraph(
     graph: unknown,
-    options: { readonly input?: unknown; readonly sessionId?: string } = {},
+    options: {
+      readonly input?: unknown
+      readonly sessionId?: string
+      /** Record the run: its info (`result()`) then carries a `recording` to replay. */
+      readonly record?: boolean
+    } = {},
   ): Promise<RemoteRun> {
     const events = this.wire!.events
       ? await this.subscribe({

@@ -123,6 +123,7 @@ export interface RunCommandOptions extends GlobalOptions {
   readonly maxParallel?: string
   readonly input?: string
   readonly trace?: string
+  readonly record?: string
 }
 
 /**
@@ -151,6 +152,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     const remote = await client.runGraph(graph, {
       ...(input !== undefined && { input }),
       ...(o.session !== undefined && { sessionId: o.session }),
+      ...(o.record !== undefined && { record: true }),
     })
     const cancel = (): void => {
       void remote.cancel().catch(() => undefined)
@@ -184,6 +186,14 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
           }),
         )
         if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
+      }
+      if (o.record !== undefined) {
+        // The graph file goes with the recording, so `nerve replay` needs nothing else.
+        await writeFileAtomic(
+          o.record,
+          `${JSON.stringify({ ...(info.recording as object), graph: json })}\n`,
+        )
+        if (o.json !== true) process.stderr.write(`Recorded ${o.record}\n`)
       }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
       else if (live !== undefined) live.finish(info)

@@ -6,6 +6,7 @@ import type { Session } from '../../session/index.js'
 import type { RunInfo, RunStateName, TraceJson, TraceStep } from '../protocol/index.js'
 import { UnknownRun } from './errors.js'
 import { errorShape, tagOf } from './json.js'
+import { recorder } from '../../store/index.js'
 
 /** A JSON-shaped trace. */
 export const traceJson = (trace: Trace): TraceJson =>
@@ -81,9 +82,16 @@ export class Runs {
     input: unknown,
     onEvent: (e: RunEvent) => void,
     now: () => string,
+    record = false,
   ): string {
     const runId = randomUUID()
     const controller = new AbortController()
+    // A recorded run answers from wrapped interpreters, clock and random source (see nerve/store).
+    const rec = record
+      ? recorder({ interpreters: session.interpreters, clock: session.clock })
+      : undefined
+    const recording = (failed: boolean) =>
+      rec === undefined ? {} : { recording: rec.recording(runId, g.id, input, failed) }
     const entry: Entry = {
       runId,
       sessionId: session.id,
@@ -93,9 +101,10 @@ export class Runs {
       state: 'running',
       info: undefined,
       done: run(g, {
-        interpreters: session.interpreters,
+        interpreters: rec?.interpreters ?? session.interpreters,
         session,
-        clock: session.clock,
+        clock: rec?.clock ?? session.clock,
+        ...(rec !== undefined && { random: rec.random }),
         signal: controller.signal,
         runId,
         input,
@@ -103,13 +112,18 @@ export class Runs {
       })
         .then(
           (r) => {
-            this.#finish(entry, 'completed', { results: r.results, trace: traceJson(r.trace) })
+            this.#finish(entry, 'completed', {
+              results: r.results,
+              trace: traceJson(r.trace),
+              ...recording(false),
+            })
           },
           (e: unknown) => {
             const trace = (e as { trace?: Trace } | null)?.trace
             this.#finish(entry, tagOf(e) === 'Cancelled' ? 'cancelled' : 'failed', {
               error: errorShape(e),
               ...(trace !== undefined && { trace: traceJson(trace) }),
+              ...recording(true),
             })
           },
         )

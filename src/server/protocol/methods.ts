@@ -116,7 +116,11 @@ export const paramsCodecs = {
   }),
   GET_CONVERSATION: params('GET_CONVERSATION', node, session),
   FORK_NODE: params('FORK_NODE', { sourceId: Name, targetId: Name }, { ...session, at: Count }),
-  EXECUTE_GRAPH: params('EXECUTE_GRAPH', { graph: t.unknown }, { ...session, input: t.unknown }),
+  EXECUTE_GRAPH: params(
+    'EXECUTE_GRAPH',
+    { graph: t.unknown },
+    { ...session, input: t.unknown, record: t.boolean },
+  ),
   CANCEL_GRAPH: params('CANCEL_GRAPH', { runId: t.string }, {}),
   GET_RUN: params('GET_RUN', { runId: t.string }, {}),
   SUBSCRIBE: params(

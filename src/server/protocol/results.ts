@@ -88,6 +88,8 @@ export interface RunInfo {
   readonly results?: Readonly<Record<string, unknown>>
   readonly error?: WireErrorShape
   readonly trace?: TraceJson
+  /** With `EXECUTE_GRAPH { record: true }`: everything its interpreters, clock and random source answered (`nerve/store`'s `Recording`). */
+  readonly recording?: unknown
 }
 
 /**

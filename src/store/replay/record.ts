@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Graph } from '../../graph/index.js'
-import type { Interpreter, InterpreterRegistry, NodeContext } from '../../node/index.js'
+import type { Interpreter, InterpreterRegistry, Node, NodeContext } from '../../node/index.js'
 import {
   run,
   systemClock,
@@ -58,24 +58,29 @@ export const recorder = (options: {
   const randoms: number[] = []
   const inner = options.clock ?? systemClock
   const innerRandom = options.random ?? Math.random
+  /** Records a call of `kind` on `node` (pending until `keep` answers how it ended). */
+  const begin = (kind: string, node: Node, ctx: NodeContext) => {
+    const slot = calls.length
+    const base = {
+      path: [...ctx.path],
+      attempt: ctx.attempt,
+      kind,
+      nodeId: node.id,
+      input: jsonOf(ctx.input),
+    }
+    calls.push(Object.freeze({ ...base, async: true, outcome: { _tag: 'pending' as const } }))
+    return (async: boolean, outcome: RecordedCall['outcome']): void => {
+      calls[slot] = Object.freeze({ ...base, async, outcome })
+    }
+  }
   const wrap = (i: Interpreter): Interpreter => {
     const execute = i.execute?.bind(i)
-    if (PASS_THROUGH.has(i.kind) || execute === undefined) return i
-    return Object.freeze({
-      ...i,
-      execute(node: Parameters<typeof execute>[0], ctx: NodeContext): unknown {
-        const slot = calls.length
-        const base = {
-          path: [...ctx.path],
-          attempt: ctx.attempt,
-          kind: i.kind,
-          nodeId: node.id,
-          input: jsonOf(ctx.input),
-        }
-        calls.push(Object.freeze({ ...base, async: true, outcome: { _tag: 'pending' as const } }))
-        const keep = (async: boolean, outcome: RecordedCall['outcome']): void => {
-          calls[slot] = Object.freeze({ ...base, async, outcome })
-        }
+    const stream = i.executeStream?.bind(i)
+    if (PASS_THROUGH.has(i.kind) || (execute === undefined && stream === undefined)) return i
+    const wrapped: Interpreter = { ...i }
+    if (execute !== undefined) {
+      wrapped.execute = (node: Node, ctx: NodeContext): unknown => {
+        const keep = begin(i.kind, node, ctx)
         let out: unknown
         try {
           out = execute(node, ctx)
@@ -97,8 +102,23 @@ export const recorder = (options: {
             throw e
           },
         )
-      },
-    })
+      }
+    }
+    if (stream !== undefined) {
+      // A streamed step is recorded by its result; a replay answers it at once, without its chunks.
+      wrapped.executeStream = async function* (node: Node, ctx: NodeContext) {
+        const keep = begin(i.kind, node, ctx)
+        try {
+          const value: unknown = yield* stream(node, ctx)
+          keep(true, { _tag: 'value', value: jsonOf(value) })
+          return value
+        } catch (e) {
+          keep(true, { _tag: 'error', error: recordedError(e) })
+          throw e
+        }
+      }
+    }
+    return Object.freeze(wrapped)
   }
   const registry = new Map<string, Interpreter>()
   for (const [kind, i] of options.interpreters) registry.set(kind, wrap(i))

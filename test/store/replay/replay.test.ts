@@ -12,6 +12,7 @@ import {
   interpreters,
   isStoreCorrupt,
   retry,
+  type Interpreter,
   type RunResult,
 } from 'nerve'
 import { failure, scripted, scriptedNode, succeed } from 'nerve/testing'
@@ -70,6 +71,29 @@ const pipeline = (prompt: string) =>
 const live = () => interpreters(...defaultInterpreters.values(), model())
 
 describe('replay', () => {
+  it('records a streaming interpreter by its result, and replays it without running it', async () => {
+    let runs = 0
+    const streaming: Interpreter = {
+      kind: 'ticker',
+      async *executeStream(_node, ctx) {
+        runs++
+        yield 'tick '
+        await Promise.resolve()
+        yield 'tock'
+        return `${String(ctx.input)} #${runs}`
+      },
+    }
+    const g = pipe(graph('g'), addStep({ id: 't', node: scriptedNode('t', 'ticker'), input: 'hi' }))
+    const { result, recording } = await record(g, { interpreters: interpreters(streaming) })
+    expect(right(result).results.t).toBe('hi #1')
+    expect(recording.calls.map((c) => [c.kind, c.outcome])).toEqual([
+      ['ticker', { _tag: 'value', value: 'hi #1' }],
+    ])
+    const again = right(await replay(recording, g))
+    expect(again.results.t).toBe('hi #1')
+    expect(runs).toBe(1)
+  })
+
   it('gives the recorded trace and results without calling any interpreter', async () => {
     const g = pipeline('write a poem')
     const { result, recording } = await record(g, { interpreters: live(), input: 'x' })

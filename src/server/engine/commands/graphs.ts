@@ -21,7 +21,9 @@ export const graphCommands: Commands<GraphMethods> = {
     const { session } = await core.kit(p.sessionId)
     const g = graphOf(session, p.graph, '/graph')
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
-    return { runId: core.runs.start(session, g, p.input, publish, () => core.now()) }
+    return {
+      runId: core.runs.start(session, g, p.input, publish, () => core.now(), p.record === true),
+    }
   },
 
   CANCEL_GRAPH: (p, { core }) =>

@@ -1,0 +1,81 @@
+/**
+ * `graph run --record` and `nerve replay` through the built executable: the
+ * replay answers from the recording (the steps' commands do not run again),
+ * a changed graph stops at the step that changed, and `--from` runs the
+ * rest live.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuilt, nerve } from './run.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'nerve-replay-'))
+const file = (name: string, value: unknown): string => {
+  const path = join(dir, name)
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}
+const graphOf = (second: string) => ({
+  id: 'clocks',
+  nodes: { sh: { kind: 'bash' } },
+  steps: [
+    { id: 'first', node: 'sh', input: 'date +%s%N' },
+    { id: 'second', node: 'sh', input: second, dependsOn: ['first'] },
+  ],
+})
+
+interface Replayed {
+  readonly state: string
+  readonly results: Record<string, { stdout: string }>
+}
+
+beforeAll(() => {
+  ensureBuilt()
+}, 180_000)
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('nerve replay', () => {
+  const graph = file('clocks.json', graphOf('date +%s%N; echo $$'))
+  const rec = join(dir, 'clocks.rec.json')
+  let recorded: Replayed
+
+  beforeAll(async () => {
+    const r = await nerve(['graph', 'run', graph, '--record', rec, '--json'])
+    expect(r.code).toBe(0)
+    recorded = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Replayed
+  }, 60_000)
+
+  it('answers every step from the recording: the same results, nothing run again', async () => {
+    const r = await nerve(['replay', rec, '--json'])
+    expect(r.code).toBe(0)
+    const again = JSON.parse(r.stdout) as Replayed
+    expect(again.state).toBe('completed')
+    expect(again.results).toEqual(recorded.results)
+  })
+
+  it('stops at the first step that differs from the recording, naming it', async () => {
+    const changed = file('changed.json', graphOf('echo something else'))
+    const r = await nerve(['replay', rec, '--graph', changed])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toMatch(
+      /^error: ReplayDivergence at second: replay diverged at step second \(attempt 1\): input differs/,
+    )
+  })
+
+  it('replays up to --from and runs the rest live', async () => {
+    const r = await nerve(['replay', rec, '--from', 'second', '--json'])
+    expect(r.code).toBe(0)
+    const again = JSON.parse(r.stdout) as Replayed
+    expect(again.results.first).toEqual(recorded.results.first)
+    expect(again.results.second!.stdout).not.toBe(recorded.results.second!.stdout)
+  })
+
+  it('refuses a file that is not a recording', async () => {
+    const r = await nerve(['replay', graph])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error: RecordingInvalid: /)
+  })
+})

@@ -17,6 +17,7 @@ import { createFunction, createGraph, createTerminal } from '../../src/session/f
 import { createSession } from '../../src/session/createSession.js'
 import { StartFailed } from '../../src/session/SessionError.js'
 import { counter, counterInterpreter } from './kit.js'
+import { needsTmux } from '../interpreters/terminal/needsTmux.js'
 
 const SHELL = {
   command: 'bash',
@@ -80,22 +81,25 @@ describe('createTerminal', () => {
     expect(terminals.terminal('sh')).toBeUndefined()
   })
 
-  it('starts a tmux pane', async () => {
-    const session = createSession({
-      interpreters: interpreters(...defaultInterpreters.values(), tmuxInterpreter()),
-    })
-    try {
-      await createTerminal(session, 'pane', {
-        kind: 'tmux',
-        socketPath: join(DIR, 'tmux'),
-        ...SHELL,
+  describe('with tmux', () => {
+    needsTmux()
+    it('starts a tmux pane', async () => {
+      const session = createSession({
+        interpreters: interpreters(...defaultInterpreters.values(), tmuxInterpreter()),
       })
-      expect(session.state('pane')).toBe('ready')
-      const answer = (await session.execute('pane', 'echo tm-$((1 + 1))')) as ParsedResponse
-      expect(answer.text).toContain('tm-2')
-    } finally {
-      await session.close()
-    }
+      try {
+        await createTerminal(session, 'pane', {
+          kind: 'tmux',
+          socketPath: join(DIR, 'tmux'),
+          ...SHELL,
+        })
+        expect(session.state('pane')).toBe('ready')
+        const answer = (await session.execute('pane', 'echo tm-$((1 + 1))')) as ParsedResponse
+        expect(answer.text).toContain('tm-2')
+      } finally {
+        await session.close()
+      }
+    })
   })
 
   it('rejects a program that cannot start with StartFailed, leaving the name free', async () => {

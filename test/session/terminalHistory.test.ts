@@ -27,6 +27,7 @@ import {
   type PtyTerminal,
   type TerminalHistoryOptions,
 } from '../../src/index.js'
+import { needsTmux } from '../interpreters/terminal/needsTmux.js'
 
 const BASH = {
   command: 'bash',
@@ -191,6 +192,7 @@ const FAKE_WEZTERM = fileURLToPath(new URL('../fake-wezterm/wezterm', import.met
 const FAKE_CLAUDE = fileURLToPath(new URL('../fake-claude/claude', import.meta.url))
 
 describe('a Claude-on-WezTerm node with history', () => {
+  needsTmux()
   const dir = mkdtempSync(join(tmpdir(), 'nerve-term-history-claude-'))
   const socket = join(dir, 'tmux')
   let saved: string | undefined

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { peer, testEngine, type Peer } from '../kit.js'
+import { needsTmux } from '../../interpreters/terminal/needsTmux.js'
 
 /** The fake wezterm CLI drives a tmux server of this file's own; the fake claude answers "You said: …". */
 const FAKE_WEZTERM = fileURLToPath(new URL('../../fake-wezterm/wezterm', import.meta.url))
@@ -41,6 +42,7 @@ const connected = async (): Promise<Peer> => {
 }
 
 describe('pane nodes through the engine', { timeout: 60_000 }, () => {
+  needsTmux()
   it('runs Claude Code in a WezTerm pane (kind claude): executes with the claude parser and forks the session', async () => {
     const p = await connected()
     expect(

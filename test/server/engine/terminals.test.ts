@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { peer, ptyOptions, testEngine, type Peer } from '../kit.js'
+import { needsTmux } from '../../interpreters/terminal/needsTmux.js'
 
 const disposals: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -15,6 +16,7 @@ const connected = async (): Promise<{ p: Peer; root: string }> => {
 }
 
 describe('a tmux node through the engine', () => {
+  needsTmux()
   it('executes in a real tmux pane, reads its screen and stops its session on delete', async () => {
     const { p, root } = await connected()
     const socketPath = join(root, 'tmux.sock')

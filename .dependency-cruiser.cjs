@@ -32,7 +32,7 @@ const interpreters = ['runtime/', ...runtime]
 const session = ['interpreters/', ...interpreters]
 const network = ['session/', ...session]
 const store = ['network/', ...network]
-const face = ['cli/', 'server/', 'client/', 'mcp/', 'store/', 'distributed/', ...network]
+const face = ['cli/', 'server/', 'client/', 'mcp/', 'store/', 'distributed/', ...store]
 const below = {
   dag,
   conversation,

@@ -312,6 +312,29 @@ export const program = (version: string): Command => {
     'nerve replay run.rec.json --graph changed.json',
   )
 
+  const network = root
+    .command('network')
+    .description('network files: live agent networks, in this process')
+  const NW = () => import('./commands/network.js')
+  example(
+    network
+      .command('run <file>')
+      .description('run a network until it is idle; prints deliveries, firings, edits, halts')
+      .option('--send <node=message...>', 'send a message to a node once it starts')
+      .option('--root <dir>', "the nodes' working directory (default: here)")
+      .option('--html <file>', 'write the envelope DAG here as a self-contained HTML page')
+      .action(act(async (f: string, o) => (await NW()).run(f, o))),
+    "nerve network run examples/review.network.json --send 'writer=Write a haiku about queues'",
+  )
+  example(
+    network
+      .command('show <file>')
+      .description("a network's nodes and edges")
+      .option('--mermaid', 'as a Mermaid flowchart')
+      .action(act(async (f: string, o) => (await NW()).show(f, o))),
+    'nerve network show examples/review.network.json --mermaid',
+  )
+
   const F = () => import('./commands/files.js')
   example(
     root

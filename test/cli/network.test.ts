@@ -1,0 +1,110 @@
+/**
+ * `nerve network run|show` through the built executable, on the example
+ * network (mock providers, no key) and on files made here.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuilt, nerve } from './run.js'
+
+const EXAMPLE = 'examples/review.network.json'
+const dir = mkdtempSync(join(tmpdir(), 'nerve-network-'))
+const file = (name: string, value: unknown): string => {
+  const path = join(dir, name)
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}
+
+beforeAll(() => {
+  ensureBuilt()
+}, 180_000)
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('nerve network run', () => {
+  it('runs the example until the writer is done, printing each delivery, and writes the envelope DAG', async () => {
+    const html = join(dir, 'envelopes.html')
+    const r = await nerve([
+      'network',
+      'run',
+      EXAMPLE,
+      '--send',
+      'writer=Write a haiku',
+      '--root',
+      dir,
+      '--html',
+      html,
+    ])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toBe('message user → writer: Write a haiku')
+    expect(lines).toContain('handoff reviewer → writer: Tighten the last line.')
+    expect(lines.at(-1)).toBe('done    writer (Done signal)')
+    expect(r.stderr).toMatch(/network review done: \d+ envelopes/)
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/i)
+  })
+
+  it('prints NDJSON events and a summary with --json', async () => {
+    const r = await nerve([
+      'network',
+      'run',
+      EXAMPLE,
+      '--send',
+      'writer=Go',
+      '--root',
+      dir,
+      '--json',
+    ])
+    expect(r.code).toBe(0)
+    const values = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(
+      values.slice(0, -1).every((v) => typeof v.type === 'string' && typeof v.runId === 'string'),
+    ).toBe(true)
+    expect(values.at(-1)).toMatchObject({ networkId: 'review', status: 'done', done: ['writer'] })
+  })
+
+  it('halts a loop that repeats itself, exit 1', async () => {
+    const stuck = file('stuck.json', {
+      id: 'stuck',
+      nodes: [
+        { id: 'a', provider: { type: 'mock', script: ['same'] } },
+        { id: 'b', provider: { type: 'mock', script: ['again'] } },
+      ],
+      edges: [{ from: 'a', to: 'b' }],
+    })
+    const r = await nerve(['network', 'run', stuck, '--send', 'a=start', '--root', dir])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/^halted {2}.*StallError/m)
+    expect(r.stderr).toMatch(/network stuck halted/)
+  })
+
+  it('refuses a bad network file with its JSON path, and --send to a node it lacks', async () => {
+    const bad = file('bad.json', {
+      id: 'bad',
+      nodes: [{ id: 'a' }],
+      edges: [{ from: 'a', to: 'ghost' }],
+    })
+    const r = await nerve(['network', 'run', bad])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error: NetworkFileInvalid at \/edges\/0\/to/)
+    const ghost = await nerve(['network', 'run', EXAMPLE, '--send', 'ghost=hi'])
+    expect(ghost.code).toBe(2)
+    expect(ghost.stderr).toMatch(/^error: UnknownNode at --send/)
+  })
+})
+
+describe('nerve network show', () => {
+  it('lists nodes and edges, or draws them in Mermaid', async () => {
+    const text = await nerve(['network', 'show', EXAMPLE])
+    expect(text.stdout).toMatch(/^review \(implementation mode\)$/m)
+    expect(text.stdout).toMatch(/^ {2}writer\s+Coder\s+auto\s+any\s+mock$/m)
+    expect(text.stdout).toMatch(/^ {2}writer ↔ reviewer \(queue\)$/m)
+    const mermaid = await nerve(['network', 'show', EXAMPLE, '--mermaid'])
+    expect(mermaid.stdout.split('\n')).toContain('  writer <--> reviewer')
+  })
+})

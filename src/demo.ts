@@ -276,4 +276,8 @@ console.log(`
 from a terminal:
   node dist/cli/main.js graph run examples/release-check.json
   node dist/cli/main.js graph run examples/fan-out.json --trace ${out}/fan-out.html
-  node dist/cli/main.js graph show examples/fan-out.json --mermaid`)
+  node dist/cli/main.js graph show examples/fan-out.json --mermaid
+  node dist/cli/main.js graph run examples/fan-out.json --record ${out}/fan-out.rec.json && node dist/cli/main.js replay ${out}/fan-out.rec.json
+  node dist/cli/main.js network run examples/review.network.json --send 'writer=Write a haiku'
+  node dist/cli/main.js repl                 # @node text, :create, :fork, :graph run
+  node dist/cli/main.js mcp                  # an MCP server on stdio`)

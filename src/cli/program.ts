@@ -153,6 +153,14 @@ export const program = (version: string): Command => {
       .option('-d, --detach', 'run in the background')
       .option('--tcp <host:port>', 'also serve NDJSON over TCP')
       .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
+      .option('--store <path>', 'save sessions here (env NERVE_STORE; default ~/.nerve/nerve.db)')
+      .addOption(
+        new Option('--store-kind <kind>', 'sqlite (default) or files (a JSON file)').choices([
+          'sqlite',
+          'files',
+        ]),
+      )
+      .option('--no-store', 'save sessions nowhere')
       .action(act(async (o) => (await S()).start(o))),
     'nerve server start --detach',
     'nerve server start --http 127.0.0.1:7700',

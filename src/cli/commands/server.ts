@@ -10,6 +10,8 @@ import { readFile, rm } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { isLoopback, socketIsLive, startServer, type BindOptions } from '../../server/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
+import type { SessionStore } from '../../session/index.js'
+import { openStore, type StoreKind } from '../../store/index.js'
 import { CliError, print, socketOf, withClient, type GlobalOptions } from '../context.js'
 
 /** What a running daemon records about itself beside its socket. */
@@ -19,6 +21,8 @@ export interface DaemonStatus {
   readonly tcp?: { readonly host: string; readonly port: number }
   readonly http?: { readonly host: string; readonly port: number; readonly url: string }
   readonly tokenFile?: string
+  /** Where `SAVE_SESSION` and shutdown save sessions. */
+  readonly store?: { readonly kind: StoreKind; readonly path: string }
   readonly startedAt: string
 }
 
@@ -36,6 +40,17 @@ export interface StartOptions extends GlobalOptions {
   readonly detach?: boolean
   readonly tcp?: string
   readonly http?: string
+  /** A path, or `false` with `--no-store`. */
+  readonly store?: string | false
+  readonly storeKind?: StoreKind
+}
+
+/** The store sessions are saved in: `--store`, then `NERVE_STORE`, then `~/.nerve/nerve.db` (SQLite). */
+const storeOf = (o: StartOptions): { store: SessionStore; kind: StoreKind } | undefined => {
+  if (o.store === false) return undefined
+  const path = o.store ?? (process.env.NERVE_STORE === '' ? undefined : process.env.NERVE_STORE)
+  const kind = o.storeKind ?? 'sqlite'
+  return { store: openStore({ kind, ...(path !== undefined && { path }) }), kind }
 }
 
 /** `server start`: serves in the foreground until SHUTDOWN or a signal; `--detach` leaves it running. */
@@ -45,8 +60,11 @@ export const start = async (o: StartOptions): Promise<void> => {
   const http = bindOf('--http', o.http)
   const token = o.token ?? process.env.NERVE_TOKEN
   if (o.detach === true) return detach(socket, o)
+  const kept = storeOf(o)
+  const store = kept?.store
   const handle = await startServer({
     socket,
+    ...(store !== undefined && { engineOptions: { store } }),
     ...(tcp !== undefined && { tcp }),
     ...(http !== undefined && { http }),
     ...(token !== undefined && { token }),
@@ -59,6 +77,7 @@ export const start = async (o: StartOptions): Promise<void> => {
   const status: DaemonStatus = {
     pid: process.pid,
     socket,
+    ...(kept !== undefined && { store: { kind: kept.kind, path: kept.store.path } }),
     ...(handle.tcp !== undefined && { tcp: handle.tcp }),
     ...(handle.http !== undefined && { http: handle.http }),
     ...(handle.tokenFile !== undefined && { tokenFile: handle.tokenFile }),
@@ -71,9 +90,11 @@ export const start = async (o: StartOptions): Promise<void> => {
       ...(s.tcp !== undefined ? [`  tcp  ${s.tcp.host}:${s.tcp.port}`] : []),
       ...(s.http !== undefined ? [`  http ${s.http.url}`] : []),
       ...(s.tokenFile !== undefined ? [`  token in ${s.tokenFile}`] : []),
+      ...(s.store !== undefined ? [`  sessions saved in ${s.store.path} (${s.store.kind})`] : []),
     ].join('\n'),
   )
   await handle.closed
+  await store?.close()
   await rm(statusFile(socket), { force: true })
 }
 

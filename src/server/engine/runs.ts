@@ -3,10 +3,10 @@ import { isGraph, listSteps, type Graph } from '../../graph/index.js'
 import type { Node } from '../../node/index.js'
 import { run, type RunEvent, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
+import { recorder } from '../../store/index.js'
 import type { RunInfo, RunStateName, TraceJson, TraceStep } from '../protocol/index.js'
 import { UnknownRun } from './errors.js'
 import { errorShape, tagOf } from './json.js'
-import { recorder } from '../../store/index.js'
 
 /** A JSON-shaped trace. */
 export const traceJson = (trace: Trace): TraceJson =>

@@ -39,7 +39,8 @@ export const validate = async (file: string, o: GlobalOptions): Promise<void> =>
   if (errors.length > 0) process.exitCode = 1
 }
 
-const mermaidId = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '_')
+/** A Mermaid node id for a name. */
+export const mermaidId = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '_')
 
 /** The graph's shape as a Mermaid flowchart, nested graphs as subgraphs. */
 export const graphMermaid = (g: Graph): string => {

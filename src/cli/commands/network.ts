@@ -17,6 +17,7 @@ import {
 import { writeFileAtomic } from '../../interpreters/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
+import { mermaidId } from './graph.js'
 
 const decoded = async (file: string): Promise<Network> => {
   const net = decodeNetwork(await readJson(file))
@@ -117,8 +118,6 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
     process.off('SIGINT', cancel)
   }
 }
-
-const mermaidId = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '_')
 
 /** `nerve network show FILE [--mermaid]`: nodes (role, mode, trigger, provider) and edges. */
 export const show = async (

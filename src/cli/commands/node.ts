@@ -138,7 +138,8 @@ export interface HistoryCommandOptions extends GlobalOptions {
   readonly until?: string
 }
 
-const historyLine = (h: HistoryEntry): string => {
+/** One history record as a line: seq, time, op and the op's fields. */
+export const historyLine = (h: HistoryEntry): string => {
   const { seq, op, time, node: _node, ...rest } = h
   return `${String(seq).padStart(4)} ${time} ${op.padEnd(11)} ${JSON.stringify(rest)}`
 }

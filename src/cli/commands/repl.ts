@@ -13,7 +13,7 @@ import { NerveClient } from '../../client/index.js'
 import { connect, errorLine, type GlobalOptions } from '../context.js'
 import { COMMANDS, complete, forkName, parseLine, type ReplCommand } from '../repl/line.js'
 import { decoded, graphTree, runSummary } from './graph.js'
-import { answerText, chunkText } from './node.js'
+import { answerText, chunkText, historyLine } from './node.js'
 
 export interface ReplOptions extends GlobalOptions {
   readonly historyFile?: string
@@ -137,16 +137,7 @@ const handlers: {
   },
   history: async (st, c) => {
     const records = await st.client.node(c.nodeId, st.session.sessionId).history()
-    say(
-      records.length === 0
-        ? 'No history'
-        : records
-            .map(
-              ({ seq, op, time, node: _n, ...rest }) =>
-                `${String(seq).padStart(4)} ${time} ${op.padEnd(11)} ${JSON.stringify(rest)}`,
-            )
-            .join('\n'),
-    )
+    say(records.length === 0 ? 'No history' : records.map(historyLine).join('\n'))
   },
   interrupt: async (st, c) => {
     const done = await st.client.node(c.nodeId, st.session.sessionId).interrupt()

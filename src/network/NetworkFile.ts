@@ -4,7 +4,9 @@ import { UsageError } from '../errors.js'
 import { showInvalidName, validateName } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import { role as makeRole, roles, type AgentRole } from './AgentRole.js'
-import { addNode, connect, network } from './edit.js'
+import { connect } from './edgeEdits.js'
+import { network } from './edit.js'
+import { addNode } from './nodeEdits.js'
 import type {
   Acceptance,
   Delivery,

@@ -74,6 +74,8 @@ export class NetworkRun {
       providers: { ...options.providers },
       started: clock.now(),
       netUsage: noUsage(),
+      subnetUsage: new Map(),
+      spent: new Set(),
       registry: interpreters(),
       net,
       loopOf: new Map(),

@@ -15,8 +15,8 @@ import { inputText, tickText } from './firing.js'
 import type { NetworkNode } from './Network.js'
 import { MaxIterationsExceeded } from './NetworkError.js'
 import { sessionNodeOf } from './providers.js'
-import { remainingBudget } from './runParts.js'
-import { emit, halt, record, type NodeRun, type RunState, type Usage } from './runState.js'
+import { firingBudget, rollUp } from './budgets.js'
+import { emit, halt, record, type NodeRun, type RunState } from './runState.js'
 import { settle } from './settle.js'
 
 /** Fires `node` with what {@link select} took; resolves when the firing is settled. */
@@ -34,16 +34,9 @@ export const fire = async (
     halt(s, loop, new MaxIterationsExceeded(loop, node.id, max))
     return
   }
-  const budget = remainingBudget(
-    node.budget,
-    st.usage,
-    s.net.budget,
-    s.netUsage,
-    s.clock.now() - s.started,
-  )
-  if (budget.exceeded !== undefined) {
+  const budget = firingBudget(s, node, st)
+  if (budget === false) {
     s.unprocessed.push(...envelopes)
-    halt(s, [node.id], budget.exceeded)
     return
   }
   st.iterations++
@@ -54,6 +47,7 @@ export const fire = async (
   emit(s, { type: 'firing', runId: s.runId, nodeId: node.id, iteration, causedBy: causes })
   const began = s.clock.now()
   let ok = true
+  let used: RunUsage = NONE
   try {
     const release =
       node.assignment === undefined
@@ -74,13 +68,13 @@ export const fire = async (
         clock: s.clock,
         signal: s.abort.signal,
         runId: `${s.runId}.${node.id}.${iteration}`,
-        ...(budget.budget !== undefined && { budget: budget.budget }),
+        ...(budget !== undefined && { budget }),
       })
       output = result.results[node.id]
-      addUsage(s, st, result.metrics.usage)
+      used = result.metrics.usage
     } catch (e) {
       failure = e
-      addUsage(s, st, usageOfTrace(e))
+      used = usageOfTrace(e)
     } finally {
       release?.()
     }
@@ -92,8 +86,7 @@ export const fire = async (
     if (!s.cancelled) halt(s, [node.id], e instanceof Error ? e : new Error(String(e)))
   } finally {
     const elapsed = s.clock.now() - began
-    st.usage.timeMs += elapsed
-    s.netUsage.timeMs += elapsed
+    rollUp(s, node, st, used, elapsed)
     st.inFlight = false
     s.inFlight--
     s.locks.releaseAll(node.id)
@@ -143,17 +136,7 @@ const firingText = (
   return { text, causes: [record(s, 'tick', node.id, node.id, { message: text }, causes).id] }
 }
 
-const add = (to: Usage, u: RunUsage): void => {
-  to.tokens += u.tokens
-  to.apiCalls += u.apiCalls
-  to.cost += u.cost
-  to.firings++
-}
-
-const addUsage = (s: RunState, st: NodeRun, u: RunUsage): void => {
-  add(st.usage, u)
-  add(s.netUsage, u)
-}
+const NONE: RunUsage = Object.freeze({ tokens: 0, apiCalls: 0, cost: 0 })
 
 /** What the steps of a failed firing's partial trace used. */
 const usageOfTrace = (e: unknown): RunUsage => {

@@ -36,7 +36,8 @@ export const addNode = (spec: NodeSpec): NetworkEdit => {
 }
 
 /**
- * Removes a node and every edge that touches it. Unknown ids change nothing.
+ * Removes a node, every edge that touches it, and its place in sub-networks.
+ * Unknown ids change nothing.
  *
  * @category network builders
  */
@@ -46,6 +47,10 @@ export const removeNode = (id: string): NetworkEdit =>
     Reflect.deleteProperty(draft.nodes, id)
     for (const [key, e] of Object.entries(draft.edges)) {
       if (e.from === id || e.to === id) Reflect.deleteProperty(draft.edges, key)
+    }
+    for (const g of Object.values(draft.subnetworks ?? {})) {
+      const at = g.nodes.indexOf(id)
+      if (at >= 0) g.nodes.splice(at, 1)
     }
   })
 

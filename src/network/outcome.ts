@@ -1,12 +1,13 @@
 /**
  * How a network run ended, read off its state: the status, the nodes that
- * reached Done, the halts, the envelope log, usage per node, what delivery
- * dropped, and what was never processed.
+ * reached Done, the halts, the envelope log, usage per node and per
+ * sub-network, what delivery dropped, and what was never processed.
  */
 import type { RunUsage } from '../runtime/index.js'
 import type { Envelope } from './Envelope.js'
 import type { EnvelopeLog } from './EnvelopeLog.js'
 import type { NetworkHalt } from './NetworkError.js'
+import { subnetworkUsage } from './budgets.js'
 import type { RunState } from './runState.js'
 
 /**
@@ -22,6 +23,8 @@ export interface NetworkOutcome {
   readonly halts: readonly NetworkHalt[]
   readonly log: EnvelopeLog
   readonly usage: Readonly<Record<string, RunUsage>>
+  /** What each sub-network's nodes used together, by sub-network id (those that fired). */
+  readonly subnetworks: Readonly<Record<string, RunUsage>>
   /** Envelopes dropped by `latest` and `debounce` edges, by route (`edge:from>to`). */
   readonly dropped: Readonly<Record<string, number>>
   /** Envelopes never processed, kept, not lost: taken by a node halted before it fired, or still waiting in an inbox. */
@@ -49,6 +52,7 @@ export const outcomeOf = (s: RunState): NetworkOutcome => {
     halts: [...s.halts],
     log: s.log,
     usage,
+    subnetworks: subnetworkUsage(s),
     dropped,
     unprocessed: [
       ...s.unprocessed,

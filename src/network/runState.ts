@@ -81,6 +81,10 @@ export interface RunState {
   readonly providers: Record<string, Provider>
   readonly started: number
   readonly netUsage: Usage
+  /** What each sub-network's nodes used while in it, rolled up as firings end. */
+  readonly subnetUsage: Map<string, Usage>
+  /** Budgets found spent (`network`, or a sub-network id): their halt is recorded once. */
+  readonly spent: Set<string>
   registry: InterpreterRegistry
   net: Network
   /** The loop (strongly connected component) each node in one belongs to. */

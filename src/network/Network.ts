@@ -167,8 +167,25 @@ export interface Limits {
 }
 
 /**
+ * A named group of nodes with a budget of its own: its usage is the sum of
+ * what its nodes' firings used while they belonged to it (tokens, API
+ * calls, cost, firing time, firings), and when that goes over `budget`
+ * every node of it is halted. Sub-networks may overlap or nest (one's
+ * nodes a subset of another's); a firing counts against the node's own
+ * budget, every sub-network it belongs to, and the network's.
+ *
+ * @category network
+ */
+export interface Subnetwork {
+  readonly id: string
+  readonly nodes: readonly string[]
+  readonly budget?: Budget
+}
+
+/**
  * A live agent network as a frozen value: nodes and edges by id, the
- * workflow mode, the safety limits and a budget for the whole network.
+ * workflow mode, the safety limits, a budget for the whole network and
+ * the sub-networks with budgets of their own.
  * Built and edited by pure builders ({@link addNode}, {@link connect}, …);
  * {@link change} gives each edit its JSON patches and their inverse.
  *
@@ -182,6 +199,8 @@ export interface Network {
   readonly budget?: Budget
   readonly nodes: Readonly<Record<string, NetworkNode>>
   readonly edges: Readonly<Record<string, Edge>>
+  /** Absent when there are none. */
+  readonly subnetworks?: Readonly<Record<string, Subnetwork>>
 }
 
 /**
@@ -251,6 +270,14 @@ export const routesInto = (net: Network, nodeId: string): readonly Route[] => {
   }
   return out
 }
+
+/**
+ * The sub-networks `nodeId` belongs to, in network order.
+ *
+ * @category network
+ */
+export const subnetworksOf = (net: Network, nodeId: string): readonly Subnetwork[] =>
+  Object.values(net.subnetworks ?? {}).filter((g) => g.nodes.includes(nodeId))
 
 /**
  * The edge joining `a` and `b` in either order and direction, if any.

@@ -1,3 +1,5 @@
+import type { BudgetLimit } from '../runtime/index.js'
+
 /**
  * What a stalled loop showed: the same output or error digest `count`
  * times in a row (`sample` is the repeated text, cut), or no file change
@@ -63,6 +65,38 @@ export class MaxIterationsExceeded extends Error {
 }
 
 /**
+ * A sub-network's budget was spent: what its nodes used together went over
+ * `limit`; every node of it was halted.
+ *
+ * @category network errors
+ */
+export class SubnetworkBudgetExceeded extends Error {
+  readonly _tag = 'SubnetworkBudgetExceeded'
+  readonly subnetwork: string
+  readonly nodes: readonly string[]
+  readonly limit: BudgetLimit
+  readonly max: number
+  readonly used: number
+  constructor(
+    subnetwork: string,
+    nodes: readonly string[],
+    limit: BudgetLimit,
+    max: number,
+    used: number,
+  ) {
+    super(
+      `sub-network "${subnetwork}" (${nodes.join(', ')}) halted: ${limit} is ${max}, its nodes used ${used}`,
+    )
+    this.name = 'SubnetworkBudgetExceeded'
+    this.subnetwork = subnetwork
+    this.nodes = Object.freeze([...nodes])
+    this.limit = limit
+    this.max = max
+    this.used = used
+  }
+}
+
+/**
  * A node's command-line agent is not installed: `command` is not an
  * executable file in any directory of `PATH`.
  *
@@ -110,4 +144,4 @@ export class PolicyRefused extends Error {
  *
  * @category network errors
  */
-export type NetworkHalt = StallError | MaxIterationsExceeded | Error
+export type NetworkHalt = StallError | MaxIterationsExceeded | SubnetworkBudgetExceeded | Error

@@ -4,7 +4,10 @@ import { UsageError } from '../errors.js'
 import { showInvalidName, validateName } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import { role as makeRole, roles, type AgentRole } from './AgentRole.js'
-import { addNode, connect, network } from './edit.js'
+import { connect } from './edgeEdits.js'
+import { network } from './edit.js'
+import { addNode } from './nodeEdits.js'
+import { defineSubnetwork } from './subnetworkEdits.js'
 import type {
   Acceptance,
   Delivery,
@@ -63,6 +66,17 @@ export interface NetworkEdgeFile {
 }
 
 /**
+ * A sub-network as a network file holds it: its id, its nodes' ids, its budget.
+ *
+ * @category network files
+ */
+export interface NetworkSubnetworkFile {
+  readonly id: string
+  readonly nodes: readonly string[]
+  readonly budget?: Budget
+}
+
+/**
  * A role defined in a network file.
  *
  * @category network files
@@ -89,6 +103,7 @@ export interface NetworkFile {
   readonly roles?: Readonly<Record<string, NetworkRoleFile>>
   readonly nodes: readonly NetworkNodeFile[]
   readonly edges?: readonly NetworkEdgeFile[]
+  readonly subnetworks?: readonly NetworkSubnetworkFile[]
 }
 
 const RoleFileCodec = strict<NetworkRoleFile>(
@@ -120,6 +135,12 @@ const EdgeFileCodec = strict<NetworkEdgeFile>(
   { direction: DirectionCodec, delivery: DeliveryCodec },
 )
 
+const SubnetworkFileCodec = strict<NetworkSubnetworkFile>(
+  'Subnetwork',
+  { id: t.string, nodes: StringList },
+  { budget: BudgetCodec },
+)
+
 /**
  * The shape of a network file, strict: an unknown key is an error.
  *
@@ -136,6 +157,7 @@ export const NetworkFileCodec: t.Type<NetworkFile> = strict<NetworkFile>(
     budget: BudgetCodec,
     roles: t.record(t.string, RoleFileCodec),
     edges: t.readonlyArray(EdgeFileCodec),
+    subnetworks: t.readonlyArray(SubnetworkFileCodec),
   },
 )
 
@@ -157,6 +179,7 @@ export type NetworkFileError =
   | { readonly _tag: 'DuplicateId'; readonly path: string; readonly id: string }
   | { readonly _tag: 'UnknownNode'; readonly path: string; readonly ref: string }
   | { readonly _tag: 'UnknownRole'; readonly path: string; readonly role: string }
+  | { readonly _tag: 'DuplicateSubnetwork'; readonly path: string; readonly id: string }
   | {
       readonly _tag: 'DuplicateEdge'
       readonly path: string
@@ -201,6 +224,8 @@ export const showNetworkFileError = (e: NetworkFileError): string => {
       return `${at}: no node "${e.ref}" in the network`
     case 'UnknownRole':
       return `${at}: no role "${e.role}" (built in: ${Object.keys(roles).join(', ')}; or define it under "roles")`
+    case 'DuplicateSubnetwork':
+      return `${at}: the sub-network id "${e.id}" is already used`
     case 'DuplicateEdge':
       return `${at}: "${e.from}" and "${e.to}" are already joined by an edge`
   }
@@ -220,7 +245,8 @@ const nameProblem = (path: string, name: string): NetworkFileError[] => {
  * Decodes a network file into a {@link Network}, collecting every error
  * with its JSON pointer: the shape (strict: unknown keys, bad delivery or
  * trigger options), node ids (the name rule, duplicates), edges naming an
- * unknown node, two edges joining the same nodes, unknown roles.
+ * unknown node, two edges joining the same nodes, unknown roles,
+ * sub-networks naming an unknown node or sharing an id.
  *
  * @category network files
  * @example
@@ -270,6 +296,17 @@ export const decodeNetwork = (u: unknown): E.Either<readonly NetworkFileError[],
       errors.push({ _tag: 'DuplicateEdge', path: `/edges/${i}`, from: e.from, to: e.to })
     pairs.add(key)
   })
+  const groups = new Set<string>()
+  ;(file.subnetworks ?? []).forEach((g, i) => {
+    errors.push(...nameProblem(`/subnetworks/${i}/id`, g.id))
+    if (groups.has(g.id))
+      errors.push({ _tag: 'DuplicateSubnetwork', path: `/subnetworks/${i}/id`, id: g.id })
+    groups.add(g.id)
+    g.nodes.forEach((n, j) => {
+      if (!ids.has(n))
+        errors.push({ _tag: 'UnknownNode', path: `/subnetworks/${i}/nodes/${j}`, ref: n })
+    })
+  })
   if (errors.length > 0) return E.left(errors)
   let net = network(file.id, {
     ...(file.workflow !== undefined && { workflow: file.workflow }),
@@ -284,6 +321,12 @@ export const decodeNetwork = (u: unknown): E.Either<readonly NetworkFileError[],
     net = connect(e.from, e.to, {
       ...(e.direction !== undefined && { direction: e.direction }),
       ...(e.delivery !== undefined && { delivery: e.delivery }),
+    })(net)
+  }
+  for (const g of file.subnetworks ?? []) {
+    net = defineSubnetwork(g.id, {
+      nodes: g.nodes,
+      ...(g.budget !== undefined && { budget: g.budget }),
     })(net)
   }
   return E.right(net)
@@ -329,5 +372,6 @@ export const encodeNetwork = (net: Network): NetworkFile => {
       direction: e.direction,
       delivery: e.delivery,
     })),
+    ...(net.subnetworks !== undefined && { subnetworks: Object.values(net.subnetworks) }),
   }
 }

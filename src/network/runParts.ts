@@ -1,5 +1,11 @@
+/**
+ * Small parts of a run: budgets a firing counts against (what is left of
+ * them, which one is spent) and scheduled triggers armed on the clock.
+ *
+ * @internal
+ */
 import { Cron } from 'croner'
-import { BudgetExceeded, type Budget, type BudgetLimit, type Clock } from '../runtime/index.js'
+import type { Budget, BudgetLimit, Clock } from '../runtime/index.js'
 import type { Trigger } from './Network.js'
 
 /** What a node or the network used so far. */
@@ -20,36 +26,63 @@ const LIMITS: readonly [BudgetLimit, keyof Used][] = [
 ]
 
 /**
- * What is left of a node's budget and the network's for the next firing,
- * as a runtime Budget, or the limit already gone over. A node's time is
- * the time its firings took; the network's is the time since the run
- * started; steps are firings.
+ * One budget a firing counts against, and what was used of it so far: the
+ * node's own, a sub-network's, the network's.
+ *
+ * @internal
+ */
+export interface BudgetScope {
+  readonly budget: Budget | undefined
+  readonly used: Used
+}
+
+/** A limit gone over: which, its maximum, and what was used. */
+export interface Spent {
+  readonly limit: BudgetLimit
+  readonly max: number
+  readonly used: number
+}
+
+/**
+ * The first limit of `budget` that leaves no room for another firing: a
+ * count already at its maximum, or as many firings (steps) as it allows.
+ *
+ * @internal
+ */
+export const spentLimit = (budget: Budget | undefined, used: Used): Spent | undefined => {
+  if (budget === undefined) return undefined
+  for (const [limit, key] of LIMITS) {
+    const max = budget[limit]
+    if (max === undefined) continue
+    const usedNow = used[key]
+    // A firing is one step: the next one must fit in what is left.
+    const over = limit === 'maxSteps' ? usedNow + 1 > max : usedNow >= max && max !== Infinity
+    if (over) return { limit, max, used: usedNow }
+  }
+  return undefined
+}
+
+/**
+ * What is left for the next firing of every budget it counts against, as
+ * one runtime Budget (the least left of each limit), or the index of the
+ * first scope already spent and how. Steps are firings, so `maxSteps`
+ * only gates the firing and is not handed on.
  *
  * @internal
  */
 export const remainingBudget = (
-  nodeBudget: Budget | undefined,
-  nodeUsed: Used,
-  netBudget: Budget | undefined,
-  netUsed: Used,
-  elapsedMs: number,
-): { readonly budget?: Budget; readonly exceeded?: BudgetExceeded } => {
-  if (nodeBudget === undefined && netBudget === undefined) return {}
+  scopes: readonly BudgetScope[],
+): { readonly budget?: Budget; readonly exceeded?: { readonly scope: number } & Spent } => {
+  if (scopes.every((s) => s.budget === undefined)) return {}
   const left: Record<string, number> = {}
-  const net = { ...netUsed, timeMs: elapsedMs }
-  for (const [limit, key] of LIMITS) {
-    for (const [budget, used] of [
-      [nodeBudget, nodeUsed],
-      [netBudget, net],
-    ] as const) {
+  for (let i = 0; i < scopes.length; i++) {
+    const { budget, used } = scopes[i]!
+    const spent = spentLimit(budget, used)
+    if (spent !== undefined) return { exceeded: { scope: i, ...spent } }
+    for (const [limit, key] of LIMITS) {
       const max = budget?.[limit]
-      if (max === undefined) continue
-      const usedNow = used[key]
-      // A firing is one step: the next one must fit in what is left.
-      const over = limit === 'maxSteps' ? usedNow + 1 > max : usedNow >= max && max !== Infinity
-      if (over) return { exceeded: new BudgetExceeded([], limit, max, usedNow) }
-      const rest = limit === 'maxSteps' ? Infinity : max - usedNow
-      left[limit] = Math.min(left[limit] ?? Infinity, rest)
+      if (max === undefined || limit === 'maxSteps') continue
+      left[limit] = Math.min(left[limit] ?? Infinity, max - used[key])
     }
   }
   return { budget: left }

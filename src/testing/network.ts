@@ -3,9 +3,11 @@ import { UsageError } from '../errors.js'
 import {
   addNode,
   connect,
+  defineSubnetwork,
   disconnect,
   network as emptyNetwork,
   removeNode,
+  removeSubnetwork,
   setDelivery,
   setMode,
   setTrigger,
@@ -31,6 +33,8 @@ export interface NetworkConstraints {
   readonly triggers?: readonly ('any' | 'all')[]
   /** The most replies in a node's mock script. Default 3. */
   readonly maxScript?: number
+  /** The most sub-networks (groups of the nodes, some with a budget). Default 0. */
+  readonly maxSubnetworks?: number
 }
 
 const KEYS: ReadonlySet<string> = new Set([
@@ -39,6 +43,7 @@ const KEYS: ReadonlySet<string> = new Set([
   'deliveries',
   'triggers',
   'maxScript',
+  'maxSubnetworks',
 ])
 
 const count = (name: string, value: unknown, fallback: number, min: number): number => {
@@ -58,7 +63,8 @@ const deliveryOf = (type: Delivery['type'], ms: number): Delivery =>
 /**
  * Networks of mock nodes (`n0`, `n1`, …, each with a short script) joined
  * by edges of every direction and the allowed deliveries, often with
- * cycles. Shrinks towards fewer nodes and edges.
+ * cycles, and (when `maxSubnetworks` allows) sub-networks `g0`, `g1`, … of
+ * them, some with budgets. Shrinks towards fewer nodes and edges.
  *
  * @category arbitraries
  * @example
@@ -81,6 +87,7 @@ export const agentNetwork = (constraints: NetworkConstraints = {}): fc.Arbitrary
   const minNodes = count('minNodes', constraints.minNodes, 1, 1)
   const maxNodes = count('maxNodes', constraints.maxNodes, Math.max(6, minNodes), minNodes)
   const maxScript = count('maxScript', constraints.maxScript, 3, 1)
+  const maxSubnetworks = count('maxSubnetworks', constraints.maxSubnetworks, 0, 0)
   const deliveries = constraints.deliveries ?? ['queue', 'latest', 'debounce']
   const triggers = constraints.triggers ?? ['any', 'all']
   if (deliveries.length === 0 || triggers.length === 0) {
@@ -101,9 +108,18 @@ export const agentNetwork = (constraints: NetworkConstraints = {}): fc.Arbitrary
       delivery: fc.constantFrom(...deliveries),
       ms: fc.integer({ min: 1, max: 50 }),
     })
+    const group = fc.record({
+      members: fc.uniqueArray(fc.nat(n - 1), { maxLength: n }),
+      maxTokens: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+      maxSteps: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
+    })
     return fc
-      .tuple(fc.array(node, { minLength: n, maxLength: n }), fc.array(edge, { maxLength: n * 2 }))
-      .map(([nodes, edges]) => {
+      .tuple(
+        fc.array(node, { minLength: n, maxLength: n }),
+        fc.array(edge, { maxLength: n * 2 }),
+        fc.array(group, { maxLength: maxSubnetworks }),
+      )
+      .map(([nodes, edges, groups]) => {
         let net = emptyNetwork('generated')
         nodes.forEach((d, i) => {
           net = addNode({
@@ -119,6 +135,16 @@ export const agentNetwork = (constraints: NetworkConstraints = {}): fc.Arbitrary
             delivery: deliveryOf(e.delivery, e.ms),
           })(net)
         }
+        groups.forEach((g, i) => {
+          const budget = {
+            ...(g.maxTokens !== undefined && { maxTokens: g.maxTokens }),
+            ...(g.maxSteps !== undefined && { maxSteps: g.maxSteps }),
+          }
+          net = defineSubnetwork(`g${i}`, {
+            nodes: g.members.map((m) => `n${m}`),
+            ...(Object.keys(budget).length > 0 && { budget }),
+          })(net)
+        })
         return net
       })
   })
@@ -127,7 +153,7 @@ export const agentNetwork = (constraints: NetworkConstraints = {}): fc.Arbitrary
 /**
  * Edits that apply to `net` (node ids from it, plus new ones): add and
  * remove nodes, connect and disconnect, set modes, triggers, deliveries and
- * the workflow. For laws about {@link change} and live editing.
+ * the workflow, define and remove sub-networks. For laws about {@link change} and live editing.
  *
  * @category arbitraries
  */
@@ -136,10 +162,12 @@ export const networkEdit = (net: Network): fc.Arbitrary<NetworkEdit> => {
   const fresh = fc.integer({ min: 0, max: 99 }).map((i) => `x${i}`)
   const any = ids.length === 0 ? fresh : fc.oneof(fc.constantFrom(...ids), fresh)
   const existing = ids.length === 0 ? undefined : fc.constantFrom(...ids)
+  const groupIds = Object.keys(net.subnetworks ?? {})
   const options: fc.Arbitrary<NetworkEdit>[] = [
     fc.constantFrom<'planning' | 'implementation'>('planning', 'implementation').map(setWorkflow),
     any.filter((id) => !(id in net.nodes)).map((id) => addNode({ id })),
     any.map(removeNode),
+    fc.constantFrom('g0', 'g1', ...groupIds).map(removeSubnetwork),
   ]
   if (existing !== undefined) {
     options.push(
@@ -151,6 +179,15 @@ export const networkEdit = (net: Network): fc.Arbitrary<NetworkEdit> => {
       fc
         .tuple(existing, fc.constantFrom<'any' | 'all' | 'manual'>('any', 'all', 'manual'))
         .map(([a, t]) => setTrigger(a, { type: t })),
+      fc
+        .tuple(
+          fc.constantFrom('g0', 'g1', ...groupIds),
+          fc.uniqueArray(existing, { maxLength: ids.length }),
+          fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+        )
+        .map(([g, nodes, maxTokens]) =>
+          defineSubnetwork(g, { nodes, ...(maxTokens !== undefined && { budget: { maxTokens } }) }),
+        ),
     )
     const edges = Object.values(net.edges)
     if (edges.length > 0) {

@@ -79,9 +79,50 @@ describe('network files', () => {
     expect(errorsOf({ id: 'x' })).toEqual([{ _tag: 'MissingKey', path: '/nodes' }])
   })
 
+  it('decode sub-networks, naming unknown nodes and repeated ids with their path', () => {
+    const file = {
+      id: 'team',
+      nodes: [{ id: 'a' }, { id: 'b' }],
+      subnetworks: [{ id: 'pair', nodes: ['a', 'b'], budget: { maxCost: 2 } }],
+    }
+    const r = decodeNetwork(file)
+    expect(E.isRight(r) && r.right.subnetworks).toEqual({
+      pair: { id: 'pair', nodes: ['a', 'b'], budget: { maxCost: 2 } },
+    })
+    const errors = errorsOf({
+      ...file,
+      subnetworks: [
+        { id: 'pair', nodes: ['a', 'ghost'] },
+        { id: 'pair', nodes: [], budget: { maxTokens: 'lots' } },
+      ],
+    })
+    expect(errors).toEqual([
+      {
+        _tag: 'WrongType',
+        path: '/subnetworks/1/budget/maxTokens',
+        expected: expect.any(String) as string,
+        actual: 'lots',
+      },
+    ])
+    const named = errorsOf({
+      ...file,
+      subnetworks: [
+        { id: 'pair', nodes: ['a', 'ghost'] },
+        { id: 'pair', nodes: [] },
+      ],
+    })
+    expect(named).toEqual([
+      { _tag: 'UnknownNode', path: '/subnetworks/0/nodes/1', ref: 'ghost' },
+      { _tag: 'DuplicateSubnetwork', path: '/subnetworks/1/id', id: 'pair' },
+    ])
+    expect(named.map(showNetworkFileError)[1]).toBe(
+      '/subnetworks/1/id: the sub-network id "pair" is already used',
+    )
+  })
+
   it('law: encoding then decoding gives the same network', () => {
     fc.assert(
-      fc.property(agentNetwork(), (net) => {
+      fc.property(agentNetwork({ maxSubnetworks: 3 }), (net) => {
         expect(decodeNetwork(JSON.parse(JSON.stringify(encodeNetwork(net))))).toEqual(E.right(net))
       }),
     )

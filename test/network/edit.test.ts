@@ -6,11 +6,14 @@ import {
   applyChange,
   change,
   connect,
+  defineSubnetwork,
   disconnect,
   loops,
   network,
   removeNode,
+  removeSubnetwork,
   role,
+  subnetworksOf,
   routesFrom,
   routesInto,
   setBudget,
@@ -112,6 +115,37 @@ describe('network builders', () => {
     expect(() => pipe(pair, setDelivery('a', 'b', { type: 'queue' }))).toThrow(/no edge joins/)
   })
 
+  it('define sub-networks of existing nodes, which removing a node leaves', () => {
+    const trio = pipe(pair, addNode({ id: 'c' }))
+    const net = pipe(
+      trio,
+      defineSubnetwork('impl', { nodes: ['a', 'b', 'a'], budget: { maxTokens: 50 } }),
+      defineSubnetwork('all', { nodes: ['a', 'b', 'c'] }),
+    )
+    expect(net.subnetworks!.impl).toEqual({
+      id: 'impl',
+      nodes: ['a', 'b'],
+      budget: { maxTokens: 50 },
+    })
+    expect(Object.isFrozen(net.subnetworks!.impl!.nodes)).toBe(true)
+    expect(subnetworksOf(net, 'a').map((g) => g.id)).toEqual(['impl', 'all'])
+    expect(subnetworksOf(net, 'c').map((g) => g.id)).toEqual(['all'])
+    const same = defineSubnetwork('impl', { nodes: ['a', 'b'], budget: { maxTokens: 50 } })(net)
+    expect(same).toBe(net)
+    const without = removeNode('a')(net)
+    expect(without.subnetworks!.impl!.nodes).toEqual(['b'])
+    expect(without.subnetworks!.all!.nodes).toEqual(['b', 'c'])
+    expect(pipe(net, removeSubnetwork('impl'), removeSubnetwork('all'))).toEqual(trio)
+    expect(removeSubnetwork('nope')(net)).toBe(net)
+    expect(() => defineSubnetwork('x', { nodes: ['ghost'] })(net)).toThrow(
+      /defineSubnetwork.*no node "ghost"/,
+    )
+    expect(() => defineSubnetwork('x', { nodes: ['a'], budget: { maxTokens: -1 } })).toThrow(
+      /sub-network "x": budget/,
+    )
+    expect(() => defineSubnetwork('bad id', { nodes: [] })).toThrow(UsageError)
+  })
+
   it('find the loops of a network, self-loops and cycles', () => {
     const net = pipe(
       network('n'),
@@ -142,7 +176,7 @@ describe('change', () => {
     expect(applyChange(inverse)(next)).toEqual(pair)
   })
 
-  const edited = agentNetwork({ maxNodes: 5 }).chain((net) =>
+  const edited = agentNetwork({ maxNodes: 5, maxSubnetworks: 2 }).chain((net) =>
     fc.tuple(fc.constant(net), fc.array(networkEdit(net), { minLength: 1, maxLength: 4 })),
   )
   const safely = (f: () => unknown): boolean => {

@@ -1,0 +1,54 @@
+/**
+ * What a network run is given: the workspace, the session, providers and
+ * tools, the clock, run control, the risk policy, artifacts, locks, a
+ * progress probe, a journal, an event listener and a schedule.
+ */
+import type { Provider, Tool } from '../interpreters/index.js'
+import type { Clock } from '../runtime/index.js'
+import type { Session } from '../session/index.js'
+import type { ArtifactStore } from './ArtifactStore.js'
+import type { FileLocks } from './FileLocks.js'
+import type { NetworkEvent } from './NetworkEvent.js'
+import type { RiskPolicy } from './policy.js'
+import type { RunControl } from './RunControl.js'
+
+/**
+ * Options of {@link startNetwork}. Only `root` is required.
+ *
+ * @category network run
+ */
+export interface NetworkRunOptions {
+  /** The workspace: where tools, commands, CLI agents and locks work. */
+  readonly root: string
+  /** The session the nodes are registered in; default a new one on the run's clock. */
+  readonly session?: Session
+  /** API providers by the names `llm` providers use. */
+  readonly providers?: Readonly<Record<string, Provider>>
+  /** The tools nodes may name; default the workspace tools of `root`. Guarded by the workflow policy. */
+  readonly tools?: readonly Tool[]
+  readonly clock?: Clock
+  readonly runId?: string
+  /** Where the run is listed and approvals are asked; default a new one. */
+  readonly control?: RunControl
+  /** How long an approval request waits. Default 300 000 ms. */
+  readonly approvalTimeoutMs?: number
+  readonly risk?: RiskPolicy
+  /** Where outputs, written files and verification results are stored. */
+  readonly artifacts?: ArtifactStore
+  readonly locks?: FileLocks
+  /**
+   * Reads the workspace after each auto iteration: a digest (the same one
+   * `stallAfter` times in a row is a stall) and a diff summary for the next
+   * tick. See {@link gitProgress}.
+   */
+  readonly progress?: () => Promise<{ readonly digest: string; readonly summary: string }>
+  /** A JSONL file recording envelopes, patches, halts and decisions as they happen. */
+  readonly journal?: string
+  readonly onEvent?: (event: NetworkEvent) => void
+  /**
+   * The order in which nodes are offered a firing on each pass (default:
+   * network order). A deterministic scheduler from `nerve/testing`
+   * (`seededSchedule`) explores interleavings reproducibly.
+   */
+  readonly schedule?: (nodeIds: readonly string[]) => readonly string[]
+}

@@ -44,13 +44,16 @@ describe('a REPL line', () => {
     expect(message(':history sh')).toBe('Usage: :history @node')
     expect(message(':graph')).toMatch(/^Usage: :graph load FILE/)
     expect(message('@sh')).toBe('Usage: @sh text')
+    expect(message('@')).toBe('Usage: @node text')
+    expect(message(':')).toBe('Unknown command : (try :help)')
+    expect(message(':constructor')).toBe('Unknown command :constructor (try :help)')
     expect(message(':bogus')).toBe('Unknown command :bogus (try :help)')
     expect(message('hello')).toMatch(/^Start with @node/)
   })
 
   it('never throws, whatever is typed (law)', () => {
     fc.assert(
-      fc.property(fc.string(), (s) => {
+      fc.property(fc.oneof(fc.string(), fc.string().map((s) => `:${s}`), fc.string().map((s) => `@${s}`)), (s) => {
         expect(parseLine(s).type).toBeTypeOf('string')
       }),
     )

@@ -112,13 +112,13 @@ export const parseLine = (line: string): ReplCommand => {
   const s = line.trim()
   if (s === '') return { type: 'none' }
   if (s.startsWith('@')) {
-    const m = /^@(\S+)\s*([\s\S]*)$/.exec(s)!
-    if (m[2] === '') return usage(`Usage: @${m[1]} text`)
+    const m = /^@(\S*)\s*([\s\S]*)$/.exec(s)!
+    if (m[1] === '' || m[2] === '') return usage(`Usage: @${m[1] || 'node'} text`)
     return { type: 'execute', nodeId: m[1]!, input: m[2]! }
   }
   if (!s.startsWith(':')) return usage(`Start with @node to send text, or :help`)
-  const m = /^:(\S+)\s*(.*)$/.exec(s)!
-  const f = commands[m[1]!]
+  const m = /^:(\S*)\s*([\s\S]*)$/.exec(s)!
+  const f = Object.hasOwn(commands, m[1]!) ? commands[m[1]!] : undefined
   return f === undefined ? usage(`Unknown command :${m[1]} (try :help)`) : f(m[2]!)
 }
 

@@ -53,9 +53,16 @@ describe('a REPL line', () => {
 
   it('never throws, whatever is typed (law)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string().map((s) => `:${s}`), fc.string().map((s) => `@${s}`)), (s) => {
-        expect(parseLine(s).type).toBeTypeOf('string')
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((s) => `:${s}`),
+          fc.string().map((s) => `@${s}`),
+        ),
+        (s) => {
+          expect(parseLine(s).type).toBeTypeOf('string')
+        },
+      ),
     )
   })
 })

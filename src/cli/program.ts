@@ -56,7 +56,7 @@ const nodeCommands = (parent: Command): void => {
     node
       .command('execute <name> <input>')
       .description('send input and wait for the parsed answer')
-      .option('-p, --parser <name>', 'parser: none, claude, gemini')
+      .option('-p, --parser <name>', 'parser: none, claude, gemini, codex')
       .option('-t, --timeout <ms>', 'give up after this many milliseconds')
       .option('--stream', 'print output chunks as they arrive')
       .action(act(async (name: string, input: string, o) => (await N()).execute(name, input, o))),
@@ -348,7 +348,7 @@ export const program = (version: string): Command => {
     root
       .command('extract [file]')
       .description("split a CLI agent's output into sections (reads stdin for - or no file)")
-      .option('-p, --parser <name>', 'claude, gemini or none', 'claude')
+      .option('-p, --parser <name>', 'claude, gemini, codex or none', 'claude')
       .action(act(async (f: string | undefined, o) => (await F()).extract(f, o))),
     'tmux capture-pane -p | nerve extract --parser claude --json',
   )

@@ -45,7 +45,7 @@ const tools: readonly ToolSpec[] = [
     input: {
       nodeId,
       input: z.unknown().describe('what to send: a command, a prompt, or a value'),
-      parser: z.string().optional().describe('none, claude or gemini'),
+      parser: z.string().optional().describe('none, claude, gemini or codex'),
       timeout: z.number().positive().optional().describe('milliseconds'),
       sessionId,
     },

@@ -8,15 +8,15 @@ import type { CliAgent, MockReply, NetworkNode } from './Network.js'
 import { MissingBinary } from './NetworkError.js'
 
 /**
- * The binary, parser and quiet time of each command-line agent.
+ * The binary and parser of each command-line agent.
  *
  * @category providers
  */
 export const cliAgents: Readonly<
-  Record<CliAgent, { readonly command: string; readonly parser: string; readonly quietMs?: number }>
+  Record<CliAgent, { readonly command: string; readonly parser: string }>
 > = Object.freeze({
   'claude-cli': { command: 'claude', parser: 'claude' },
-  'codex-cli': { command: 'codex', parser: 'none', quietMs: 1500 },
+  'codex-cli': { command: 'codex', parser: 'codex' },
   'gemini-cli': { command: 'gemini', parser: 'gemini' },
 })
 
@@ -184,7 +184,6 @@ export const sessionNodeOf = (node: NetworkNode, root: string): Node => {
         cwd: root,
         parser: agent.parser,
         metadata,
-        ...(agent.quietMs !== undefined && { quietMs: agent.quietMs }),
       })
     }
     case 'command': {

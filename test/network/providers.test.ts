@@ -14,13 +14,18 @@ import {
   startNetwork,
 } from 'nerve'
 
-const FAKE_CLAUDE = fileURLToPath(new URL('../fake-claude/claude', import.meta.url))
+const fakes = ['claude', 'codex', 'gemini'] as const
 const bin = mkdtempSync(join(tmpdir(), 'nerve-fake-bin-'))
 let path: string | undefined
 
 beforeAll(() => {
-  copyFileSync(FAKE_CLAUDE, join(bin, 'claude'))
-  chmodSync(join(bin, 'claude'), 0o755)
+  for (const name of fakes) {
+    copyFileSync(
+      fileURLToPath(new URL(`../fake-${name}/${name}`, import.meta.url)),
+      join(bin, name),
+    )
+    chmodSync(join(bin, name), 0o755)
+  }
   path = process.env.PATH
   process.env.PATH = `${bin}:${path ?? ''}`
 })
@@ -29,22 +34,25 @@ afterAll(() => {
 })
 
 describe('network providers', () => {
-  it('drive claude-cli through a terminal node with its parser (a fake claude on PATH)', async () => {
-    expect(await findExecutable('claude')).toBe(join(bin, 'claude'))
-    const net = pipe(
-      network('cli'),
-      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
-      addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
-      connect('agent', 'sink', { direction: 'one-way' }),
-    )
-    const run = await startNetwork(net, { root: tmpdir() })
-    run.send('agent', 'hello there')
-    await run.idle()
-    const out = await run.stop()
-    const handoff = out.log.envelopes().find((e) => e.fromNodeId === 'agent')
-    expect(handoff?.payload.message).toBe('You said: [message from user] hello there')
-    expect(out.done).toEqual(['sink'])
-  })
+  it.each(fakes)(
+    'drive %s-cli through a terminal node with its parser (a fake on PATH)',
+    async (name) => {
+      expect(await findExecutable(name)).toBe(join(bin, name))
+      const net = pipe(
+        network('cli'),
+        addNode({ id: 'agent', provider: { type: 'cli', agent: `${name}-cli` } }),
+        addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
+        connect('agent', 'sink', { direction: 'one-way' }),
+      )
+      const run = await startNetwork(net, { root: tmpdir() })
+      run.send('agent', 'hello there')
+      await run.idle()
+      const out = await run.stop()
+      const handoff = out.log.envelopes().find((e) => e.fromNodeId === 'agent')
+      expect(handoff?.payload.message).toBe('You said: [message from user] hello there')
+      expect(out.done).toEqual(['sink'])
+    },
+  )
 
   it('fail at start with MissingBinary when a CLI agent is not installed', async () => {
     const net = pipe(

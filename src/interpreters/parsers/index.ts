@@ -10,5 +10,6 @@ export type {
 export { noneParser } from './none.js'
 export { claudeParser } from './claude.js'
 export { geminiParser } from './gemini.js'
+export { codexParser } from './codex.js'
 export { getParser, isParserName, parsers, UnknownParser } from './registry.js'
 export type { ParserName } from './registry.js'

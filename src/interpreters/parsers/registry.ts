@@ -1,4 +1,5 @@
 import { claudeParser } from './claude.js'
+import { codexParser } from './codex.js'
 import { geminiParser } from './gemini.js'
 import { noneParser } from './none.js'
 import type { Parser } from './ParsedResponse.js'
@@ -12,6 +13,7 @@ export const parsers = Object.freeze({
   none: noneParser,
   claude: claudeParser,
   gemini: geminiParser,
+  codex: codexParser,
 }) satisfies Readonly<Record<string, Parser>>
 
 /**
@@ -58,7 +60,7 @@ export const isParserName = (name: string): name is ParserName =>
  * import assert from 'assert'
  *
  * assert.strictEqual(getParser('claude').name, 'claude')
- * assert.throws(() => getParser('codex'), UnknownParser)
+ * assert.throws(() => getParser('aider'), UnknownParser)
  */
 export const getParser = (name: string): Parser => {
   if (!isParserName(name)) throw new UnknownParser(name)

@@ -11,7 +11,7 @@ import { fixtures } from './fixtures/generate.js'
 
 describe('parsers and getParser', () => {
   it('names every parser by its own name', () => {
-    expect(Object.keys(parsers)).toEqual(['none', 'claude', 'gemini'])
+    expect(Object.keys(parsers)).toEqual(['none', 'claude', 'gemini', 'codex'])
     for (const [name, parser] of Object.entries(parsers)) {
       expect(parser.name).toBe(name)
       expect(getParser(name)).toBe(parser)
@@ -22,16 +22,16 @@ describe('parsers and getParser', () => {
   it('throws UnknownParser naming the bad name and the known ones', () => {
     let caught: unknown
     try {
-      getParser('codex')
+      getParser('aider')
     } catch (e) {
       caught = e
     }
     expect(caught).toBeInstanceOf(UnknownParser)
     expect(caught).toMatchObject({
       _tag: 'UnknownParser',
-      parser: 'codex',
-      known: ['none', 'claude', 'gemini'],
-      message: 'unknown parser "codex": the parsers are none, claude, gemini',
+      parser: 'aider',
+      known: ['none', 'claude', 'gemini', 'codex'],
+      message: 'unknown parser "aider": the parsers are none, claude, gemini, codex',
     })
   })
 

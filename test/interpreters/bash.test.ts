@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -21,6 +20,7 @@ import {
   type RunEvent,
   type StreamEvent,
 } from 'nerve'
+import { gone, goneSoon } from '../processes.js'
 
 const ctxOf = (input?: unknown, signal = new AbortController().signal): NodeContext =>
   ({ input, signal }) as NodeContext
@@ -35,24 +35,6 @@ const failureOf = async (work: Promise<unknown>): Promise<BashFailed> => {
   )
   expect(error).toBeInstanceOf(BashFailed)
   return error as BashFailed
-}
-
-/**
- * Whether a process has ended, as `kill -0` sees it. An ended child whose
- * parent died first stays a zombie where PID 1 does not reap orphans (as in
- * some containers): it no longer runs, so it counts as gone.
- */
-const gone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (e) {
-    return (e as { code?: unknown }).code === 'ESRCH'
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true
-  } catch {
-    return true
-  }
 }
 
 const lifecycle = { signal: new AbortController().signal, session: nodeRegistry() }
@@ -135,7 +117,7 @@ describe('bashInterpreter.execute', () => {
     expect(e.result.timedOut).toBe(true)
     const child = Number(e.result.stdout.trim())
     expect(child).toBeGreaterThan(0)
-    expect(gone(child)).toBe(true)
+    expect(await goneSoon(child)).toBe(true)
   })
 
   it('does not start the command when the signal is already aborted', async () => {
@@ -212,14 +194,14 @@ describe('bashInterpreter.executeStream', () => {
     )
     expect(e.result.interrupted).toBe(true)
     expect(e.message).toMatch(/was interrupted/)
-    expect(gone(child)).toBe(true)
+    expect(await goneSoon(child)).toBe(true)
   })
 
   it('ends the command when the reader leaves early', async () => {
     const it = streamOf(bash('wait', { command: withChild }))
     const child = Number(((await it.next()).value as BashChunk).data.trim())
     await it.return!(undefined)
-    expect(gone(child)).toBe(true)
+    expect(await goneSoon(child)).toBe(true)
   })
 })
 

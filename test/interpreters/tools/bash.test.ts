@@ -1,26 +1,9 @@
-import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { bashTool } from '../../../src/interpreters/tools/index.js'
 import { call, textOf, workspaceDirs } from './fixture.js'
-
-/**
- * Whether a process has ended, as `kill -0` sees it; a zombie (ended, not
- * yet reaped where PID 1 does not reap orphans) counts as ended.
- */
-const gone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (e) {
-    return (e as { code?: unknown }).code === 'ESRCH'
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true
-  } catch {
-    return true
-  }
-}
+import { gone, goneSoon } from '../../processes.js'
 
 /** Waits for a file the command writes (an event, not a timed assertion). */
 const waitForFile = async (path: string): Promise<string> => {
@@ -66,7 +49,7 @@ describe('bashTool', () => {
     expect(out.is_error).toBe(true)
     expect(textOf(out)).toMatch(/^timed out after 500 ms; its process group was killed/)
     const pid = Number(await readFile(join(root, 'bg.pid'), 'utf8'))
-    expect(gone(pid)).toBe(true)
+    expect(await goneSoon(pid)).toBe(true)
   })
 
   it('kills the whole process group when the call is aborted', async () => {
@@ -79,7 +62,7 @@ describe('bashTool', () => {
     const out = await running
     expect(out.is_error).toBe(true)
     expect(textOf(out)).toMatch(/^interrupted; its process group was killed/)
-    expect(gone(pid)).toBe(true)
+    expect(await goneSoon(pid)).toBe(true)
   })
 
   it('cuts long output and says how much was cut', async () => {

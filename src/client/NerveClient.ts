@@ -28,6 +28,7 @@ import {
 import { UsageError } from '../errors.js'
 import type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 import { ConnectionError } from './ConnectionError.js'
+import { RemoteNetwork } from './RemoteNetwork.js'
 import { RemoteNode } from './RemoteNode.js'
 import { RemoteRun } from './RemoteRun.js'
 import { Subscription } from './Subscription.js'
@@ -353,6 +354,42 @@ export class NerveClient implements Calls {
   /** A handle on a run by id (its events are not followed). */
   run(runId: string): RemoteRun {
     return new RemoteRun(this, runId, undefined)
+  }
+
+  /**
+   * `CREATE_NETWORK`: starts a network-file value on the daemon, as
+   * `networkId` (default the file's id), working in `root` (default the
+   * daemon's directory). Its events are subscribed before it starts.
+   */
+  async createNetwork(
+    network: unknown,
+    options: {
+      readonly networkId?: string
+      readonly root?: string
+      readonly sessionId?: string
+    } = {},
+  ): Promise<RemoteNetwork> {
+    const fileId = (network as { id?: unknown } | null)?.id
+    const networkId = options.networkId ?? (typeof fileId === 'string' ? fileId : undefined)
+    const events =
+      this.wire!.events && networkId !== undefined ? await this.subscribe({ networkId }) : undefined
+    try {
+      const info = await this.call('CREATE_NETWORK', { network, ...options })
+      return new RemoteNetwork(this, info.networkId, events)
+    } catch (e) {
+      await events?.unsubscribe()
+      throw e
+    }
+  }
+
+  /** A handle on a network by id (its events are not followed). */
+  network(networkId: string): RemoteNetwork {
+    return new RemoteNetwork(this, networkId, undefined)
+  }
+
+  /** `LIST_NETWORKS`: the running networks and the last finished ones. */
+  async listNetworks(): Promise<Results['LIST_NETWORKS']['networks']> {
+    return (await this.call('LIST_NETWORKS', {})).networks
   }
 
   /** `SUBSCRIBE`: events that match `filter`, as an AsyncIterable. */

@@ -13,6 +13,7 @@ export {
   type StreamItem,
 } from './RemoteNode.js'
 export { RemoteRun } from './RemoteRun.js'
+export { RemoteNetwork } from './RemoteNetwork.js'
 export { Subscription, DEFAULT_MAX_QUEUED } from './Subscription.js'
 export { ConnectionError } from './ConnectionError.js'
 export { ProtocolError, ErrorCode } from '../server/index.js'

@@ -143,4 +143,25 @@ export const applyChange =
   (net: Network): Network =>
     applyPatches(requireNetwork('applyChange', net), patches as Patch[])
 
+/**
+ * An edit made of JSON patches (a client's, or those of {@link change}):
+ * through {@link change} it yields the same patches and their inverse.
+ *
+ * @category network builders
+ * @example
+ * import { addNode, change, fromPatches, network } from 'nerve'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ *
+ * const net = pipe(network('team'), addNode({ id: 'a' }))
+ * const patches = [{ op: 'replace' as const, path: ['nodes', 'a', 'mode'], value: 'auto' }]
+ * const c = change(fromPatches(patches))(net)
+ * assert.strictEqual(c.network.nodes.a?.mode, 'auto')
+ * assert.deepStrictEqual(c.patches, patches)
+ */
+export const fromPatches = (patches: readonly Patch[]): NetworkEdit =>
+  edit(`patches(${patches.length})`, (draft) => {
+    applyPatches(draft, patches as Patch[])
+  })
+
 export type { Patch } from 'immer'

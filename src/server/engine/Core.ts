@@ -13,6 +13,7 @@ import {
 } from './errors.js'
 import { nodeEvent } from './eventMap.js'
 import { errorShape } from './json.js'
+import { Networks } from './networks.js'
 import { limitsOf, type EngineOptions, type Limits } from './options.js'
 import { Runs } from './runs.js'
 import { SessionKit, type KitOptions } from './SessionKit.js'
@@ -43,6 +44,7 @@ export class Core {
   readonly limits: Limits
   readonly clock: Clock
   readonly runs: Runs
+  readonly networks: Networks
   readonly providers: readonly string[]
   readonly defaultId: string
   readonly listeners = new Set<Listener>()
@@ -59,6 +61,7 @@ export class Core {
     this.limits = limitsOf(options)
     this.clock = options.clock ?? systemClock
     this.runs = new Runs(this.limits.keptRuns)
+    this.networks = new Networks(this.limits.keptRuns)
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
     this.defaultId = options.defaultSession ?? 'default'
@@ -86,6 +89,11 @@ export class Core {
     })
     this.ready = this.#open(this.defaultId).then(() => undefined)
     this.ready.catch(() => undefined) // a failing store fails each call, not the process
+  }
+
+  /** The engine's providers by name (`llm` nodes and network nodes name them). */
+  get providerTable(): KitOptions['providers'] {
+    return this.#kitOptions.providers
   }
 
   /** Where node histories are written; `undefined` when the engine records none. */
@@ -173,6 +181,7 @@ export class Core {
     this.#shutdown = (async () => {
       await this.ready.catch(() => undefined)
       await this.runs.cancelAll(reason)
+      await this.networks.stopAll()
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]
       for (const k of kits) k.abortAll(reason)

@@ -2,24 +2,26 @@ import type { EngineEvent, EventType } from '../protocol/index.js'
 import { toJson } from './json.js'
 
 /**
- * What a subscription lets through: events of this session, node, run and
- * of these types (each given criterion must hold). `SERVER_SHUTDOWN` passes
- * every filter.
+ * What a subscription lets through: events of this session, node, run,
+ * network and of these types (each given criterion must hold).
+ * `SERVER_SHUTDOWN` passes every filter.
  */
 export interface EventFilter {
   readonly sessionId?: string
   readonly nodeId?: string
   readonly runId?: string
+  readonly networkId?: string
   readonly types?: readonly EventType[]
 }
 
 /** Whether `event` passes `filter`. */
 export const passes = (filter: EventFilter, event: EngineEvent): boolean => {
   if (event.type === 'SERVER_SHUTDOWN') return true
-  const e = event as { sessionId?: string; nodeId?: string; runId?: string }
+  const e = event as { sessionId?: string; nodeId?: string; runId?: string; networkId?: string }
   if (filter.sessionId !== undefined && e.sessionId !== filter.sessionId) return false
   if (filter.nodeId !== undefined && e.nodeId !== filter.nodeId) return false
   if (filter.runId !== undefined && e.runId !== filter.runId) return false
+  if (filter.networkId !== undefined && e.networkId !== filter.networkId) return false
   if (filter.types !== undefined && !filter.types.includes(event.type)) return false
   return true
 }

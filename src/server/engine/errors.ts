@@ -254,6 +254,7 @@ const CODES: Readonly<Record<string, number>> = {
   UsageError: ErrorCode.InvalidParams,
   UnknownParser: ErrorCode.InvalidParams,
   StoreCorrupt: ErrorCode.StorageFailed,
+  MissingBinary: ErrorCode.Unsupported,
 }
 
 const SKIP: ReadonlySet<string> = new Set([

@@ -21,3 +21,11 @@ export {
   UnknownSession,
   UnknownSubscription,
 } from './errors.js'
+export {
+  InvalidPatch,
+  NetworkExists,
+  NetworkFileInvalid,
+  UnknownApproval,
+  UnknownNetwork,
+  UnknownNetworkNode,
+} from './networks.js'

@@ -1,5 +1,31 @@
 import * as t from 'io-ts'
+import type { NetworkEvent } from '../../network/index.js'
 import type { NodeState } from '../../node/index.js'
+
+/**
+ * The protocol's name of each network run event: an envelope sent along an
+ * edge, a firing starting and ending, a node reaching Done, a live edit
+ * (with its patches), a halt (stall, iterations, budget), an approval asked
+ * and decided, a policy refusal, pause and resume, the end.
+ *
+ * @category protocol
+ */
+export const networkEventNames = Object.freeze({
+  envelope: 'ENVELOPE_DELIVERED',
+  firing: 'NODE_FIRING',
+  fired: 'NODE_FIRED',
+  done: 'NODE_DONE',
+  patch: 'NETWORK_PATCHED',
+  halt: 'NETWORK_HALTED',
+  approval: 'APPROVAL_REQUESTED',
+  decision: 'APPROVAL_DECIDED',
+  refused: 'POLICY_REFUSED',
+  paused: 'NETWORK_PAUSED',
+  resumed: 'NETWORK_RESUMED',
+  finished: 'NETWORK_COMPLETED',
+} as const)
+
+type NetworkNames = typeof networkEventNames
 
 /**
  * The event types, in the Nerve PRD's names. Node lifecycle events come
@@ -23,6 +49,7 @@ export const eventTypes = Object.freeze([
   'STEP_COMPLETED',
   'STEP_FAILED',
   'GRAPH_COMPLETED',
+  ...Object.values(networkEventNames),
   'ERROR',
   'SERVER_SHUTDOWN',
   'LAGGED',
@@ -167,6 +194,27 @@ export interface GraphCompletedEvent extends Base<'GRAPH_COMPLETED'> {
   readonly error?: WireErrorShape
 }
 
+/** The variant of a network run's event whose `type` is `K`. */
+type Variant<K> = NetworkEvent extends infer E
+  ? E extends { readonly type: infer T }
+    ? K extends T
+      ? E
+      : never
+    : never
+  : never
+
+/**
+ * An event of a network run (`CREATE_NETWORK`): the run's own event under
+ * its protocol name, with the network's id and the session it was created
+ * in in place of the run id.
+ *
+ * @category protocol
+ */
+export type NetworkEngineEvent = {
+  readonly [K in keyof NetworkNames]: Omit<Variant<K>, 'type' | 'runId'> &
+    Base<NetworkNames[K]> & { readonly sessionId: string; readonly networkId: string }
+}[keyof NetworkNames]
+
 /**
  * An error no call answers: a `RUN_COMMAND` that failed, a history write
  * that failed. `nodeId` when it is about a node.
@@ -220,6 +268,7 @@ export type EngineEvent =
   | StepCompletedEvent
   | StepFailedEvent
   | GraphCompletedEvent
+  | NetworkEngineEvent
   | ErrorEvent
   | ServerShutdownEvent
   | LaggedEvent

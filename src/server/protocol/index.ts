@@ -13,7 +13,7 @@ export {
   paramsCodecs,
 } from './methods.js'
 export type { CreateKind, Method, Params } from './methods.js'
-export { eventTypes, EventTypeCodec } from './events.js'
+export { eventTypes, EventTypeCodec, networkEventNames } from './events.js'
 export type {
   EngineEvent,
   ErrorEvent,
@@ -22,6 +22,7 @@ export type {
   GraphCompletedEvent,
   GraphStartedEvent,
   LaggedEvent,
+  NetworkEngineEvent,
   NodeEvent,
   OutputChunk,
   OutputParsed,
@@ -34,6 +35,8 @@ export type {
 export type {
   ForkResult,
   HistoryEntry,
+  NetworkInfo,
+  NetworkPatches,
   Results,
   RunInfo,
   RunStateName,

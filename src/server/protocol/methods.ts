@@ -75,6 +75,21 @@ const session = { sessionId: Name }
 const node = { nodeId: Name }
 const executeOptional = { ...session, parser: Name, timeout: Millis }
 
+const net = { networkId: Name }
+const netNode = { ...net, nodeId: Name }
+const decision = { ...net, requestId: t.string }
+/** An immer patch of a network value (`NETWORK_PATCHED` carries the same). */
+const PatchCodec = t.exact(
+  t.intersection([
+    t.type({
+      op: t.keyof({ add: null, replace: null, remove: null }),
+      path: t.array(t.union([t.string, t.number])),
+    }),
+    t.partial({ value: t.unknown }),
+  ]),
+  'Patch',
+)
+
 /**
  * The params codec of every command, by method name. Each is exact: a key
  * it does not list is an error at that key. `sessionId` is optional
@@ -126,11 +141,49 @@ export const paramsCodecs = {
   SUBSCRIBE: params(
     'SUBSCRIBE',
     {},
-    { ...session, nodeId: Name, runId: t.string, types: t.readonlyArray(EventTypeCodec) },
+    {
+      ...session,
+      nodeId: Name,
+      runId: t.string,
+      networkId: Name,
+      types: t.readonlyArray(EventTypeCodec),
+    },
   ),
   UNSUBSCRIBE: params('UNSUBSCRIBE', { subscription: t.string }, {}),
   SAVE_SESSION: params('SAVE_SESSION', {}, session),
   SHUTDOWN: params('SHUTDOWN', {}, {}),
+  CREATE_NETWORK: params(
+    'CREATE_NETWORK',
+    { network: t.unknown },
+    { ...session, networkId: Name, root: t.string },
+  ),
+  GET_NETWORK: params('GET_NETWORK', net, {}),
+  LIST_NETWORKS: params('LIST_NETWORKS', {}, {}),
+  EDIT_NETWORK: params('EDIT_NETWORK', { ...net, patches: t.readonlyArray(PatchCodec) }, {}),
+  UNDO_NETWORK: params('UNDO_NETWORK', net, {}),
+  SET_NODE_MODE: params(
+    'SET_NODE_MODE',
+    { ...netNode, mode: t.keyof({ interactive: null, auto: null }) },
+    {},
+  ),
+  SET_WORKFLOW_MODE: params(
+    'SET_WORKFLOW_MODE',
+    { ...net, workflow: t.keyof({ planning: null, implementation: null }) },
+    {},
+  ),
+  SEND_ENVELOPE: params(
+    'SEND_ENVELOPE',
+    { ...netNode, message: t.string },
+    { structured: t.unknown },
+  ),
+  TRIGGER_NODE: params('TRIGGER_NODE', netNode, { message: t.string }),
+  APPROVE: params('APPROVE', decision, { by: t.string, note: t.string }),
+  DENY: params('DENY', decision, { by: t.string, note: t.string }),
+  PAUSE_NETWORK: params('PAUSE_NETWORK', net, {}),
+  RESUME_NETWORK: params('RESUME_NETWORK', net, {}),
+  STOP_NETWORK: params('STOP_NETWORK', net, {}),
+  CANCEL_NETWORK: params('CANCEL_NETWORK', net, {}),
+  GET_ENVELOPES: params('GET_ENVELOPES', net, {}),
 } as const
 
 /**

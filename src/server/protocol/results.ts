@@ -1,3 +1,5 @@
+import type { Patch } from 'immer'
+import type { ApprovalRequest, Envelope, Network } from '../../network/index.js'
 import type { NodeInfo } from '../../node/index.js'
 import type { WireErrorShape } from './events.js'
 
@@ -93,6 +95,42 @@ export interface RunInfo {
 }
 
 /**
+ * A network run as the network commands answer it: its id, the session it
+ * was created in, its workspace, its state (`running`, `paused`,
+ * `finished`) and, once finished, how it ended (`done`, `halted`, `idle`,
+ * `cancelled`); the network value as it is now (live edits applied — the
+ * value `NETWORK_PATCHED` patches apply to); the envelopes sent so far, the
+ * nodes that reached Done, the halts, the usage of the whole network, and
+ * the approvals waiting for a decision.
+ *
+ * @category protocol
+ */
+export interface NetworkInfo {
+  readonly networkId: string
+  readonly sessionId: string
+  readonly root: string
+  readonly startedAt: string
+  readonly state: 'running' | 'paused' | 'finished'
+  readonly outcome?: 'done' | 'halted' | 'idle' | 'cancelled'
+  readonly network: Network
+  readonly envelopes: number
+  readonly done: readonly string[]
+  readonly halts: readonly (WireErrorShape & { readonly nodes: readonly string[] })[]
+  readonly usage: { readonly tokens: number; readonly apiCalls: number; readonly cost: number }
+  readonly pending: readonly ApprovalRequest[]
+}
+
+/**
+ * What a live edit answers: its patches and the inverse patches (undo).
+ *
+ * @category protocol
+ */
+export interface NetworkPatches {
+  readonly patches: readonly Patch[]
+  readonly inverse: readonly Patch[]
+}
+
+/**
  * A record of a node's history (see `HistoryRecord`): `seq`, `op`, `time`,
  * `node` and the op's fields.
  *
@@ -141,4 +179,22 @@ export interface Results {
   readonly UNSUBSCRIBE: { readonly unsubscribed: boolean }
   readonly SAVE_SESSION: { readonly saved: true; readonly sessionId: string }
   readonly SHUTDOWN: { readonly shuttingDown: true }
+  readonly CREATE_NETWORK: NetworkInfo
+  readonly GET_NETWORK: NetworkInfo
+  readonly LIST_NETWORKS: { readonly networks: readonly NetworkInfo[] }
+  readonly EDIT_NETWORK: NetworkPatches
+  readonly UNDO_NETWORK: { readonly undone: boolean }
+  readonly SET_NODE_MODE: NetworkPatches
+  readonly SET_WORKFLOW_MODE: NetworkPatches
+  readonly SEND_ENVELOPE: { readonly envelope: Envelope }
+  readonly TRIGGER_NODE: { readonly triggered: true }
+  readonly APPROVE: { readonly decided: true }
+  readonly DENY: { readonly decided: true }
+  readonly PAUSE_NETWORK: NetworkInfo
+  readonly RESUME_NETWORK: NetworkInfo
+  /** Waits until nothing is in flight and nothing can fire, then ends the run. */
+  readonly STOP_NETWORK: NetworkInfo
+  readonly CANCEL_NETWORK: NetworkInfo
+  /** Every envelope so far, in order; `causedBy` links them into a DAG. */
+  readonly GET_ENVELOPES: { readonly envelopes: readonly Envelope[] }
 }

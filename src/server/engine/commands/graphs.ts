@@ -41,6 +41,7 @@ export const graphCommands: Commands<GraphMethods> = {
       ...(p.sessionId !== undefined && { sessionId: p.sessionId }),
       ...(p.nodeId !== undefined && { nodeId: p.nodeId }),
       ...(p.runId !== undefined && { runId: p.runId }),
+      ...(p.networkId !== undefined && { networkId: p.networkId }),
       ...(p.types !== undefined && { types: p.types }),
     })
     return Promise.resolve({ subscription })

@@ -2,12 +2,18 @@ import type { Method } from '../../protocol/index.js'
 import type { Command, Commands } from './context.js'
 import { graphCommands } from './graphs.js'
 import { ioCommands } from './io.js'
+import { networkCommands } from './networks.js'
 import { nodeCommands } from './nodes.js'
 
 export type { CallContext } from './context.js'
 
 /** Every command of the protocol, by method name. */
-export const commands: Commands<Method> = { ...nodeCommands, ...ioCommands, ...graphCommands }
+export const commands: Commands<Method> = {
+  ...nodeCommands,
+  ...ioCommands,
+  ...graphCommands,
+  ...networkCommands,
+}
 
 /** The command of a method, typed loosely for the dispatcher (its params are decoded by the method's codec). */
 export const commandOf = (method: Method): Command<Method> =>

@@ -1,0 +1,288 @@
+/**
+ * The network runs of an engine, by network id, and the errors of the
+ * network commands. Each network runs in a session of its own (its nodes
+ * are the network's, not the engine session's); its events are published as
+ * engine events under the protocol's names, tagged with the network's id
+ * and the session it was created in. Finished networks are kept (the last
+ * `kept` of them) so their outcome can still be read.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import {
+  applyChange,
+  decodeNetwork,
+  encodeNetwork,
+  startNetwork,
+  type Network,
+  type NetworkFileError,
+  type NetworkRun,
+  type Patch,
+} from '../../network/index.js'
+import type { Provider } from '../../interpreters/index.js'
+import {
+  ErrorCode,
+  networkEventNames,
+  type EngineEvent,
+  type NetworkEngineEvent,
+  type NetworkInfo,
+} from '../protocol/index.js'
+import { EngineError } from './errors.js'
+
+/**
+ * No network with this id.
+ *
+ * @category engine errors
+ */
+export class UnknownNetwork extends EngineError {
+  readonly _tag = 'UnknownNetwork'
+  readonly code = ErrorCode.NotFound
+  constructor(readonly networkId: string) {
+    super(`there is no network "${networkId}"`, '/networkId')
+    this.name = 'UnknownNetwork'
+  }
+}
+
+/**
+ * A network with this id exists already.
+ *
+ * @category engine errors
+ */
+export class NetworkExists extends EngineError {
+  readonly _tag = 'NetworkExists'
+  readonly code = ErrorCode.Conflict
+  constructor(readonly networkId: string) {
+    super(`a network "${networkId}" exists already`, '/networkId')
+    this.name = 'NetworkExists'
+  }
+}
+
+/**
+ * The network has no node with this id.
+ *
+ * @category engine errors
+ */
+export class UnknownNetworkNode extends EngineError {
+  readonly _tag = 'UnknownNetworkNode'
+  readonly code = ErrorCode.NotFound
+  constructor(
+    readonly networkId: string,
+    readonly nodeId: string,
+  ) {
+    super(`the network "${networkId}" has no node "${nodeId}"`, '/nodeId')
+    this.name = 'UnknownNetworkNode'
+  }
+}
+
+/**
+ * No approval request with this id is waiting.
+ *
+ * @category engine errors
+ */
+export class UnknownApproval extends EngineError {
+  readonly _tag = 'UnknownApproval'
+  readonly code = ErrorCode.NotFound
+  constructor(readonly requestId: string) {
+    super(`no approval request "${requestId}" is waiting`, '/requestId')
+    this.name = 'UnknownApproval'
+  }
+}
+
+/** A network file error, its path under where the file is in `params`. */
+interface PathError {
+  readonly _tag: string
+  readonly path: string
+}
+
+const under = (at: string, errors: readonly PathError[]): PathError[] =>
+  errors.map((e) => ({ ...e, path: `${at}${e.path}` }))
+
+const summary = (what: string, errors: readonly PathError[]): string =>
+  `${what}: ${errors
+    .slice(0, 3)
+    .map((e) => `${e.path} ${e._tag}`)
+    .join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`
+
+/**
+ * A network-file value that does not decode; `errors` carry their paths in `params`.
+ *
+ * @category engine errors
+ */
+export class NetworkFileInvalid extends EngineError {
+  readonly _tag = 'NetworkFileInvalid'
+  readonly code = ErrorCode.InvalidGraph
+  readonly errors: readonly PathError[]
+  constructor(errors: readonly NetworkFileError[]) {
+    const at = under('/network', errors)
+    super(summary('the network file is invalid', at), at[0]?.path)
+    this.name = 'NetworkFileInvalid'
+    this.errors = at
+  }
+}
+
+/**
+ * Patches that do not apply to the network, or leave a network that is not
+ * valid (an edge to a node that is gone, a bad delivery); nothing changed.
+ * `errors` are the network file's errors of the patched network.
+ *
+ * @category engine errors
+ */
+export class InvalidPatch extends EngineError {
+  readonly _tag = 'InvalidPatch'
+  readonly code = ErrorCode.InvalidParams
+  readonly errors: readonly PathError[]
+  constructor(message: string, errors: readonly PathError[] = []) {
+    super(errors.length === 0 ? message : summary(message, errors), '/patches')
+    this.name = 'InvalidPatch'
+    this.errors = errors
+  }
+}
+
+/** Decodes a network-file value at `/network` of `params`. */
+export const networkOf = (file: unknown): Network => {
+  const decoded = decodeNetwork(file)
+  if (E.isLeft(decoded)) throw new NetworkFileInvalid(decoded.left)
+  return decoded.right
+}
+
+/**
+ * `patches` applied to `net`, checked as a network file is: throws
+ * {@link InvalidPatch} if they do not apply or leave a network that is not valid.
+ */
+export const checkPatches = (net: Network, patches: readonly Patch[]): void => {
+  let next: Network
+  try {
+    next = applyChange(patches)(net)
+  } catch (e) {
+    throw new InvalidPatch(
+      `the patches do not apply: ${e instanceof Error ? e.message : String(e)}`,
+    )
+  }
+  let file: unknown
+  try {
+    file = JSON.parse(JSON.stringify(encodeNetwork(next))) as unknown
+  } catch (e) {
+    throw new InvalidPatch(
+      `the patched network is not valid: ${e instanceof Error ? e.message : String(e)}`,
+    )
+  }
+  const decoded = decodeNetwork(file)
+  if (E.isLeft(decoded)) throw new InvalidPatch('the patched network is not valid', decoded.left)
+}
+
+interface Entry {
+  readonly run: NetworkRun
+  readonly sessionId: string
+  readonly root: string
+  readonly startedAt: string
+  readonly halts: NetworkInfo['halts'][number][]
+}
+
+/** The network runs of an engine. */
+export class Networks {
+  readonly #entries = new Map<string, Entry>()
+  readonly #kept: number
+
+  constructor(kept: number) {
+    this.#kept = kept
+  }
+
+  /** Starts `net` as `networkId`; its events go to `publish` as engine events. */
+  async start(options: {
+    readonly networkId: string
+    readonly sessionId: string
+    readonly net: Network
+    readonly root: string
+    readonly providers: Readonly<Record<string, Provider>>
+    readonly publish: (event: EngineEvent) => void
+    readonly now: () => string
+  }): Promise<NetworkInfo> {
+    const { networkId, sessionId, publish, now } = options
+    if (this.#entries.has(networkId)) throw new NetworkExists(networkId)
+    const halts: Entry['halts'] = []
+    const run = await startNetwork(options.net, {
+      root: options.root,
+      runId: networkId,
+      providers: options.providers,
+      onEvent: (e) => {
+        if (e.type === 'halt') halts.push({ tag: e.error, message: e.message, nodes: e.nodes })
+        const { type, runId: _, ...rest } = e
+        publish({
+          ...rest,
+          type: networkEventNames[type],
+          time: now(),
+          sessionId,
+          networkId,
+        } as NetworkEngineEvent)
+      },
+    })
+    if (this.#entries.has(networkId)) {
+      await run.stop()
+      throw new NetworkExists(networkId)
+    }
+    this.#entries.set(networkId, { run, sessionId, root: options.root, startedAt: now(), halts })
+    return this.info(networkId)
+  }
+
+  /** The run of a network; {@link UnknownNetwork} when there is none. */
+  run(networkId: string): NetworkRun {
+    return this.#entry(networkId).run
+  }
+
+  /** The node of a running network; {@link UnknownNetworkNode} when it has none. */
+  node(networkId: string, nodeId: string): NetworkRun {
+    const run = this.run(networkId)
+    if (run.network.nodes[nodeId] === undefined) throw new UnknownNetworkNode(networkId, nodeId)
+    return run
+  }
+
+  info(networkId: string): NetworkInfo {
+    const { run, sessionId, root, startedAt, halts } = this.#entry(networkId)
+    const outcome = run.outcome()
+    return {
+      networkId,
+      sessionId,
+      root,
+      startedAt,
+      state: run.status,
+      ...(run.status === 'finished' && { outcome: outcome.status }),
+      network: run.network,
+      envelopes: outcome.log.size,
+      done: outcome.done,
+      halts: [...halts],
+      usage: run.usage(),
+      pending: run.control.pending(),
+    }
+  }
+
+  list(): readonly NetworkInfo[] {
+    return [...this.#entries.keys()].map((id) => this.info(id))
+  }
+
+  /** Ends the run (cancelled first when `cancel`), then forgets the oldest finished ones beyond `kept`. */
+  async stop(networkId: string, cancel: boolean): Promise<NetworkInfo> {
+    const run = this.run(networkId)
+    if (cancel) run.cancel(new Error('CANCEL_NETWORK'))
+    await run.stop()
+    const info = this.info(networkId)
+    const finished = [...this.#entries].filter(([, e]) => e.run.status === 'finished')
+    for (const [id] of finished.slice(0, Math.max(0, finished.length - this.#kept))) {
+      this.#entries.delete(id)
+    }
+    return info
+  }
+
+  /** Cancels and ends every network (engine shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.allSettled(
+      [...this.#entries.values()].map(async ({ run }) => {
+        run.cancel(new Error('the engine is shutting down'))
+        await run.stop()
+      }),
+    )
+  }
+
+  #entry(networkId: string): Entry {
+    const e = this.#entries.get(networkId)
+    if (e === undefined) throw new UnknownNetwork(networkId)
+    return e
+  }
+}

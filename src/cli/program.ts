@@ -322,7 +322,7 @@ export const program = (version: string): Command => {
 
   const network = root
     .command('network')
-    .description('network files: live agent networks, in this process')
+    .description("live agent networks: run a network file, or work with the daemon's networks")
   const NW = () => import('./commands/network.js')
   example(
     network
@@ -331,8 +331,69 @@ export const program = (version: string): Command => {
       .option('--send <node=message...>', 'send a message to a node once it starts')
       .option('--root <dir>', "the nodes' working directory (default: here)")
       .option('--html <file>', 'write the envelope DAG here as a self-contained HTML page')
+      .option('--server', 'run it on the daemon (default: in this process)')
+      .option('--detach', 'with --server: leave it running there and return at once')
       .action(act(async (f: string, o) => (await NW()).run(f, o))),
     "nerve network run examples/review.network.json --send 'writer=Write a haiku about queues'",
+    'nerve network run team.network.json --server --detach',
+  )
+  example(
+    network
+      .command('list')
+      .description("the daemon's networks: running ones and the last finished ones")
+      .action(act(async (o) => (await NW()).list(o))),
+    'nerve network list --json',
+  )
+  example(
+    network
+      .command('status <id>')
+      .description('one network on the daemon: state, nodes, approvals waiting, halts')
+      .action(act(async (id: string, o) => (await NW()).status(id, o))),
+    'nerve network status team',
+  )
+  example(
+    network
+      .command('send <id> <node> <message>')
+      .description('send a user message to a node of a network on the daemon')
+      .action(
+        act(async (id: string, node: string, m: string, o) => (await NW()).send(id, node, m, o)),
+      ),
+    "nerve network send team planner 'Plan the login page'",
+  )
+  example(
+    network
+      .command('trigger <id> <node> [message]')
+      .description('fire a node now (a manual node fires only so)')
+      .action(
+        act(async (id: string, node: string, m: string | undefined, o) =>
+          (await NW()).trigger(id, node, m, o),
+        ),
+      ),
+    'nerve network trigger team verifier',
+  )
+  for (const how of ['approve', 'deny'] as const) {
+    example(
+      network
+        .command(`${how} <id> <request>`)
+        .description(`${how} an approval request that is waiting (network status lists them)`)
+        .option('--note <text>', 'why, recorded with the decision')
+        .action(act(async (id: string, r: string, o) => (await NW()).decide(how)(id, r, o))),
+      `nerve network ${how} team approval-1 --note 'reviewed'`,
+    )
+  }
+  example(
+    network
+      .command('stop <id>')
+      .description('end a network on the daemon once nothing is in flight')
+      .action(act(async (id: string, o) => (await NW()).end('stop')(id, o))),
+    'nerve network stop team',
+  )
+  example(
+    network
+      .command('cancel <id>')
+      .description('end a network on the daemon now; firings in flight are aborted')
+      .action(act(async (id: string, o) => (await NW()).end('cancel')(id, o))),
+    'nerve network cancel team',
   )
   example(
     network

@@ -63,7 +63,7 @@ describe('nerve network run', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(
-      values.slice(0, -1).every((v) => typeof v.type === 'string' && typeof v.runId === 'string'),
+      values.slice(0, -1).every((v) => typeof v.type === 'string' && v.networkId === 'review'),
     ).toBe(true)
     expect(values.at(-1)).toMatchObject({ networkId: 'review', status: 'done', done: ['writer'] })
   })
@@ -95,6 +95,91 @@ describe('nerve network run', () => {
     const ghost = await nerve(['network', 'run', EXAMPLE, '--send', 'ghost=hi'])
     expect(ghost.code).toBe(2)
     expect(ghost.stderr).toMatch(/^error: UnknownNode at --send/)
+  })
+})
+
+describe('nerve network against a real daemon', () => {
+  const env = { NERVE_SOCKET: join(dir, 'nerve.sock'), XDG_RUNTIME_DIR: dir, HOME: dir }
+  const planning = file('plan.json', {
+    id: 'plan',
+    workflow: 'planning',
+    nodes: [
+      {
+        id: 'planner',
+        tools: ['bash'],
+        provider: {
+          type: 'mock',
+          script: [{ tools: [{ name: 'bash', input: { command: 'echo hi > note.txt' } }] }, 'ok'],
+        },
+      },
+    ],
+    edges: [],
+  })
+
+  beforeAll(async () => {
+    const r = await nerve(['server', 'start', '--detach', '--no-store'], env)
+    expect(r.code, r.stderr).toBe(0)
+  }, 30_000)
+  afterAll(async () => {
+    await nerve(['server', 'stop'], env)
+  })
+
+  it('runs the example on the daemon with --server, the same lines as in this process', async () => {
+    const r = await nerve(
+      ['network', 'run', EXAMPLE, '--server', '--send', 'writer=Write a haiku', '--root', dir],
+      env,
+    )
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.trim().split('\n')[0]).toBe('message user → writer: Write a haiku')
+    const listed = await nerve(['network', 'list', '--json'], env)
+    const { networks } = JSON.parse(listed.stdout) as {
+      networks: { networkId: string; outcome: string }[]
+    }
+    expect(networks).toContainEqual(
+      expect.objectContaining({ networkId: 'review', outcome: 'done' }),
+    )
+  })
+
+  it('leaves a network running with --detach; status, approve and stop work on it by id', async () => {
+    const work = mkdtempSync(join(dir, 'work-'))
+    const started = await nerve(
+      [
+        'network',
+        'run',
+        planning,
+        '--server',
+        '--detach',
+        '--send',
+        'planner=look',
+        '--root',
+        work,
+      ],
+      env,
+    )
+    expect(started.code, started.stderr).toBe(0)
+    expect(started.stdout).toBe('Started plan on the daemon\n')
+    let waiting: { id: string }[] = []
+    for (let i = 0; i < 200 && waiting.length === 0; i++) {
+      const s = await nerve(['network', 'status', 'plan', '--json'], env)
+      waiting = (JSON.parse(s.stdout) as { pending: { id: string }[] }).pending
+    }
+    expect(waiting).toHaveLength(1)
+    const status = await nerve(['network', 'status', 'plan'], env)
+    expect(status.stdout).toMatch(/approve\? approval-1: planner wants bash echo hi > note.txt/)
+    const denied = await nerve(['network', 'deny', 'plan', 'approval-9'], env)
+    expect(denied.code).toBe(1)
+    expect(denied.stderr).toMatch(/^error: UnknownApproval at \/requestId/)
+    const approved = await nerve(
+      ['network', 'approve', 'plan', 'approval-1', '--note', 'fine'],
+      env,
+    )
+    expect(approved.stdout).toBe('Approved approval-1\n')
+    const stopped = await nerve(['network', 'stop', 'plan'], env)
+    expect(stopped.code, stopped.stderr).toBe(0)
+    expect(stopped.stdout).toMatch(/^plan\s+idle/)
+    expect(readFileSync(join(work, 'note.txt'), 'utf8')).toBe('hi\n')
+    const gone = await nerve(['network', 'send', 'ghost', 'a', 'hi'], env)
+    expect(gone.stderr).toMatch(/^error: UnknownNetwork at \/networkId/)
   })
 })
 

@@ -4,7 +4,7 @@
  * and in-process, against one real daemon with real bash and PTY nodes, and
  * gives the same answers.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -45,6 +45,10 @@ const BASH_PTY = {
   args: ['--norc', '--noprofile'],
   env: { PS1: '$ ', PROMPT_COMMAND: '' },
 }
+
+const review = JSON.parse(
+  readFileSync(new URL('../../examples/review.network.json', import.meta.url), 'utf8'),
+) as unknown
 
 const rejection = (p: Promise<unknown>): Promise<ProtocolError> =>
   p.then(
@@ -157,6 +161,33 @@ describe.each(transports)('every command over %s', (name, open) => {
     expect(method.code).toBe(-32601)
     const save = await rejection(client.saveSession())
     expect(save.tag).toBe('NoStore')
+  })
+
+  it('runs a live network: create, edit, send, approve errors, events, stop', async () => {
+    const net = await client.createNetwork(review, { networkId: id('review'), root: dir })
+    expect(net.networkId).toBe(id('review'))
+    const { maxIterations } = (await net.info()).network.limits
+    const edit = await net.edit([{ op: 'replace', path: ['limits', 'maxIterations'], value: 9 }])
+    expect(edit.inverse).toEqual([
+      { op: 'replace', path: ['limits', 'maxIterations'], value: maxIterations },
+    ])
+    expect(await net.send('writer', 'Write a haiku about queues')).toMatchObject({
+      toNodeId: 'writer',
+    })
+    const denied = await rejection(net.deny('no-such-request'))
+    expect([denied.tag, denied.path]).toEqual(['UnknownApproval', '/requestId'])
+    const info = await net.stop()
+    expect(info).toMatchObject({ state: 'finished', outcome: 'done', done: ['writer'] })
+    expect(info.network.limits.maxIterations).toBe(9)
+    expect(await net.envelopes()).toHaveLength(info.envelopes)
+    expect((await client.listNetworks()).map((n) => n.networkId)).toContain(id('review'))
+    if (!client.carriesEvents) return
+    const types: string[] = []
+    for await (const e of net.events()) types.push(e.type)
+    expect(types).toEqual(
+      expect.arrayContaining(['NETWORK_PATCHED', 'ENVELOPE_DELIVERED', 'NODE_FIRED', 'NODE_DONE']),
+    )
+    expect(types.at(-1)).toBe('NETWORK_COMPLETED')
   })
 
   it('stops a node', async () => {

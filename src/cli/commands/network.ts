@@ -1,26 +1,33 @@
 /**
- * `nerve network run|show FILE`: a network file, in this process. `run`
- * starts the network, sends what `--send` says, prints each delivery,
- * firing, live edit, approval and halt as it happens (NDJSON with
- * `--json`), and ends when the network is idle: exit 0 when it finished,
- * 1 when it halted or was cancelled. `show` prints its topology.
+ * `nerve network …`: live agent networks. `run FILE` starts a network file
+ * (in this process, or on the daemon with `--server`), sends what `--send`
+ * says, prints each delivery, live edit, approval and halt as it happens
+ * (NDJSON with `--json`), and ends when the network is idle: exit 0 when it
+ * finished, 1 when it halted or was cancelled. `show FILE` prints a file's
+ * topology. `list`, `status`, `send`, `trigger`, `approve`, `deny`, `stop`
+ * and `cancel` work on the daemon's networks.
  */
 import * as E from 'fp-ts/lib/Either.js'
+import { resolve } from 'node:path'
+import { NerveClient } from '../../client/index.js'
 import {
   decodeNetwork,
+  EnvelopeLog,
   renderEnvelopesHtml,
   showNetworkFileError,
-  startNetwork,
   type Network,
-  type NetworkEvent,
 } from '../../network/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import { CliError, print, type GlobalOptions } from '../context.js'
+import type { EngineEvent, NetworkInfo } from '../../server/index.js'
+import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 import { mermaidId } from './graph.js'
 
-const decoded = async (file: string): Promise<Network> => {
-  const net = decodeNetwork(await readJson(file))
+const decoded = async (
+  file: string,
+): Promise<{ readonly json: unknown; readonly net: Network }> => {
+  const json = await readJson(file)
+  const net = decodeNetwork(json)
   if (E.isLeft(net)) {
     throw new CliError(
       'NetworkFileInvalid',
@@ -28,28 +35,30 @@ const decoded = async (file: string): Promise<Network> => {
       net.left[0]?.path,
     )
   }
-  return net.right
+  return { json, net: net.right }
 }
 
 /** One event as a line a person reads; `undefined` for those not worth a line. */
-const eventLine = (e: NetworkEvent): string | undefined => {
+const eventLine = (e: EngineEvent): string | undefined => {
   switch (e.type) {
-    case 'envelope': {
+    case 'ENVELOPE_DELIVERED': {
       const m = e.envelope.payload.message.split('\n')[0]
       return `${e.envelope.kind.padEnd(7)} ${e.envelope.fromNodeId} → ${e.envelope.toNodeId}: ${m}`
     }
-    case 'halt':
+    case 'NETWORK_HALTED':
       return `halted  ${e.nodes.join(', ')}: ${e.error}: ${e.message}`
-    case 'done':
+    case 'NODE_DONE':
       return `done    ${e.nodeId} (${e.reason})`
-    case 'patch':
+    case 'NETWORK_PATCHED':
       return `edit    ${e.label}`
-    case 'approval':
-      return `approve? ${JSON.stringify(e.request)}`
-    case 'decision':
-      return `decided ${JSON.stringify(e.decision)}`
-    case 'refused':
+    case 'APPROVAL_REQUESTED':
+      return `approve? ${e.request.id}: ${e.request.nodeId} wants ${e.request.action} ${e.request.target} (${e.request.reason})`
+    case 'APPROVAL_DECIDED':
+      return `decided ${e.decision.request.id}: ${e.decision.decision} by ${e.decision.by}`
+    case 'POLICY_REFUSED':
       return `refused ${e.nodeId}: ${e.tool} ${e.target}: ${e.reason}`
+    case 'LAGGED':
+      return `(${e.dropped} events missed)`
     default:
       return undefined
   }
@@ -59,6 +68,8 @@ export interface NetworkRunOptions extends GlobalOptions {
   readonly send?: readonly string[]
   readonly root?: string
   readonly html?: string
+  readonly server?: boolean
+  readonly detach?: boolean
 }
 
 /** `NODE=MESSAGE` → `[node, message]`. */
@@ -68,8 +79,17 @@ const sendOf = (s: string): readonly [string, string] => {
   return [s.slice(0, eq), s.slice(eq + 1)]
 }
 
+/** One line about a network: its id, state, how it ended, envelopes, Done. */
+const infoLine = (n: NetworkInfo): string =>
+  `${n.networkId.padEnd(16)} ${(n.outcome ?? n.state).padEnd(9)} ${String(n.envelopes).padStart(4)} envelopes${n.done.length > 0 ? `, done: ${n.done.join(', ')}` : ''}${n.pending.length > 0 ? `, ${n.pending.length} approval(s) waiting` : ''}`
+
+/**
+ * `nerve network run FILE`: on the daemon with `--server` (and left running
+ * there with `--detach`), else on an engine in this process — the same
+ * commands either way.
+ */
 export const run = async (file: string, o: NetworkRunOptions): Promise<void> => {
-  const net = await decoded(file)
+  const { json, net } = await decoded(file)
   const sends = (o.send ?? []).map(sendOf)
   for (const [node] of sends) {
     if (net.nodes[node] === undefined) {
@@ -81,50 +101,131 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
       )
     }
   }
-  const run = await startNetwork(net, {
-    root: o.root ?? process.cwd(),
-    onEvent: (e) => {
-      const line = o.json === true ? JSON.stringify(e) : eventLine(e)
-      if (line !== undefined) process.stdout.write(`${line}\n`)
-    },
-  })
-  const cancel = (): void => {
-    run.cancel(new Error('interrupted'))
+  if (o.detach === true && o.server !== true) {
+    throw new CliError(
+      'BadOption',
+      '--detach leaves the network on the daemon: add --server',
+      '--detach',
+      2,
+    )
   }
-  process.once('SIGINT', cancel)
+  const client = o.server === true ? await connect(o) : await NerveClient.standalone()
   try {
-    for (const [node, message] of sends) run.send(node, message)
-    await run.idle()
-    const outcome = await run.stop()
-    if (o.html !== undefined) {
-      await writeFileAtomic(
-        o.html,
-        renderEnvelopesHtml(outcome.log, { title: `${net.id}: envelopes` }),
-      )
+    const remote = await client.createNetwork(json, {
+      root: resolve(o.root ?? '.'),
+      ...(o.session !== undefined && { sessionId: o.session }),
+    })
+    for (const [node, message] of sends) await remote.send(node, message)
+    if (o.detach === true) {
+      print(o, await remote.info(), (n) => `Started ${n.networkId} on the daemon`)
+      return
     }
-    const summary = {
-      networkId: net.id,
-      status: outcome.status,
-      envelopes: outcome.log.size,
-      done: outcome.done,
-      halts: outcome.halts,
-      usage: outcome.usage,
+    const cancel = (): void => {
+      void remote.cancel().catch(() => undefined)
     }
-    if (o.json === true) process.stdout.write(`${JSON.stringify(summary)}\n`)
-    else
-      process.stderr.write(`network ${net.id} ${outcome.status}: ${outcome.log.size} envelopes\n`)
-    if (outcome.status === 'halted' || outcome.status === 'cancelled') process.exitCode = 1
+    process.once('SIGINT', cancel)
+    try {
+      const printing = (async () => {
+        for await (const e of remote.events()) {
+          const line = o.json === true ? JSON.stringify(e) : eventLine(e)
+          if (line !== undefined) process.stdout.write(`${line}\n`)
+        }
+      })()
+      const info = await remote.stop()
+      await printing
+      if (o.html !== undefined) {
+        const log = new EnvelopeLog()
+        for (const e of await remote.envelopes()) log.add(e)
+        await writeFileAtomic(o.html, renderEnvelopesHtml(log, { title: `${net.id}: envelopes` }))
+      }
+      const summary = {
+        networkId: info.networkId,
+        status: info.outcome,
+        envelopes: info.envelopes,
+        done: info.done,
+        halts: info.halts,
+        usage: info.usage,
+      }
+      if (o.json === true) process.stdout.write(`${JSON.stringify(summary)}\n`)
+      else
+        process.stderr.write(
+          `network ${info.networkId} ${info.outcome}: ${info.envelopes} envelopes\n`,
+        )
+      if (info.outcome === 'halted' || info.outcome === 'cancelled') process.exitCode = 1
+    } finally {
+      process.off('SIGINT', cancel)
+    }
   } finally {
-    process.off('SIGINT', cancel)
+    await client.close()
   }
 }
+
+/** `nerve network list`: the daemon's networks. */
+export const list = (o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const networks = await c.listNetworks()
+    print(o, { networks }, (r) =>
+      r.networks.length === 0 ? 'No networks' : r.networks.map(infoLine).join('\n'),
+    )
+  })
+
+/** `nerve network status ID`: one network on the daemon, its nodes and the approvals waiting. */
+export const status = (id: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    print(o, await c.network(id).info(), (n) =>
+      [
+        infoLine(n),
+        ...Object.values(n.network.nodes).map(
+          (node) => `  ${node.id.padEnd(14)} ${node.role.padEnd(12)} ${node.mode}`,
+        ),
+        ...n.pending.map((r) => `  approve? ${r.id}: ${r.nodeId} wants ${r.action} ${r.target}`),
+        ...n.halts.map((h) => `  halted ${h.nodes.join(', ')}: ${h.tag}: ${h.message}`),
+      ].join('\n'),
+    )
+  })
+
+/** `nerve network send ID NODE MESSAGE`. */
+export const send = (id: string, node: string, message: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const envelope = await c.network(id).send(node, message)
+    print(o, envelope, (e) => `Sent ${e.id} to ${e.toNodeId}`)
+  })
+
+/** `nerve network trigger ID NODE [MESSAGE]`. */
+export const trigger = (
+  id: string,
+  node: string,
+  message: string | undefined,
+  o: GlobalOptions,
+): Promise<void> =>
+  withClient(o, async (c) => {
+    await c.network(id).trigger(node, message)
+    print(o, { triggered: true }, () => `Triggered ${node}`)
+  })
+
+/** `nerve network approve|deny ID REQUEST [--note TEXT]`. */
+export const decide =
+  (how: 'approve' | 'deny') =>
+  (id: string, request: string, o: GlobalOptions & { readonly note?: string }): Promise<void> =>
+    withClient(o, async (c) => {
+      await c.network(id)[how](request, process.env.USER, o.note)
+      print(o, { decided: true }, () => `${how === 'approve' ? 'Approved' : 'Denied'} ${request}`)
+    })
+
+/** `nerve network stop|cancel ID`: ends a network on the daemon (stop waits until it is idle). */
+export const end =
+  (how: 'stop' | 'cancel') =>
+  (id: string, o: GlobalOptions): Promise<void> =>
+    withClient(o, async (c) => {
+      print(o, await c.network(id)[how](), infoLine)
+    })
 
 /** `nerve network show FILE [--mermaid]`: nodes (role, mode, trigger, provider) and edges. */
 export const show = async (
   file: string,
   o: GlobalOptions & { readonly mermaid?: boolean },
 ): Promise<void> => {
-  const net = await decoded(file)
+  const { net } = await decoded(file)
   const nodes = Object.values(net.nodes)
   const edges = Object.values(net.edges)
   const arrow = (both: boolean): string => (both ? '↔' : '→')

@@ -11,9 +11,9 @@ import type { NodeInfo } from '../node/NodeInfo.js'
 import { canTransition, showIllegalTransition, type NodeState } from '../node/NodeState.js'
 import type { Clock } from '../runtime/Clock.js'
 import { StepFailed } from '../runtime/RunError.js'
-import type { RunEvent } from '../runtime/RunEvent.js'
-import { run, type RunOptions } from '../runtime/run.js'
-import { busyTracker, type BusyTracker } from './busyTracker.js'
+import { run } from '../runtime/run.js'
+import { busyTracker } from './busyTracker.js'
+import { executeRunOptions } from './executeRun.js'
 import {
   forkGraphNodes,
   forkNode,
@@ -232,10 +232,11 @@ export class Session implements NodeRegistry {
       },
     )
     try {
-      if (isGraph(node)) return (await run(node, this.#runOptions(input, options, tracker))).results
+      if (isGraph(node))
+        return (await run(node, executeRunOptions(this, input, options, tracker))).results
       const one = addStep({ id: name, node })(graph(name))
       try {
-        return (await run(one, this.#runOptions(input, options, tracker))).results[name]
+        return (await run(one, executeRunOptions(this, input, options, tracker))).results[name]
       } catch (e) {
         throw e instanceof StepFailed ? e.cause : e
       }
@@ -431,30 +432,5 @@ export class Session implements NodeRegistry {
 
   #release(entry: Live): void {
     if (--entry.busy === 0 && entry.state === 'busy') this.#set(entry, 'ready')
-  }
-
-  #runOptions(
-    input: unknown,
-    options: SessionExecuteOptions,
-    tracker: BusyTracker | undefined,
-  ): RunOptions {
-    const { signal, budget, onEvent, parser } = options
-    const listener =
-      tracker === undefined
-        ? onEvent
-        : (event: RunEvent) => {
-            tracker.onEvent(event)
-            onEvent?.(event)
-          }
-    return {
-      input,
-      interpreters: this.interpreters,
-      session: this,
-      clock: this.clock,
-      ...(signal !== undefined && { signal }),
-      ...(budget !== undefined && { budget }),
-      ...(parser !== undefined && { parser }),
-      ...(listener !== undefined && { onEvent: listener }),
-    }
   }
 }

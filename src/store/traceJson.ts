@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import type { RunStatus, StepRecord, StepStatus, Trace } from '../runtime/index.js'
+import type { StepRecord, Trace } from '../runtime/index.js'
 
 /**
  * An error as a stored trace keeps it: its name and message, and its
@@ -21,23 +21,7 @@ export interface ErrorJson {
  *
  * @category store
  */
-export interface StepRecordJson {
-  readonly stepId: string
-  readonly path: readonly string[]
-  readonly nodeId: string
-  readonly kind: string
-  readonly status: StepStatus
-  readonly input: unknown
-  readonly output: unknown
-  /** An {@link ErrorJson} when the step's error was an `Error`; `null` when none. */
-  readonly error: unknown
-  readonly attempts: number
-  readonly start: number
-  readonly end: number
-  readonly durationMs: number
-  readonly tokens: number
-  readonly apiCalls: number
-  readonly cost: number
+export type StepRecordJson = Omit<StepRecord, 'nested'> & {
   readonly nested: TraceJson | null
 }
 
@@ -47,14 +31,7 @@ export interface StepRecordJson {
  *
  * @category store
  */
-export interface TraceJson {
-  readonly runId: string
-  readonly graphId: string
-  readonly path: readonly string[]
-  readonly status: RunStatus
-  readonly start: number
-  readonly end: number
-  readonly durationMs: number
+export type TraceJson = Omit<Trace, 'records'> & {
   readonly records: readonly {
     readonly id: string
     readonly parents: readonly string[]

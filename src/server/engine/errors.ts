@@ -137,6 +137,16 @@ export class NoStore extends EngineError {
   }
 }
 
+/** The first errors of a file, by path and tag, after `what`: one line. */
+export const fileErrorsLine = (
+  what: string,
+  errors: readonly { readonly _tag: string; readonly path: string }[],
+): string =>
+  `${what}: ${errors
+    .slice(0, 3)
+    .map((e) => `${e.path === '' ? '(file)' : e.path} ${e._tag}`)
+    .join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`
+
 /**
  * A graph-file value that does not decode; `errors` are the file's errors,
  * their paths prefixed with where the value is in `params`.
@@ -147,13 +157,7 @@ export class GraphFileInvalid extends EngineError {
   readonly _tag = 'GraphFileInvalid'
   readonly code = ErrorCode.InvalidGraph
   constructor(readonly errors: readonly GraphFileError[]) {
-    super(
-      `the graph file is invalid: ${errors
-        .slice(0, 3)
-        .map((e) => `${e.path === '' ? '(file)' : e.path} ${e._tag}`)
-        .join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
-      errors[0]?.path,
-    )
+    super(fileErrorsLine('the graph file is invalid', errors), errors[0]?.path)
     this.name = 'GraphFileInvalid'
   }
 }

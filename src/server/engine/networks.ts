@@ -25,7 +25,7 @@ import {
   type NetworkEngineEvent,
   type NetworkInfo,
 } from '../protocol/index.js'
-import { EngineError } from './errors.js'
+import { EngineError, fileErrorsLine } from './errors.js'
 
 /**
  * No network with this id.
@@ -95,12 +95,6 @@ interface PathError {
 const under = (at: string, errors: readonly PathError[]): PathError[] =>
   errors.map((e) => ({ ...e, path: `${at}${e.path}` }))
 
-const summary = (what: string, errors: readonly PathError[]): string =>
-  `${what}: ${errors
-    .slice(0, 3)
-    .map((e) => `${e.path} ${e._tag}`)
-    .join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`
-
 /**
  * A network-file value that does not decode; `errors` carry their paths in `params`.
  *
@@ -112,7 +106,7 @@ export class NetworkFileInvalid extends EngineError {
   readonly errors: readonly PathError[]
   constructor(errors: readonly NetworkFileError[]) {
     const at = under('/network', errors)
-    super(summary('the network file is invalid', at), at[0]?.path)
+    super(fileErrorsLine('the network file is invalid', at), at[0]?.path)
     this.name = 'NetworkFileInvalid'
     this.errors = at
   }
@@ -130,7 +124,7 @@ export class InvalidPatch extends EngineError {
   readonly code = ErrorCode.InvalidParams
   readonly errors: readonly PathError[]
   constructor(message: string, errors: readonly PathError[] = []) {
-    super(errors.length === 0 ? message : summary(message, errors), '/patches')
+    super(errors.length === 0 ? message : fileErrorsLine(message, errors), '/patches')
     this.name = 'InvalidPatch'
     this.errors = errors
   }

@@ -225,11 +225,12 @@ export const program = (version: string): Command => {
       .option('--input <value>', 'the graph input (JSON when it parses)')
       .option('--trace <file>', "write the run's trace here as a self-contained HTML page")
       .option(
-        '--record <file>',
-        'record everything the steps answered, to replay with `nerve replay`',
+        '--record [file]',
+        'record everything the steps answered, to replay with `nerve replay`: in this file, or (no file) in the store',
       )
       .action(act(async (f: string, o) => (await G()).run(f, o))),
     'nerve graph run examples/release-check.json',
+    'nerve graph run examples/fan-out.json --record   # then: nerve replay RUN_ID',
     'nerve graph run examples/fan-out.json --trace fan-out.html',
     'nerve graph run examples/fan-out.json --max-parallel 2 --json',
   )
@@ -313,11 +314,16 @@ export const program = (version: string): Command => {
         '--from <step>',
         'answer from the recording up to this step (a/b for nested), then run live',
       )
+      .option(
+        '--store <path>',
+        'the SQLite store RECORDING is an id in (default NERVE_STORE, then ~/.nerve/nerve.db)',
+      )
       .action(
         act(async (f: string, o) => (await import('./commands/replay.js')).replayCommand(f, o)),
       ),
     'nerve graph run examples/fan-out.json --record run.rec.json && nerve replay run.rec.json',
     'nerve replay run.rec.json --graph changed.json',
+    'nerve replay 5f0c…   # a recording id in the store',
   )
 
   const network = root

@@ -16,6 +16,8 @@ import {
   type EnvelopeRecord,
   type StoredEnvelope,
 } from './records.js'
+import { recordingTable, type SaveRecordingOptions, type StoredRecording } from './recordings.js'
+import type { Recording } from './replay/Recording.js'
 import { configure, migrate } from './schema.js'
 import { corruptRow, decodeProblems, parseColumn, pointerOf } from './StoreError.js'
 import { traceJson, type TraceJson } from './traceJson.js'
@@ -66,6 +68,8 @@ export interface StoreWriter {
   ): readonly number[]
   /** Stores what is known of an artifact, replacing one of the same id. */
   putArtifact(artifact: ArtifactRecord): void
+  /** Saves a recorded run (see {@link SaveRecordingOptions}); answers its id. */
+  saveRecording(recording: Recording, options?: SaveRecordingOptions): string
 }
 
 /**
@@ -112,6 +116,10 @@ export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'r
   artifact(id: string): ArtifactRecord | undefined
   /** The artifacts of a session (every artifact without it), in the order they were first stored. */
   artifacts(sessionId?: string): readonly ArtifactRecord[]
+  /** A saved recording by id. */
+  recording(id: string): StoredRecording | undefined
+  /** The saved recordings (of one run with `runId`), oldest first. */
+  recordings(runId?: string): readonly StoredRecording[]
   /** Runs `work` as one transaction: every write it makes through the writer lands, or none (it throws). */
   batch<A>(work: (writer: StoreWriter) => A): A
 }
@@ -222,6 +230,7 @@ export const sqliteStore = (path: string): SqliteStore => {
 
   const vertices = vertexTable(db, file)
   const records = recordTables(db, file)
+  const recordings = recordingTable(db, file)
   const all = db.prepare<[], string>('SELECT record FROM sessions ORDER BY seq').pluck()
   const byId = db.prepare<[string], string>('SELECT record FROM sessions WHERE id = ?').pluck()
   const byName = db
@@ -348,6 +357,8 @@ export const sqliteStore = (path: string): SqliteStore => {
         records.putArtifact(artifact)
       })
     },
+    saveRecording: (recording: Recording, options: SaveRecordingOptions = {}) =>
+      write(() => recordings.put(recording, options, Date.now())),
   })
 
   const nodeOf =
@@ -421,6 +432,9 @@ export const sqliteStore = (path: string): SqliteStore => {
       read(() => records.envelopes(network, options?.after ?? 0, options?.limit ?? -1)),
     artifact: (id) => read(() => records.artifact(id)),
     artifacts: (sessionId) => read(() => records.artifacts(sessionId)),
+    recording: (id) =>
+      read(() => recordings.get(requireString('SqliteStore.recording', 'the id', id))),
+    recordings: (runId) => read(() => recordings.list(runId)),
     batch: (work) => write(() => work(writer)),
   }
   return Object.freeze(store)

@@ -21,5 +21,6 @@ export { loadRecording, RecordingCodec, saveRecording } from './replay/Recording
 export type { RecordedCall, RecordedError, RecordedOutcome, Recording } from './replay/Recording.js'
 export { record, recorder } from './replay/record.js'
 export type { Recorded, Recorder } from './replay/record.js'
+export type { SaveRecordingOptions, StoredRecording } from './recordings.js'
 export { isReplayDivergence, replay, ReplayDivergence } from './replay/replay.js'
 export type { Difference, ReplayOptions } from './replay/replay.js'

@@ -84,7 +84,7 @@ export const ArtifactRecordCodec: t.Type<ArtifactRecord, ArtifactRecord> = t.int
 ])
 
 /** Checks a value given to a write: a UsageError naming `api` and the place. */
-const requireValue = <A>(
+export const requireValue = <A>(
   api: string,
   what: string,
   codec: t.Decoder<unknown, A>,
@@ -100,7 +100,12 @@ const requireValue = <A>(
 }
 
 /** Decodes a stored JSON column with `codec`, or a StoreCorrupt at `at`. */
-const readValue = <A>(path: string, at: string, codec: t.Decoder<unknown, A>, text: string): A => {
+export const readValue = <A>(
+  path: string,
+  at: string,
+  codec: t.Decoder<unknown, A>,
+  text: string,
+): A => {
   const r = codec.decode(parseColumn(path, at, text))
   if (E.isLeft(r)) throw corruptRow(path, decodeProblems(at, r.left))
   return r.right

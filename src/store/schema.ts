@@ -31,6 +31,11 @@ export interface Migration {
  * - `envelopes`: messages carried on a network's edges, in arrival order;
  * - `artifacts`: what is known of files nodes produced (not their bytes).
  *
+ * Version 2:
+ * - `recordings`: recorded runs by id (by default the run id), with the
+ *   run and graph ids, when they were saved, the graph file the run ran
+ *   (JSON, when known) and the recording (JSON).
+ *
  * @category store
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -89,6 +94,20 @@ CREATE TABLE artifacts (
   artifact TEXT NOT NULL
 );
 CREATE INDEX artifacts_by_session ON artifacts (session_id);
+`,
+  },
+  {
+    version: 2,
+    sql: `
+CREATE TABLE recordings (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  graph_id TEXT NOT NULL,
+  saved_at INTEGER NOT NULL,
+  graph TEXT,
+  recording TEXT NOT NULL
+);
+CREATE INDEX recordings_by_run ON recordings (run_id);
 `,
   },
 ])

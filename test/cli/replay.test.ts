@@ -79,3 +79,42 @@ describe('nerve replay', () => {
     expect(r.stderr).toMatch(/^error: RecordingInvalid: /)
   })
 })
+
+describe('recordings in the store', () => {
+  const graph = file('store-clocks.json', graphOf('date +%s%N'))
+  const store = join(dir, 'nerve.db')
+  const env = { NERVE_STORE: store, HOME: dir, XDG_RUNTIME_DIR: dir }
+
+  it('keeps a run recorded with --record alone in the store, to replay by its id', async () => {
+    const r = await nerve(['graph', 'run', graph, '--record'], env)
+    expect(r.code, r.stderr).toBe(0)
+    const id = new RegExp(`Recorded as (\\S+) in ${store}`).exec(r.stderr)?.[1]
+    expect(id).toBeDefined()
+    const again = await nerve(['replay', id!, '--json'], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect((JSON.parse(again.stdout) as Replayed).state).toBe('completed')
+    const named = await nerve(['replay', id!, '--store', store, '--json'])
+    expect(named.stdout).toBe(again.stdout)
+  })
+
+  it("keeps the daemon's recordings in its store", async () => {
+    const started = await nerve(['server', 'start', '--detach', '--store', store], env)
+    expect(started.code, started.stderr).toBe(0)
+    try {
+      const r = await nerve(['graph', 'run', graph, '--server', '--record', '--json'], env)
+      expect(r.code, r.stderr).toBe(0)
+      const info = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { recordingId: string }
+      expect(info.recordingId).toMatch(/^[0-9a-f-]{36}$/)
+      const again = await nerve(['replay', info.recordingId, '--json'], env)
+      expect(again.code, again.stderr).toBe(0)
+    } finally {
+      await nerve(['server', 'stop'], env)
+    }
+  })
+
+  it('names what it looked for when there is neither a file nor a recording by that name', async () => {
+    const r = await nerve(['replay', 'no-such-run'], env)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error: UnknownRecording: no file no-such-run, and no recording/)
+  })
+})

@@ -8,6 +8,7 @@ import { NerveClient } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { EngineEvent, RunInfo } from '../../server/index.js'
+import type { Recording } from '../../store/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 
@@ -124,7 +125,8 @@ export interface RunCommandOptions extends GlobalOptions {
   readonly maxParallel?: string
   readonly input?: string
   readonly trace?: string
-  readonly record?: string
+  /** A file, or `true`: the store. */
+  readonly record?: string | true
 }
 
 /**
@@ -189,12 +191,8 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
       }
       if (o.record !== undefined) {
-        // The graph file goes with the recording, so `nerve replay` needs nothing else.
-        await writeFileAtomic(
-          o.record,
-          `${JSON.stringify({ ...(info.recording as object), graph: json })}\n`,
-        )
-        if (o.json !== true) process.stderr.write(`Recorded ${o.record}\n`)
+        const where = await keepRecording(o.record, info, json)
+        if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
       }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
       else if (live !== undefined) live.finish(info)
@@ -205,6 +203,31 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     }
   } finally {
     await client.close()
+  }
+}
+
+/**
+ * Keeps a run's recording with the graph file it ran (so `nerve replay`
+ * needs nothing else): in `file`, or in the store — the daemon's, which
+ * saved it already, else the local one. Answers where.
+ */
+const keepRecording = async (
+  file: string | true,
+  info: RunInfo,
+  graph: unknown,
+): Promise<string> => {
+  if (file !== true) {
+    await writeFileAtomic(file, `${JSON.stringify({ ...(info.recording as object), graph })}\n`)
+    return file
+  }
+  if (info.recordingId !== undefined) return `as ${info.recordingId} in the daemon's store`
+  const { recordingStore } = await import('./replay.js')
+  const store = recordingStore(undefined)
+  try {
+    const id = store.saveRecording(info.recording as Recording, { graph })
+    return `as ${id} in ${store.path}`
+  } finally {
+    await store.close()
   }
 }
 

@@ -1,38 +1,77 @@
 /**
  * `nerve replay RECORDING`: the recorded run again, its steps answered from
- * the recording (`graph run --record` writes one, with its graph file), in
- * this process. A graph that differs stops at the first divergence, named
- * with its step; `--from STEP` replays up to that step and runs the rest
- * live with the built-in kinds.
+ * the recording (`graph run --record FILE` writes one with its graph file;
+ * `--record` alone, or a run on a daemon with a store, keeps it in the
+ * store, where RECORDING is its id), in this process. A graph that differs
+ * stops at the first divergence, named with its step; `--from STEP` replays
+ * up to that step and runs the rest live with the built-in kinds.
  */
+import { existsSync } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeGraph, showGraphFileError } from '../../graph/index.js'
 import { defaultInterpreters } from '../../interpreters/index.js'
-import { isReplayDivergence, replay, RecordingCodec } from '../../store/index.js'
+import {
+  defaultStorePath,
+  isReplayDivergence,
+  replay,
+  RecordingCodec,
+  sqliteStore,
+  type Recording,
+  type SqliteStore,
+} from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 
 export interface ReplayCommandOptions extends GlobalOptions {
   readonly graph?: string
   readonly from?: string
+  readonly store?: string
 }
 
-export const replayCommand = async (file: string, o: ReplayCommandOptions): Promise<void> => {
-  const json = (await readJson(file)) as { graph?: unknown }
-  const recording = RecordingCodec.decode(json)
-  if (E.isLeft(recording)) throw new CliError('RecordingInvalid', `${file} is not a recording`)
-  const source = o.graph === undefined ? json.graph : await readJson(o.graph)
+/** The SQLite store recordings are kept in: `path`, else `NERVE_STORE`, else `~/.nerve/nerve.db`. */
+export const recordingStore = (path: string | undefined): SqliteStore =>
+  sqliteStore(path ?? (process.env.NERVE_STORE || defaultStorePath()))
+
+/** A recording and the graph file it ran: from a file, or by id from the store. */
+const recordingOf = async (
+  name: string,
+  o: ReplayCommandOptions,
+): Promise<{ readonly recording: Recording; readonly graph: unknown }> => {
+  if (o.store === undefined && existsSync(name)) {
+    const json = (await readJson(name)) as { graph?: unknown }
+    const decoded = RecordingCodec.decode(json)
+    if (E.isLeft(decoded)) throw new CliError('RecordingInvalid', `${name} is not a recording`)
+    return { recording: decoded.right, graph: json.graph }
+  }
+  const store = recordingStore(o.store)
+  try {
+    const stored = store.recording(name)
+    if (stored === undefined) {
+      throw new CliError(
+        'UnknownRecording',
+        `no file ${name}, and no recording ${name} in ${store.path}`,
+      )
+    }
+    return { recording: stored.recording, graph: stored.graph }
+  } finally {
+    await store.close()
+  }
+}
+
+export const replayCommand = async (name: string, o: ReplayCommandOptions): Promise<void> => {
+  const { recording, graph: recorded } = await recordingOf(name, o)
+  const source = o.graph === undefined ? recorded : await readJson(o.graph)
   if (source === undefined) {
     throw new CliError(
       'NoGraph',
-      `${file} holds no graph file: name one with --graph`,
+      `${name} holds no graph file: name one with --graph`,
       '--graph',
       2,
     )
   }
   const graph = decodeGraph(source)
   if (E.isLeft(graph)) {
-    const where = o.graph ?? `${file} (its graph)`
+    const where = o.graph ?? `${name} (its graph)`
     throw new CliError(
       'GraphFileInvalid',
       `${where}: ${graph.left.map(showGraphFileError).join('; ')}`,
@@ -40,7 +79,7 @@ export const replayCommand = async (file: string, o: ReplayCommandOptions): Prom
     )
   }
   const from = o.from?.split('/')
-  const outcome = await replay(recording.right, graph.right, {
+  const outcome = await replay(recording, graph.right, {
     ...(from !== undefined && { from, live: defaultInterpreters }),
   }).catch((e: unknown) => {
     if (!isReplayDivergence(e)) throw e
@@ -58,7 +97,7 @@ export const replayCommand = async (file: string, o: ReplayCommandOptions): Prom
   }
   print(o, { state: 'completed', results: outcome.right.results }, (x) =>
     [
-      `replayed ${recording.right.graphId}: completed`,
+      `replayed ${recording.graphId}: completed`,
       ...Object.entries(x.results).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`),
     ].join('\n'),
   )

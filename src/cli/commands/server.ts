@@ -5,9 +5,10 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { openSync, closeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
+import { dirname } from 'node:path'
 import { isLoopback, socketIsLive, startServer, type BindOptions } from '../../server/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { SessionStore } from '../../session/index.js'
@@ -101,6 +102,8 @@ export const start = async (o: StartOptions): Promise<void> => {
 /** Starts the daemon as a detached child (output to `nerve.log` beside the socket) and waits until it serves. */
 const detach = async (socket: string, o: StartOptions): Promise<void> => {
   const args = process.argv.slice(1).filter((a) => a !== '--detach' && a !== '-d')
+  // The first start on a machine: the socket's directory (owner-only, as the server makes it) is not there yet.
+  mkdirSync(dirname(socket), { recursive: true, mode: 0o700 })
   const log = openSync(`${socket.replace(/\.sock$/, '')}.log`, 'a', 0o600)
   const child = spawn(process.execPath, [...args, '--json', '--socket', socket], {
     detached: true,

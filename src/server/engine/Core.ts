@@ -60,7 +60,11 @@ export class Core {
   constructor(options: EngineOptions) {
     this.limits = limitsOf(options)
     this.clock = options.clock ?? systemClock
-    this.runs = new Runs(this.limits.keptRuns)
+    const keep = options.store?.saveRecording?.bind(options.store)
+    this.runs = new Runs(
+      this.limits.keptRuns,
+      keep && ((recording, graph) => keep(recording, { graph })),
+    )
     this.networks = new Networks(this.limits.keptRuns)
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))

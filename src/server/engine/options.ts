@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js'
 import type { Provider, Tool } from '../../interpreters/index.js'
 import type { Interpreter } from '../../node/index.js'
 import type { SessionRecordSink } from '../../session/index.js'
+import type { Recording } from '../../store/index.js'
 import type { Clock } from '../../runtime/index.js'
 
 /**
@@ -55,7 +56,10 @@ export interface EngineOptions {
   /** More interpreters, added to every session's (a kind given here replaces the built-in one). */
   readonly interpreters?: readonly Interpreter[]
   /** Where `SAVE_SESSION` and shutdown save session records (e.g. a `sessionStore`). Without one, `SAVE_SESSION` fails with `NoStore`. */
-  readonly store?: SessionRecordSink
+  readonly store?: SessionRecordSink & {
+    /** With it (the SQLite store), each recorded run's recording is saved there under its run id, with its graph file. */
+    readonly saveRecording?: (recording: Recording, options: { readonly graph?: unknown }) => string
+  }
   /** Where node histories go, or `false` to record none. Default: `{}` (the current directory). */
   readonly history?: EngineHistory | false
   readonly clock?: Clock

@@ -3,7 +3,7 @@ import { isGraph, listSteps, type Graph } from '../../graph/index.js'
 import type { Node } from '../../node/index.js'
 import { run, type RunEvent, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
-import { recorder } from '../../store/index.js'
+import { recorder, type Recording } from '../../store/index.js'
 import type { RunInfo, RunStateName, TraceJson, TraceStep } from '../protocol/index.js'
 import { UnknownRun } from './errors.js'
 import { errorShape, tagOf } from './json.js'
@@ -66,9 +66,12 @@ export class Runs {
   readonly #entries = new Map<string, Entry>()
   readonly #finished: string[] = []
   readonly #kept: number
+  readonly #keep: ((recording: Recording, graph: unknown) => string) | undefined
 
-  constructor(kept: number) {
+  /** `keep` saves a recorded run's recording (and the graph file it ran) and answers its id. */
+  constructor(kept: number, keep?: (recording: Recording, graph: unknown) => string) {
     this.#kept = kept
+    this.#keep = keep
   }
 
   /**
@@ -83,6 +86,7 @@ export class Runs {
     onEvent: (e: RunEvent) => void,
     now: () => string,
     record = false,
+    file?: unknown,
   ): string {
     const runId = randomUUID()
     const controller = new AbortController()
@@ -90,8 +94,11 @@ export class Runs {
     const rec = record
       ? recorder({ interpreters: session.interpreters, clock: session.clock })
       : undefined
-    const recording = (failed: boolean) =>
-      rec === undefined ? {} : { recording: rec.recording(runId, g.id, input, failed) }
+    const recording = (failed: boolean) => {
+      if (rec === undefined) return {}
+      const r = rec.recording(runId, g.id, input, failed)
+      return { recording: r, ...this.#saved(r, file) }
+    }
     const entry: Entry = {
       runId,
       sessionId: session.id,
@@ -153,6 +160,15 @@ export class Runs {
     const running = [...this.#entries.values()].filter((e) => e.state === 'running')
     for (const e of running) e.controller.abort(reason)
     await Promise.allSettled(running.map((e) => e.done))
+  }
+
+  /** Saves a recording where the engine keeps them: its id, or nothing when there is no such place or it failed. */
+  #saved(recording: Recording, file: unknown): { readonly recordingId?: string } {
+    try {
+      return this.#keep === undefined ? {} : { recordingId: this.#keep(recording, file) }
+    } catch {
+      return {} // the recording still travels in the run's info
+    }
   }
 
   #finish(entry: Entry, state: RunStateName, fields: Partial<RunInfo>): void {

@@ -92,6 +92,8 @@ export interface RunInfo {
   readonly trace?: TraceJson
   /** With `EXECUTE_GRAPH { record: true }`: everything its interpreters, clock and random source answered (`nerve/store`'s `Recording`). */
   readonly recording?: unknown
+  /** Where the engine's store keeps that recording (`nerve replay ID --store`), when it has one. */
+  readonly recordingId?: string
 }
 
 /**

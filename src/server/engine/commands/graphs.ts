@@ -22,7 +22,15 @@ export const graphCommands: Commands<GraphMethods> = {
     const g = graphOf(session, p.graph, '/graph')
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
     return {
-      runId: core.runs.start(session, g, p.input, publish, () => core.now(), p.record === true),
+      runId: core.runs.start(
+        session,
+        g,
+        p.input,
+        publish,
+        () => core.now(),
+        p.record === true,
+        p.graph,
+      ),
     }
   },
 

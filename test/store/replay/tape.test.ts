@@ -1,0 +1,164 @@
+import fc from 'fast-check'
+import { tmpdir } from 'node:os'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
+import { describe, expect, it } from 'vitest'
+import {
+  addNode,
+  connect,
+  empty,
+  network,
+  runAgent,
+  startNetwork,
+  tool,
+  toolbox,
+  user,
+  type Block,
+} from 'nerve'
+import { fakeClock, scriptedProvider } from 'nerve/testing'
+import { isReplayDivergence, replayTape, tapeRecorder, TapeCodec } from 'nerve/store'
+
+/** A tool that doubles a number, counting its runs. */
+const doubler = () => {
+  let runs = 0
+  const double = tool(
+    { name: 'double', description: 'n * 2', input_schema: { type: 'object', required: ['n'] } },
+    t.type({ n: t.number }),
+    ({ n }) => {
+      runs++
+      return Promise.resolve(String(n * 2))
+    },
+  )
+  return { box: toolbox(double), runs: () => runs }
+}
+
+/** A model's turns: some asking for the tool, then a last text answer. */
+const turns = fc
+  .tuple(
+    fc.array(fc.array(fc.integer({ min: -99, max: 99 }), { minLength: 1, maxLength: 3 }), {
+      maxLength: 4,
+    }),
+    fc.string(),
+  )
+  .map(([rounds, last]) => [
+    ...rounds.map((ns, r): readonly Block[] =>
+      ns.map((n, i) => ({ type: 'tool_use', id: `t${r}_${i}`, name: 'double', input: { n } })),
+    ),
+    last,
+  ])
+
+describe('an agent loop, taped', () => {
+  it('replays to the same conversation, text and usage, calling no model and no tool (law)', async () => {
+    await fc.assert(
+      fc.asyncProperty(turns, fc.string({ minLength: 1 }), async (script, prompt) => {
+        const rec = tapeRecorder()
+        const live = doubler()
+        const model = scriptedProvider(script, { usage: { input_tokens: 3, output_tokens: 2 } })
+        const first = await runAgent(rec.provider(model), user(prompt)(empty), {
+          tools: rec.toolbox(live.box),
+        })
+        const tape = rec.tape()
+        expect(TapeCodec.is(JSON.parse(JSON.stringify(tape)))).toBe(true)
+        const player = replayTape(JSON.parse(JSON.stringify(tape)) as typeof tape)
+        const again = await runAgent(player.provider(model.name), user(prompt)(empty), {
+          tools: player.toolbox(live.box),
+        })
+        expect(again.conversation.id).toBe(first.conversation.id)
+        expect([again.text, again.usage, again.calls]).toEqual([
+          first.text,
+          first.usage,
+          first.calls,
+        ])
+        expect(model.requests).toHaveLength(script.length)
+        expect(live.runs()).toBe(
+          script.length === 0 ? 0 : tape.calls.filter((c) => c.kind === 'tool').length,
+        )
+        expect(player.unused()).toEqual([])
+      }),
+      { numRuns: 50 },
+    )
+  })
+
+  it('stops at the first model call whose request differs, naming the provider and the call', async () => {
+    const rec = tapeRecorder()
+    const live = doubler()
+    const script = [
+      [{ type: 'tool_use', id: 'a', name: 'double', input: { n: 2 } }] as Block[],
+      'four',
+    ]
+    await runAgent(rec.provider(scriptedProvider(script)), user('double 2')(empty), {
+      tools: rec.toolbox(live.box),
+    })
+    const player = replayTape(rec.tape())
+    const error = await runAgent(player.provider('scripted'), user('double 3')(empty), {
+      tools: player.toolbox(live.box),
+    }).catch((e: unknown) => e)
+    const divergence = (error as { cause?: unknown }).cause ?? error
+    expect(isReplayDivergence(divergence)).toBe(true)
+    expect(divergence).toMatchObject({ path: ['model', 'scripted'], attempt: 1, what: 'input' })
+    expect(() => replayTape({ version: 1, calls: 'none' } as never)).toThrow(/not a tape/)
+  })
+})
+
+describe('a network run, taped', () => {
+  const team = pipe(
+    network('team'),
+    addNode({ id: 'writer', tools: ['double'], provider: { type: 'llm', provider: 'model' } }),
+    addNode({ id: 'editor', provider: { type: 'llm', provider: 'model' } }),
+    connect('writer', 'editor', { direction: 'one-way' }),
+  )
+  const model = () =>
+    scriptedProvider(
+      [
+        [{ type: 'tool_use', id: 'a', name: 'double', input: { n: 21 } }] as Block[],
+        'The answer is 42.',
+        'Fine. DONE',
+      ],
+      { name: 'model' },
+    )
+  const runOf = async (
+    providers:
+      | Record<string, ReturnType<typeof scriptedProvider>>
+      | ReturnType<ReturnType<typeof replayTape>['providers']>,
+    tools: ReturnType<typeof doubler>['box'],
+    message: string,
+  ) => {
+    const run = await startNetwork(team, {
+      root: tmpdir(),
+      providers,
+      tools: [...tools.values()],
+      clock: fakeClock(),
+    })
+    run.send('writer', message)
+    await run.idle()
+    return run.stop()
+  }
+
+  it('replays to the same envelope DAG without calling the model or the tool', async () => {
+    const rec = tapeRecorder()
+    const live = doubler()
+    const first = await runOf(rec.providers({ model: model() }), rec.toolbox(live.box), 'Go')
+    expect(live.runs()).toBe(1)
+    const player = replayTape(rec.tape())
+    const again = await runOf(player.providers(['model']), player.toolbox(live.box), 'Go')
+    expect(live.runs()).toBe(1)
+    expect(again.log.envelopes()).toEqual(first.log.envelopes())
+    expect(again.status).toBe(first.status)
+    expect(player.unused()).toEqual([])
+  })
+
+  it('diverges at the model call when what the user sent changed, and says so in an error envelope', async () => {
+    const rec = tapeRecorder()
+    const live = doubler()
+    await runOf(rec.providers({ model: model() }), rec.toolbox(live.box), 'Go')
+    const player = replayTape(rec.tape())
+    const again = await runOf(player.providers(['model']), player.toolbox(live.box), 'Stop')
+    // The writer's firing fails on the model call that differs; the network reports it as an error envelope.
+    const error = again.log.envelopes().find((e) => e.kind === 'error')
+    expect(error).toMatchObject({ fromNodeId: 'writer', causedBy: ['e1'] })
+    expect(error!.payload.message).toMatch(
+      /replay diverged at step model\/model \(attempt 1\): input differs: recorded .*\[message from user\] Go.*got .*\[message from user\] Stop/,
+    )
+    expect(live.runs()).toBe(1)
+  })
+})

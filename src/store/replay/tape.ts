@@ -125,7 +125,7 @@ const kept = async <A>(
  * import assert from 'assert'
  *
  * const rec = tapeRecorder()
- * const model = rec.provider(scriptedProvider([{ text: 'Hello!' }]))
+ * const model = rec.provider(scriptedProvider(['Hello!']))
  * const first = await runAgent(model, user('hi')(empty))
  * const again = await runAgent(replayTape(rec.tape()).provider(model.name), user('hi')(empty))
  * assert.strictEqual(again.conversation.id, first.conversation.id)

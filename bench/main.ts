@@ -30,6 +30,7 @@ const FILES: readonly string[] = [
   'store',
   'network',
   'cli',
+  'dist',
 ]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]

@@ -18,7 +18,7 @@ import {
   within,
   type RedisConnection,
 } from './connection.js'
-import { RemoteStepFailed } from './DistError.js'
+import { RedisUnreachable, RemoteStepFailed } from './DistError.js'
 import {
   decodeOrThrow,
   describeNode,
@@ -48,7 +48,11 @@ export interface RemoteOptions {
   readonly functionName?: (node: Node) => string
   /** The budget share each remote step gets (the worker stops a step that goes past it). */
   readonly budgetShare?: BudgetShare
-  /** How long to wait for Redis before failing the step with `RedisUnreachable`. Default 5000 ms. */
+  /**
+   * How long to wait for Redis before failing the step with
+   * `RedisUnreachable`: to connect, and once connected, for the connection
+   * to come back when it is lost while steps are out. Default 5000 ms.
+   */
   readonly connectTimeoutMs?: number
   /** BullMQ's key prefix. Default `bull`. */
   readonly prefix?: string
@@ -69,6 +73,8 @@ interface Pending {
   readonly onProgress: (data: unknown) => void
   readonly onCompleted: (value: unknown) => void
   readonly onFailed: (reason: string) => void
+  /** Redis was lost for longer than the bound: the step fails with this error. */
+  readonly onLost: (error: Error) => void
 }
 
 interface Connected {
@@ -83,6 +89,12 @@ const quietly = async (work: () => Promise<unknown>): Promise<void> => {
   } catch {
     // closing what never connected
   }
+}
+
+/** Drops the connections at once (they are lost: a graceful close would wait for them). */
+const dropAll = async (c: Connected): Promise<void> => {
+  c.publisher.disconnect()
+  await Promise.all([quietly(() => c.queue.disconnect()), quietly(() => c.events.disconnect())])
 }
 
 const failureOf = (reason: string): { readonly name: string; readonly message: string } => {
@@ -162,7 +174,10 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
     }
     const ready = listen()
     return within(ready, address, timeoutMs).then(
-      (e) => ({ queue, events: e, publisher }),
+      (e) => {
+        watch(publisher)
+        return { queue, events: e, publisher }
+      },
       (e: unknown) => {
         connecting = undefined
         // close() would wait for the connection it never got: drop the sockets instead
@@ -172,6 +187,30 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
         throw e
       },
     )
+  }
+
+  /**
+   * Fails the steps that are out when the connection is lost for longer
+   * than `timeoutMs` (ioredis keeps reconnecting meanwhile; a step that
+   * ends before the bound is not touched). The next step connects anew.
+   */
+  const watch = (client: Redis): void => {
+    let lost: NodeJS.Timeout | undefined
+    client.on('close', () => {
+      if (closed || lost !== undefined) return
+      lost = setTimeout(() => {
+        const error = new RedisUnreachable(address, timeoutMs)
+        for (const p of [...pending.values()]) p.onLost(error)
+        const c = connecting
+        connecting = undefined
+        void c?.then((old) => dropAll(old)).catch(() => undefined)
+      }, timeoutMs)
+      lost.unref()
+    })
+    client.on('ready', () => {
+      clearTimeout(lost)
+      lost = undefined
+    })
   }
 
   const cancel = async (c: Connected, jobId: string): Promise<void> => {
@@ -242,6 +281,10 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
           settle()
           const f = failureOf(reason)
           reject(new RemoteStepFailed(ctx.path, jobId, f.name, f.message))
+        },
+        onLost: (error) => {
+          settle()
+          reject(error)
         },
       })
     })

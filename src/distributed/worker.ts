@@ -109,7 +109,7 @@ const runStep = async (
   bullSignal: AbortSignal | undefined,
   registry: InterpreterRegistry,
   functions: Readonly<Record<string, NodeFunction>>,
-  isCancelled: (jobId: string) => Promise<boolean>,
+  isCancelled: (job: Job) => boolean | Promise<boolean>,
 ): Promise<{ readonly result: unknown }> => {
   const data = decodeOrThrow(StepJobCodec, `job ${job.id ?? ''}`, job.data)
   const jobId = job.id ?? ''
@@ -118,7 +118,7 @@ const runStep = async (
   const share = data.budget ?? {}
   if (share.maxTimeMs !== undefined) signals.push(AbortSignal.timeout(share.maxTimeMs))
   const signal = AbortSignal.any(signals)
-  if (await isCancelled(jobId)) throw new StepCancelled(`job ${jobId} was cancelled`)
+  if (await isCancelled(job)) throw new StepCancelled(`job ${jobId} was cancelled`)
   const node = nodeOf(data, functions)
   const interpreter = registry.get(node.kind)
   if (interpreter === undefined)
@@ -211,18 +211,26 @@ export const startWorker = async (options: WorkerOptions): Promise<NerveWorker> 
   let worker: Worker | undefined
   const checker = new Redis({ ...redis, maxRetriesPerRequest: 1, lazyConnect: true })
   checker.on('error', ignore)
+  // Cancels heard since this worker subscribed, which it did before taking any job: a job
+  // cancelled before it started here is in it. A re-delivered job may have been cancelled
+  // before this worker was there: for it, the cancel key in Redis is asked.
+  const heard = new Set<string>()
+  const cancelledBefore = async (job: Job): Promise<boolean> =>
+    heard.has(job.id ?? '') ||
+    (job.attemptsStarted > 1 &&
+      (await checker.get(cancelKey(prefix, options.queue, job.id ?? ''))) !== null)
+  subscriber.on('message', (_channel: string, jobId: string) => {
+    heard.add(jobId)
+    if (heard.size > 10_000) heard.delete(heard.values().next().value!)
+    worker?.cancelJob(jobId, 'cancelled by the run')
+  })
   try {
     await within(Promise.all([subscriber.connect(), checker.connect()]), address, timeoutMs)
+    await within(subscriber.subscribe(cancelChannel(prefix, options.queue)), address, timeoutMs)
     worker = new Worker(
       options.queue,
       (job, _token, signal) =>
-        runStep(
-          job,
-          signal,
-          registry,
-          functions,
-          async (id) => (await checker.get(cancelKey(prefix, options.queue, id))) !== null,
-        ).catch((e: unknown) => {
+        runStep(job, signal, registry, functions, cancelledBefore).catch((e: unknown) => {
           const name = e instanceof Error ? e.name : 'Error'
           const message = e instanceof Error ? e.message : String(e)
           throw new Error(JSON.stringify({ name, message }))
@@ -242,11 +250,6 @@ export const startWorker = async (options: WorkerOptions): Promise<NerveWorker> 
     )
     worker.on('error', ignore)
     await within(worker.waitUntilReady(), address, timeoutMs)
-    const w = worker
-    subscriber.on('message', (_channel: string, jobId: string) => {
-      w.cancelJob(jobId, 'cancelled by the run')
-    })
-    await within(subscriber.subscribe(cancelChannel(prefix, options.queue)), address, timeoutMs)
   } catch (e) {
     await Promise.all([worker?.close(true).catch(ignore)])
     subscriber.disconnect()

@@ -215,4 +215,38 @@ describe('steps on workers over BullMQ', () => {
       }),
     ).rejects.toMatchObject({ _tag: 'RedisUnreachable' })
   }, 20_000)
+
+  it('fails a step that is out with RedisUnreachable when Redis is lost, within the bound', async () => {
+    const own = await startRedisServer()
+    const w = await spawnWorker(own.url, 'lost', dir)
+    const r = remoteInterpreters({
+      connection: own.url,
+      queue: 'lost',
+      kinds: ['function'],
+      connectTimeoutMs: 1000,
+    })
+    remotes.push(r)
+    try {
+      const before = lines(join(dir, 'started')).length
+      const done = run(
+        pipe(graph('g'), addStep({ id: 'long', node: timed, input: { ms: 20_000 } })),
+        {
+          interpreters: r.interpreters,
+        },
+      ).catch((e: unknown) => e)
+      await until(() => lines(join(dir, 'started')).length > before)
+      const t0 = Date.now()
+      await own.stop()
+      const error = await done
+      expect(Date.now() - t0).toBeLessThan(5_000)
+      expect(error).toMatchObject({ _tag: 'StepFailed', path: ['long'] })
+      expect((error as Error).cause).toMatchObject({
+        _tag: 'RedisUnreachable',
+        address: `127.0.0.1:${own.port}`,
+        timeoutMs: 1000,
+      })
+    } finally {
+      w.child.kill('SIGKILL')
+    }
+  }, 30_000)
 })

@@ -201,6 +201,7 @@ const agentRound: Benchmark = {
         median: m.ours.us,
         baseline: 'hand-written loop, same provider and tool',
         baselineMedian: m.baseline.us,
+        target: { ratio: 3 },
       },
     ]
   },

@@ -163,6 +163,7 @@ const graphBench =
         median: m.ours.build,
         baseline: 'Map of ids + typed arrays',
         baselineMedian: m.baseline.build,
+        ...(shuffled ? {} : { target: { ratio: 2 } }),
       },
     ]
   }

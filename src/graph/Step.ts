@@ -89,8 +89,11 @@ const NO_DEPS: readonly string[] = Object.freeze([])
 /** The links of a step without any. @internal */
 export const NO_LINKS: Links = Object.freeze({})
 
-const isStringArray = (u: unknown): u is readonly string[] =>
-  Array.isArray(u) && u.every((x) => typeof x === 'string')
+const isStringArray = (u: unknown): u is readonly string[] => {
+  if (!Array.isArray(u)) return false
+  for (let i = 0; i < u.length; i++) if (typeof u[i] !== 'string') return false
+  return true
+}
 
 /**
  * Checks the shape of a step spec (types only: values are `validate`'s job)
@@ -141,7 +144,7 @@ export const makeStep = (api: string, spec: StepSpec): Step => {
   if (raw.input !== undefined) step.input = deepFreeze(raw.input)
   if (raw.inputFn !== undefined) step.inputFn = raw.inputFn
   step.dependsOn =
-    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze([...dependsOn])
+    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze(dependsOn.slice())
   step.onError = onError === undefined ? fail : deepFreeze(onError)
   if (timeoutMs !== undefined) step.timeoutMs = timeoutMs
   if (parser !== undefined) step.parser = parser

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { isNameTemplate, namePattern, validateName } from '../node/name.js'
-import { policyProblems } from './ErrorPolicy.js'
+import { policyProblems, type PolicyProblem } from './ErrorPolicy.js'
 import type { GraphError } from './GraphError.js'
 import type { Step } from './Step.js'
 
@@ -36,7 +36,7 @@ export const stepProblems = (step: Step, index: number): readonly GraphError[] |
     raw.timeoutMs === undefined ||
     (typeof raw.timeoutMs === 'number' && raw.timeoutMs > 0 && raw.timeoutMs < Infinity)
   const parserOk = typeof raw.parser !== 'string' || namePattern.test(raw.parser)
-  const policy = step.onError._tag === 'fail' ? [] : policyProblems(step.onError)
+  const policy = step.onError._tag === 'fail' ? NO_PROBLEMS : policyProblems(step.onError)
   const repeated = repeatedOf(step.dependsOn)
   let handlesOk = true
   for (const handle in step.links) if (!namePattern.test(handle)) handlesOk = false
@@ -95,6 +95,7 @@ export const stepProblems = (step: Step, index: number): readonly GraphError[] |
   return Object.freeze(errors)
 }
 
+const NO_PROBLEMS: readonly PolicyProblem[] = Object.freeze([])
 const NONE: readonly string[] = Object.freeze([])
 
 /** The ids listed more than once, each once, in the order of their second listing. */

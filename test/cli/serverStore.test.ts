@@ -75,3 +75,28 @@ describe('nerve server start saves sessions', () => {
     })
   }, 60_000)
 })
+
+describe('nerve server start restores what it saved', () => {
+  it('brings back the sessions and their nodes, an LLM node with its conversation', async () => {
+    const db = join(dir, 'restore.db')
+    let before = 0
+    await withDaemon('restore', ['--store', db], async (c) => {
+      await c.call('CREATE_SESSION', { sessionId: 'review', tags: ['ci'] })
+      const chat = await c.createNode('chat', 'llm', { options: { provider: 'echo' } })
+      await chat.execute('first question')
+      await c.createNode('sh', 'bash', { sessionId: 'review' })
+      before = (await chat.conversation()).messageCount
+    })
+    expect(before).toBeGreaterThan(1)
+    await withDaemon('restore', ['--store', db], async (c) => {
+      expect((await c.listNodes()).map((n) => [n.id, n.state])).toEqual([['chat', 'created']])
+      expect((await c.listNodes('review')).map((n) => n.id)).toEqual(['sh'])
+      const chat = c.node('chat')
+      expect((await chat.conversation()).messageCount).toBe(before)
+      expect(await chat.execute('second question')).toBe('echo: second question')
+      expect((await chat.conversation()).messageCount).toBe(before + 2)
+      const sh = c.node('sh', 'review')
+      expect(await sh.execute('echo back')).toMatchObject({ stdout: 'back\n' })
+    })
+  }, 90_000)
+})

@@ -9,7 +9,13 @@ import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { dirname } from 'node:path'
-import { isLoopback, socketIsLive, startServer, type BindOptions } from '../../server/index.js'
+import {
+  isLoopback,
+  socketIsLive,
+  startServer,
+  type BindOptions,
+  type SessionRestored,
+} from '../../server/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { SessionStore } from '../../session/index.js'
 import { openStore, type StoreKind } from '../../store/index.js'
@@ -54,6 +60,18 @@ const storeOf = (o: StartOptions): { store: SessionStore; kind: StoreKind } | un
   return { store: openStore({ kind, ...(path !== undefined && { path }) }), kind }
 }
 
+/** Says on stderr (stdout carries the status) which saved nodes came back, and which did not. */
+const tellRestored = (sessions: readonly SessionRestored[]): void => {
+  for (const s of sessions) {
+    if (s.restored.length > 0) {
+      process.stderr.write(`restored session ${s.sessionId}: ${s.restored.join(', ')}\n`)
+    }
+    for (const k of s.skipped) {
+      process.stderr.write(`not restored: ${s.sessionId}/${k.name}: ${k.reason}\n`)
+    }
+  }
+}
+
 /** `server start`: serves in the foreground until SHUTDOWN or a signal; `--detach` leaves it running. */
 export const start = async (o: StartOptions): Promise<void> => {
   const socket = socketOf(o)
@@ -65,7 +83,7 @@ export const start = async (o: StartOptions): Promise<void> => {
   const store = kept?.store
   const handle = await startServer({
     socket,
-    ...(store !== undefined && { engineOptions: { store } }),
+    ...(store !== undefined && { engineOptions: { store, onRestored: tellRestored } }),
     ...(tcp !== undefined && { tcp }),
     ...(http !== undefined && { http }),
     ...(token !== undefined && { token }),

@@ -14,8 +14,14 @@ import {
 import { nodeEvent } from './eventMap.js'
 import { errorShape } from './json.js'
 import { Networks } from './networks.js'
-import { limitsOf, type EngineOptions, type Limits } from './options.js'
+import { limitsOf, type EngineOptions, type Limits, type SessionRestored } from './options.js'
 import { Runs } from './runs.js'
+import { restoreNodes, type SqliteStore } from '../../store/index.js'
+
+/** Whether a store keeps nodes and conversations (the SQLite one). */
+const isSqlite = (store: unknown): store is SqliteStore =>
+  typeof (store as Partial<SqliteStore> | undefined)?.nodes === 'function' &&
+  typeof (store as Partial<SqliteStore> | undefined)?.conversation === 'function'
 import { SessionKit, type KitOptions } from './SessionKit.js'
 
 /** What the engine's connections give the core: a place to publish events. */
@@ -53,6 +59,8 @@ export class Core {
   readonly #kitOptions: KitOptions
   readonly #hasStore: boolean
   readonly ready: Promise<void>
+  /** What the engine brought back from its store at start, by session. */
+  readonly restored: Promise<readonly SessionRestored[]>
   #shutdown: Promise<void> | undefined
   readonly closed: Promise<void>
   #resolveClosed!: () => void
@@ -91,7 +99,9 @@ export class Core {
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve
     })
-    this.ready = this.#open(this.defaultId).then(() => undefined)
+    this.restored = this.#restore(options.store)
+    void this.restored.then(options.onRestored, () => undefined)
+    this.ready = this.restored.then(() => undefined)
     this.ready.catch(() => undefined) // a failing store fails each call, not the process
   }
 
@@ -199,6 +209,25 @@ export class Core {
       this.#resolveClosed()
     })
     return this.#shutdown
+  }
+
+  /**
+   * Opens the default session and every session the store saved, their
+   * nodes rebuilt when the store keeps nodes (SQLite): see `restoreNodes`.
+   */
+  async #restore(store: EngineOptions['store']): Promise<readonly SessionRestored[]> {
+    const records = (await store?.load?.()) ?? []
+    const byId = new Map(records.map((r) => [r.id, r]))
+    const ids = [this.defaultId, ...byId.keys()].filter((id, i, all) => all.indexOf(id) === i)
+    const out: SessionRestored[] = []
+    for (const id of ids) {
+      const r = byId.get(id)
+      const session = await this.#open(id, r?.tags, r?.metadata)
+      if (r !== undefined && isSqlite(store)) {
+        out.push({ sessionId: id, ...restoreNodes(store, session) })
+      }
+    }
+    return Object.freeze(out)
   }
 
   async #open(

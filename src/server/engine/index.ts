@@ -1,7 +1,7 @@
 export { createEngine } from './Engine.js'
 export type { Engine } from './Engine.js'
 export type { ConnectionSink, EngineConnection } from './Connection.js'
-export type { EngineHistory, EngineLimits, EngineOptions } from './options.js'
+export type { EngineHistory, EngineLimits, EngineOptions, SessionRestored } from './options.js'
 export { echoProvider } from './echoProvider.js'
 export {
   DefaultSession,

@@ -1,8 +1,8 @@
 import { UsageError } from '../../errors.js'
 import type { Provider, Tool } from '../../interpreters/index.js'
 import type { Interpreter } from '../../node/index.js'
-import type { SessionRecordSink } from '../../session/index.js'
-import type { Recording } from '../../store/index.js'
+import type { SessionRecord, SessionRecordSink } from '../../session/index.js'
+import type { Recording, Restored } from '../../store/index.js'
 import type { Clock } from '../../runtime/index.js'
 
 /**
@@ -34,6 +34,16 @@ export interface EngineHistory {
 }
 
 /**
+ * What an engine brought back of one saved session: the nodes it registered
+ * again and those it could not, with why.
+ *
+ * @category engine
+ */
+export interface SessionRestored extends Restored {
+  readonly sessionId: string
+}
+
+/**
  * Options of `createEngine`.
  *
  * @category engine
@@ -57,9 +67,13 @@ export interface EngineOptions {
   readonly interpreters?: readonly Interpreter[]
   /** Where `SAVE_SESSION` and shutdown save session records (e.g. a `sessionStore`). Without one, `SAVE_SESSION` fails with `NoStore`. */
   readonly store?: SessionRecordSink & {
+    /** With it, the sessions saved there are opened again when the engine starts. */
+    readonly load?: () => Promise<readonly SessionRecord[]>
     /** With it (the SQLite store), each recorded run's recording is saved there under its run id, with its graph file. */
     readonly saveRecording?: (recording: Recording, options: { readonly graph?: unknown }) => string
   }
+  /** Told, once the engine has opened them, what it brought back of the sessions its store saved. */
+  readonly onRestored?: (sessions: readonly SessionRestored[]) => void
   /** Where node histories go, or `false` to record none. Default: `{}` (the current directory). */
   readonly history?: EngineHistory | false
   readonly clock?: Clock

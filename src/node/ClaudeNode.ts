@@ -1,8 +1,8 @@
 import type * as t from 'io-ts'
 import { UsageError } from '../errors.js'
 import { requireName } from './name.js'
-import { EMPTY_METADATA, makeNode, type Node } from './Node.js'
-import { bool, decodeOptions, nonEmpty, optionsCodec, pattern } from './options.js'
+import { makeNode, type Node, type NodeOptions } from './Node.js'
+import { bool, nonEmpty, optionsCodec, pattern, persistentNode } from './options.js'
 import { weztermFields, type WeztermOptions } from './WeztermNode.js'
 
 /**
@@ -32,21 +32,9 @@ export interface ClaudeWeztermOptions extends Omit<WeztermOptions, 'paneId' | 'c
  *
  * @category claude nodes
  */
-export interface ClaudeWeztermNode extends Node {
+export interface ClaudeWeztermNode extends Node, Omit<ClaudeWeztermOptions, keyof NodeOptions> {
   readonly kind: 'claude-wezterm'
   readonly persistent: true
-  readonly claude?: string
-  readonly args?: readonly string[]
-  readonly sessionId?: string
-  readonly resume?: boolean
-  readonly forkFrom?: string
-  readonly cwd?: string
-  readonly env?: Readonly<Record<string, string>>
-  readonly wezterm?: string
-  readonly scrollbackLines?: number
-  readonly parser?: string
-  readonly timeoutMs?: number
-  readonly quietMs?: number
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -98,23 +86,12 @@ export const ClaudeWeztermOptionsCodec: t.Type<ClaudeWeztermOptions> =
  * assert.strictEqual(agent.kind, 'claude-wezterm')
  * assert.throws(() => claudeWezterm('x', { sessionId: 'nope' }), /must be a UUID/)
  */
-export const claudeWezterm = (
-  id: string,
-  options: ClaudeWeztermOptions = {},
-): ClaudeWeztermNode => {
-  const api = 'claudeWezterm'
-  const { metadata: meta, ...config } = decodeOptions(api, id, ClaudeWeztermOptionsCodec, options)
-  return makeNode<ClaudeWeztermNode>(
-    {
-      id,
-      kind: 'claude-wezterm',
-      persistent: true,
-      metadata: meta ?? EMPTY_METADATA,
-      ...config,
-    },
-    api,
-  )
-}
+export const claudeWezterm = (id: string, options: ClaudeWeztermOptions = {}): ClaudeWeztermNode =>
+  persistentNode<ClaudeWeztermNode, ClaudeWeztermOptions>(
+    'claude-wezterm',
+    ClaudeWeztermOptionsCodec,
+    'claudeWezterm',
+  )(id, options)
 
 /**
  * Whether a node is a Claude-on-WezTerm node.

@@ -1,17 +1,13 @@
 import type * as t from 'io-ts'
-import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
+import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
-  anyString,
-  arrayOf,
-  decodeOptions,
   env,
   integer,
-  metadata,
-  millis,
   nonBlank,
   nonEmpty,
   optionsCodec,
-  parserName,
+  persistentNode,
+  terminalFields,
 } from './options.js'
 
 /**
@@ -51,18 +47,9 @@ export interface PtyOptions extends NodeOptions {
  *
  * @category pty nodes
  */
-export interface PtyNode extends Node {
+export interface PtyNode extends Node, Omit<PtyOptions, keyof NodeOptions> {
   readonly kind: 'pty'
   readonly persistent: true
-  readonly command: string
-  readonly args?: readonly string[]
-  readonly cwd?: string
-  readonly env?: Readonly<Record<string, string>>
-  readonly cols?: number
-  readonly rows?: number
-  readonly parser?: string
-  readonly timeoutMs?: number
-  readonly quietMs?: number
 }
 
 /** Any name without `=` or NUL: what `env` accepts for a process. */
@@ -79,15 +66,11 @@ export const PtyOptionsCodec: t.Type<PtyOptions> = optionsCodec<PtyOptions>(
   'PtyOptions',
   { command: nonBlank },
   {
-    metadata,
-    args: arrayOf(anyString),
+    ...terminalFields,
     cwd: nonEmpty,
     env: env(isEnvName),
     cols: integer(1, 10_000),
     rows: integer(1, 10_000),
-    parser: parserName,
-    timeoutMs: millis(false),
-    quietMs: millis(true),
   },
 )
 
@@ -109,13 +92,8 @@ export const PtyOptionsCodec: t.Type<PtyOptions> = optionsCodec<PtyOptions>(
  * assert.ok(Object.isFrozen(sh))
  * assert.throws(() => pty('sh', { command: '' }), /command must be a non-blank string/)
  */
-export const pty = (id: string, options: PtyOptions): PtyNode => {
-  const { metadata: meta, ...config } = decodeOptions('pty', id, PtyOptionsCodec, options)
-  return makeNode<PtyNode>(
-    { id, kind: 'pty', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
-    'pty',
-  )
-}
+export const pty = (id: string, options: PtyOptions): PtyNode =>
+  persistentNode<PtyNode, PtyOptions>('pty', PtyOptionsCodec)(id, options)
 
 /**
  * Whether a node is a PTY node.

@@ -1,17 +1,15 @@
 import type * as t from 'io-ts'
-import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
+import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
-  anyString,
-  arrayOf,
-  decodeOptions,
+  attachOrSpawn,
   env,
   integer,
-  metadata,
-  millis,
+  isVariableName,
   nonBlank,
   optionsCodec,
-  parserName,
   pattern,
+  persistentNode,
+  terminalFields,
 } from './options.js'
 
 /**
@@ -53,24 +51,10 @@ export interface TmuxOptions extends NodeOptions {
  *
  * @category tmux nodes
  */
-export interface TmuxNode extends Node {
+export interface TmuxNode extends Node, Omit<TmuxOptions, keyof NodeOptions> {
   readonly kind: 'tmux'
   readonly persistent: true
-  readonly paneId?: string
-  readonly command?: string
-  readonly args?: readonly string[]
-  readonly cwd?: string
-  readonly env?: Readonly<Record<string, string>>
-  readonly socket?: string
-  readonly socketPath?: string
-  readonly cols?: number
-  readonly rows?: number
-  readonly parser?: string
-  readonly timeoutMs?: number
-  readonly quietMs?: number
 }
-
-const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
 
 /**
  * The io-ts codec of a tmux node's options: what {@link tmux} checks and a
@@ -82,26 +66,17 @@ export const TmuxOptionsCodec: t.Type<TmuxOptions> = optionsCodec<TmuxOptions>(
   'TmuxOptions',
   {},
   {
-    metadata,
+    ...terminalFields,
     paneId: pattern('PaneId', /^%\d+$/, 'look like %3'),
     command: nonBlank,
-    args: arrayOf(anyString),
     cwd: nonBlank,
     env: env(isVariableName),
     socket: pattern('SocketName', /^[\w.-]+$/, 'be a socket name (letters, digits, . _ -)'),
     socketPath: nonBlank,
     cols: integer(1, 10_000),
     rows: integer(1, 10_000),
-    parser: parserName,
-    timeoutMs: millis(false),
-    quietMs: millis(true),
   },
-  [
-    (o) =>
-      o.paneId !== undefined && (o.command !== undefined || o.args !== undefined)
-        ? 'give either paneId (attach) or command (spawn), not both'
-        : undefined,
-  ],
+  [attachOrSpawn],
 )
 
 /**
@@ -124,13 +99,8 @@ export const TmuxOptionsCodec: t.Type<TmuxOptions> = optionsCodec<TmuxOptions>(
  * assert.strictEqual(mine.paneId, '%3')
  * assert.throws(() => tmux('x', { paneId: '3' }), /paneId must look like %3/)
  */
-export const tmux = (id: string, options: TmuxOptions = {}): TmuxNode => {
-  const { metadata: meta, ...config } = decodeOptions('tmux', id, TmuxOptionsCodec, options)
-  return makeNode<TmuxNode>(
-    { id, kind: 'tmux', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
-    'tmux',
-  )
-}
+export const tmux = (id: string, options: TmuxOptions = {}): TmuxNode =>
+  persistentNode<TmuxNode, TmuxOptions>('tmux', TmuxOptionsCodec)(id, options)
 
 /**
  * Whether a node is a tmux node.

@@ -1,16 +1,14 @@
 import type * as t from 'io-ts'
-import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
+import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
-  anyString,
-  arrayOf,
-  decodeOptions,
+  attachOrSpawn,
   env,
   integer,
-  metadata,
-  millis,
+  isVariableName,
   nonBlank,
   optionsCodec,
-  parserName,
+  persistentNode,
+  terminalFields,
 } from './options.js'
 
 /**
@@ -48,34 +46,18 @@ export interface WeztermOptions extends NodeOptions {
  *
  * @category wezterm nodes
  */
-export interface WeztermNode extends Node {
+export interface WeztermNode extends Node, Omit<WeztermOptions, keyof NodeOptions> {
   readonly kind: 'wezterm'
   readonly persistent: true
-  readonly paneId?: number
-  readonly command?: string
-  readonly args?: readonly string[]
-  readonly cwd?: string
-  readonly env?: Readonly<Record<string, string>>
-  readonly wezterm?: string
-  readonly scrollbackLines?: number
-  readonly parser?: string
-  readonly timeoutMs?: number
-  readonly quietMs?: number
 }
-
-const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
 
 /** The fields of a WezTerm node's options, less `paneId` and `command` (a Claude node has them too). @internal */
 export const weztermFields = {
-  metadata,
-  args: arrayOf(anyString),
+  ...terminalFields,
   cwd: nonBlank,
   env: env(isVariableName),
   wezterm: nonBlank,
   scrollbackLines: integer(0, 10_000_000),
-  parser: parserName,
-  timeoutMs: millis(false),
-  quietMs: millis(true),
 }
 
 /**
@@ -88,12 +70,7 @@ export const WeztermOptionsCodec: t.Type<WeztermOptions> = optionsCodec<WeztermO
   'WeztermOptions',
   {},
   { ...weztermFields, paneId: integer(0, Number.MAX_SAFE_INTEGER), command: nonBlank },
-  [
-    (o) =>
-      o.paneId !== undefined && (o.command !== undefined || o.args !== undefined)
-        ? 'give either paneId (attach) or command (spawn), not both'
-        : undefined,
-  ],
+  [attachOrSpawn],
 )
 
 /**
@@ -113,13 +90,8 @@ export const WeztermOptionsCodec: t.Type<WeztermOptions> = optionsCodec<WeztermO
  * assert.strictEqual(wezterm('mine', { paneId: 3 }).paneId, 3)
  * assert.throws(() => wezterm('x', { paneId: -1 }), /paneId must be an integer/)
  */
-export const wezterm = (id: string, options: WeztermOptions = {}): WeztermNode => {
-  const { metadata: meta, ...config } = decodeOptions('wezterm', id, WeztermOptionsCodec, options)
-  return makeNode<WeztermNode>(
-    { id, kind: 'wezterm', persistent: true, metadata: meta ?? EMPTY_METADATA, ...config },
-    'wezterm',
-  )
-}
+export const wezterm = (id: string, options: WeztermOptions = {}): WeztermNode =>
+  persistentNode<WeztermNode, WeztermOptions>('wezterm', WeztermOptionsCodec)(id, options)
 
 /**
  * Whether a node is a WezTerm node.

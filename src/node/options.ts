@@ -8,6 +8,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
 import { validateName } from './name.js'
+import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 
 const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
 const show = (u: unknown): string =>
@@ -147,6 +148,23 @@ export const metadata = check(
   'be an object',
 )
 
+/** A shell variable name: what a spawned terminal's `env` keys must be. @internal */
+export const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
+
+/**
+ * The options every terminal node (pty, tmux, WezTerm, Claude) has: its
+ * metadata, its program's arguments, the parser and the two waits.
+ *
+ * @internal
+ */
+export const terminalFields = {
+  metadata,
+  args: arrayOf(anyString),
+  parser: parserName,
+  timeoutMs: millis(false),
+  quietMs: millis(true),
+}
+
 const UNKNOWN = 'unknown option'
 
 /** Whether an error of an options codec is an unknown key. @internal */
@@ -237,3 +255,36 @@ export const decodeOptions = <A>(
   if (E.isRight(decoded)) return decoded.right
   throw new UsageError(api, `node "${id}": ${showError(decoded.left[0]!)}`)
 }
+
+/** The rule of a node that attaches to a pane or spawns a program: one of the two. @internal */
+export const attachOrSpawn = (o: {
+  readonly paneId?: unknown
+  readonly command?: unknown
+  readonly args?: unknown
+}): string | undefined =>
+  o.paneId !== undefined && (o.command !== undefined || o.args !== undefined)
+    ? 'give either paneId (attach) or command (spawn), not both'
+    : undefined
+
+/**
+ * The builder of a persistent node kind: its options decoded with `codec`
+ * (a {@link UsageError} naming `api` — by default the kind —, the node and
+ * the first bad option), then the frozen node.
+ *
+ * @internal
+ */
+export const persistentNode =
+  <N extends Node, O extends NodeOptions>(kind: N['kind'], codec: t.Type<O>, api: string = kind) =>
+  (id: string, options: O): N => {
+    const { metadata, ...config } = decodeOptions(api, id, codec, options)
+    return makeNode(
+      {
+        id,
+        kind,
+        persistent: true,
+        metadata: metadata ?? EMPTY_METADATA,
+        ...config,
+      } as unknown as N,
+      api,
+    )
+  }

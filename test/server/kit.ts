@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterEach } from 'vitest'
 import {
   createEngine,
   type Engine,
@@ -111,5 +112,21 @@ export const testEngine = async (
       await engine.shutdown()
       await rm(root, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * `connected()` of a test file: a peer of a fresh test engine, shut down
+ * after the test that made it. Call once, at the top of the file.
+ */
+export const connectedPeers = (options?: EngineOptions): (() => Promise<Peer>) => {
+  const disposals: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    await Promise.all(disposals.splice(0).map((d) => d()))
+  })
+  return async () => {
+    const made = await testEngine(options)
+    disposals.push(made.dispose)
+    return peer(made.engine)
   }
 }

@@ -1,19 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, messages } from '../../../src/conversation/index.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
-import { peer, testEngine, until, type Peer } from '../kit.js'
+import { connectedPeers, until, type Peer } from '../kit.js'
 
-const disposals: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await Promise.all(disposals.splice(0).map((d) => d()))
-})
-
-const connected = async (): Promise<Peer> => {
-  const made = await testEngine()
-  disposals.push(made.dispose)
-  return peer(made.engine)
-}
+const connected = connectedPeers()
+const keepingOne = connectedPeers({ limits: { keptRuns: 1 } })
 
 interface Run {
   state: string
@@ -148,9 +140,7 @@ describe('CANCEL_GRAPH', () => {
 
 describe('finished runs', () => {
   it('are kept up to limits.keptRuns, the oldest forgotten first', async () => {
-    const made = await testEngine({ limits: { keptRuns: 1 } })
-    disposals.push(made.dispose)
-    const p = peer(made.engine)
+    const p = await keepingOne()
     const graph = {
       id: 'g',
       nodes: { one: { kind: 'bash', command: 'true' } },

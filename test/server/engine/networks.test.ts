@@ -2,21 +2,12 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { applyChange, type Network, type Patch } from '../../../src/network/index.js'
 import type { EngineEvent, NetworkInfo, NetworkPatches } from '../../../src/server/index.js'
-import { peer, testEngine, type Peer } from '../kit.js'
+import { connectedPeers, type Peer } from '../kit.js'
 
-const disposals: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await Promise.all(disposals.splice(0).map((d) => d()))
-})
-
-const connected = async (): Promise<Peer> => {
-  const made = await testEngine()
-  disposals.push(made.dispose)
-  return peer(made.engine)
-}
+const connected = connectedPeers()
 
 const review = JSON.parse(
   readFileSync(new URL('../../../examples/review.network.json', import.meta.url), 'utf8'),

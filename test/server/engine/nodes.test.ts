@@ -1,16 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { peer, ptyOptions, testEngine, type Peer } from '../kit.js'
+import { describe, expect, it } from 'vitest'
+import { connectedPeers, ptyOptions } from '../kit.js'
 
-const disposals: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await Promise.all(disposals.splice(0).map((d) => d()))
-})
-
-const connected = async (): Promise<Peer> => {
-  const made = await testEngine()
-  disposals.push(made.dispose)
-  return peer(made.engine)
-}
+const connected = connectedPeers()
 
 describe('sessions', () => {
   it('has a default session, creates and lists named ones, and closes them', async () => {

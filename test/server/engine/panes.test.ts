@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { peer, testEngine, type Peer } from '../kit.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectedPeers } from '../kit.js'
 import { needsTmux } from '../../interpreters/terminal/needsTmux.js'
 
 /** The fake wezterm CLI drives a tmux server of this file's own; the fake claude answers "You said: …". */
@@ -30,16 +30,7 @@ afterAll(() => {
   else process.env.NERVE_FAKE_WEZTERM_SOCKET = saved
 })
 
-const disposals: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await Promise.all(disposals.splice(0).map((d) => d()))
-})
-
-const connected = async (): Promise<Peer> => {
-  const made = await testEngine()
-  disposals.push(made.dispose)
-  return peer(made.engine)
-}
+const connected = connectedPeers()
 
 describe('pane nodes through the engine', { timeout: 60_000 }, () => {
   needsTmux()

@@ -150,6 +150,7 @@ describe('network commands', () => {
     )
     const cancelled = await p.ok<NetworkInfo>('CANCEL_NETWORK', { networkId: 'review' })
     expect(cancelled).toMatchObject({ state: 'finished', outcome: 'cancelled' })
+    expect(await p.ok<NetworkInfo>('STOP_NETWORK', { networkId: 'review' })).toEqual(cancelled)
     const types = networkEvents(p, 'review').map((e) => e.type)
     expect(types).toEqual([]) // nobody subscribed
   })

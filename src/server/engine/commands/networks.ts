@@ -132,7 +132,8 @@ export const networkCommands: Commands<NetworkMethods> = {
   },
 
   STOP_NETWORK: async (p, { core, signal }) => {
-    await until(core.networks.run(p.networkId).idle(), signal)
+    const run = core.networks.run(p.networkId)
+    if (run.status !== 'finished') await until(run.idle(), signal)
     return core.networks.stop(p.networkId, false)
   },
 

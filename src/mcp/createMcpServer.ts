@@ -13,6 +13,7 @@ import { nodeKinds, type Method } from '../server/index.js'
 
 const sessionId = z.string().optional().describe('the session (default: the default session)')
 const nodeId = z.string().describe('the node, by name')
+const networkId = z.string().describe('the network, by id')
 
 /** One tool: its name, what it does, its arguments, and the command it calls. */
 interface ToolSpec {
@@ -98,6 +99,49 @@ const tools: readonly ToolSpec[] = [
       sessionId,
     },
     run: command('GET_HISTORY'),
+  },
+  {
+    name: 'nerve_start_network',
+    description:
+      'Start a live agent network from a network-file value; it runs until stopped (nerve_stop_network).',
+    input: {
+      network: z.record(z.string(), z.unknown()).describe('a network-file value'),
+      networkId: z.string().optional().describe("its id (default: the file's)"),
+      root: z.string().optional().describe("the nodes' workspace directory"),
+      sessionId,
+    },
+    run: command('CREATE_NETWORK'),
+  },
+  {
+    name: 'nerve_send_to_network',
+    description: 'Send a message to a node of a running network.',
+    input: { networkId, nodeId, message: z.string().describe('what to send') },
+    run: command('SEND_ENVELOPE'),
+  },
+  {
+    name: 'nerve_network_status',
+    description:
+      "A network's state, its nodes, the nodes that are done, its halts and the approvals waiting.",
+    input: { networkId },
+    run: command('GET_NETWORK'),
+  },
+  {
+    name: 'nerve_decide_approval',
+    description:
+      'Approve or deny an approval request of a network (nerve_network_status lists them).',
+    input: {
+      networkId,
+      requestId: z.string().describe('the request, by id'),
+      approve: z.boolean().describe('true approves, false denies'),
+      note: z.string().optional().describe('why, recorded with the decision'),
+    },
+    run: (client, { approve, ...args }) => client.call(approve === true ? 'APPROVE' : 'DENY', args),
+  },
+  {
+    name: 'nerve_stop_network',
+    description: 'Wait until nothing is in flight in a network, then end it; answers how it ended.',
+    input: { networkId },
+    run: command('STOP_NETWORK'),
   },
 ]
 

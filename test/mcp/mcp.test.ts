@@ -65,7 +65,7 @@ describe('nerve mcp over stdio, embedded', () => {
     await mcp.close()
   })
 
-  it("lists the seven tools, their arguments named as the engine's parameters", async () => {
+  it("lists the tools, their arguments named as the engine's parameters", async () => {
     const { tools } = await mcp.listTools()
     const args = Object.fromEntries(
       tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {}).sort()]),
@@ -78,6 +78,11 @@ describe('nerve mcp over stdio, embedded', () => {
       nerve_fork_node: ['at', 'sessionId', 'sourceId', 'targetId'],
       nerve_run_graph: ['graph', 'input', 'sessionId'],
       nerve_get_history: ['limit', 'nodeId', 'sessionId'],
+      nerve_start_network: ['network', 'networkId', 'root', 'sessionId'],
+      nerve_send_to_network: ['message', 'networkId', 'nodeId'],
+      nerve_network_status: ['networkId'],
+      nerve_decide_approval: ['approve', 'networkId', 'note', 'requestId'],
+      nerve_stop_network: ['networkId'],
     })
     expect(tools.find((t) => t.name === 'nerve_create_node')?.inputSchema.required).toEqual([
       'nodeId',
@@ -170,6 +175,34 @@ describe('nerve mcp over stdio, embedded', () => {
     expect(content.mimeType).toBe('application/json')
     expect(content.text).toContain('echo from-tty')
   }, 30_000)
+
+  it('starts a network, sends to it, refuses an unknown approval, and stops it when it is done', async () => {
+    const network = {
+      id: 'pair',
+      nodes: [{ id: 'writer', provider: { type: 'mock', script: ['A line.\nDONE'] } }],
+      edges: [],
+    }
+    expect(await call(mcp, 'nerve_start_network', { network, root: tmpdir() })).toMatchObject({
+      networkId: 'pair',
+      state: 'running',
+    })
+    await call(mcp, 'nerve_send_to_network', { networkId: 'pair', nodeId: 'writer', message: 'go' })
+    const refused = await mcp.callTool({
+      name: 'nerve_decide_approval',
+      arguments: { networkId: 'pair', requestId: 'approval-9', approve: true },
+    })
+    expect(refused.isError).toBe(true)
+    expect((refused.content as { text: string }[])[0]!.text).toMatch(
+      /^UnknownApproval at \/requestId: /,
+    )
+    expect(await call(mcp, 'nerve_stop_network', { networkId: 'pair' })).toMatchObject({
+      outcome: 'done',
+      done: ['writer'],
+    })
+    expect(await call(mcp, 'nerve_network_status', { networkId: 'pair' })).toMatchObject({
+      state: 'finished',
+    })
+  }, 30_000)
 })
 
 describe('nerve mcp against a running daemon', () => {
@@ -212,7 +245,7 @@ describe('MCP over Streamable HTTP', () => {
     const mcp = new Client({ name: 'nerve-test', version: '1.0.0' })
     try {
       await mcp.connect(new StreamableHTTPClientTransport(new URL(http.url)))
-      expect((await mcp.listTools()).tools).toHaveLength(7)
+      expect((await mcp.listTools()).tools).toHaveLength(12)
       await call(mcp, 'nerve_create_node', { nodeId: 'h', kind: 'bash' })
       expect((await nerve.listNodes()).map((n) => n.id)).toEqual(['h'])
     } finally {
@@ -236,7 +269,7 @@ describe('MCP over Streamable HTTP', () => {
           requestInit: { headers: { authorization: 'Bearer secret' } },
         }),
       )
-      expect((await friend.listTools()).tools).toHaveLength(7)
+      expect((await friend.listTools()).tools).toHaveLength(12)
       await friend.close()
       await expect(serveMcpHttp(nerve, { host: '0.0.0.0' })).rejects.toMatchObject({
         reason: 'TokenRequired',

@@ -193,8 +193,12 @@ const errorOf = (e: RecordedError): Error =>
  */
 export const replayTape = (tape: Tape): TapePlayer => {
   const decoded = TapeCodec.decode(tape)
-  if (E.isLeft(decoded)) throw new TypeError('replayTape: not a tape')
+  if (E.isLeft(decoded)) {
+    const at = decoded.left[0]?.context.slice(1).map((c) => c.key) ?? []
+    throw new TypeError(`replayTape: not a tape at /${at.join('/')}`)
+  }
   const calls = decoded.right.calls
+  const keys = calls.map((c) => JSON.stringify(c.request))
   const used = new Array<boolean>(calls.length).fill(false)
   const asked = new Map<string, number>()
   const answer = (kind: TapeCall['kind'], name: string, request: unknown): unknown => {
@@ -206,7 +210,7 @@ export const replayTape = (tape: Tape): TapePlayer => {
       const c = calls[i]!
       if (used[i] === true || c.kind !== kind || c.name !== name) continue
       if (sameName < 0) sameName = i
-      if (JSON.stringify(c.request) !== key) continue
+      if (keys[i] !== key) continue
       used[i] = true
       if (c.outcome._tag === 'error') throw errorOf(c.outcome.error)
       return c.outcome.value

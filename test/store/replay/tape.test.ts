@@ -96,7 +96,9 @@ describe('an agent loop, taped', () => {
     const divergence = (error as { cause?: unknown }).cause ?? error
     expect(isReplayDivergence(divergence)).toBe(true)
     expect(divergence).toMatchObject({ path: ['model', 'scripted'], attempt: 1, what: 'input' })
-    expect(() => replayTape({ version: 1, calls: 'none' } as never)).toThrow(/not a tape/)
+    expect(() => replayTape({ version: 1, calls: 'none' } as never)).toThrow(
+      /^replayTape: not a tape at \/calls$/,
+    )
   })
 })
 

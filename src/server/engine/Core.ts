@@ -218,7 +218,7 @@ export class Core {
   async #restore(store: EngineOptions['store']): Promise<readonly SessionRestored[]> {
     const records = (await store?.load?.()) ?? []
     const byId = new Map(records.map((r) => [r.id, r]))
-    const ids = [this.defaultId, ...byId.keys()].filter((id, i, all) => all.indexOf(id) === i)
+    const ids = new Set([this.defaultId, ...byId.keys()])
     const out: SessionRestored[] = []
     for (const id of ids) {
       const r = byId.get(id)

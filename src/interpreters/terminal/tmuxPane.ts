@@ -248,7 +248,7 @@ export class TmuxPane implements PaneBackend {
         `exec bash -c 'exec cat > /dev/tcp/127.0.0.1/${port}'`,
       )
     } catch (e) {
-      const exit = await this.exit()
+      const exit = await this.reaped()
       if (exit !== undefined) throw new TerminalExited(n.id, exit.exitCode, exit.signal, '')
       throw e
     }
@@ -274,6 +274,21 @@ export class TmuxPane implements PaneBackend {
       })().catch(() => undefined)
     }, WATCH_MS)
     this.watcher.unref()
+  }
+
+  /**
+   * How the program of a dead pane ended, once tmux has reaped it: a dead
+   * pane may show no status yet (see `watch`), so it is nudged and asked
+   * again, a bounded number of times. `undefined` for a pane still alive.
+   */
+  private async reaped(): Promise<PaneExit | undefined> {
+    for (let tries = WATCH_TRIES; ; tries--) {
+      const exit = await this.exit()
+      if (exit === undefined || exit.exitCode !== null || exit.signal !== undefined || tries <= 1)
+        return exit
+      await this.tmux('run-shell', '-b', 'true').catch(() => '')
+      await new Promise((resolve) => setTimeout(resolve, WATCH_MS / 4))
+    }
   }
 
   /** How the pane's program ended, if the pane is still there, dead (kept by `remain-on-exit`). */

@@ -32,8 +32,15 @@ class StepBuffer {
   deps: Int32Array = new Int32Array(16)
   flags: Uint8Array = new Uint8Array(16)
 
-  push(step: Step): void {
+  /** Appends `step`; `false`, with nothing changed, when the buffer has its id already. */
+  push(step: Step): boolean {
     const i = this.steps.length
+    // One map operation both claims the id and tells whether it was taken.
+    this.index.set(step.id, i)
+    if (this.index.size === i) {
+      this.index.set(step.id, this.ids.indexOf(step.id))
+      return false
+    }
     const start = this.depStart[i]!
     const end = start + step.dependsOn.length
     if (i + 2 > this.depStart.length) {
@@ -54,6 +61,15 @@ class StepBuffer {
       k++
     }
     this.depStart[i + 1] = end
+    // A dependency listed twice resolves to the same index (or waits on the same id).
+    let repeats = false
+    const deps = this.deps
+    for (let a = start + 1; a < end; a++) {
+      for (let b = start; b < a; b++) {
+        if (deps[a] !== deps[b]) continue
+        repeats ||= deps[a]! >= 0 || step.dependsOn[a - start] === step.dependsOn[b - start]
+      }
+    }
     const waiting = this.pending.size === 0 ? undefined : this.pending.get(step.id)
     if (waiting !== undefined) {
       for (const at of waiting) this.deps[at] = i
@@ -62,10 +78,10 @@ class StepBuffer {
     this.flags[i] =
       (step.links === NO_LINKS ? 0 : HAS_LINKS) |
       (step.node instanceof Graph || step.onError._tag !== 'fail' ? MAY_NEST : 0)
-    this.problems.push(stepProblems(step, i))
-    this.index.set(step.id, i)
+    this.problems.push(stepProblems(step, i, repeats))
     this.ids.push(step.id)
     this.steps.push(step)
+    return true
   }
 }
 
@@ -194,12 +210,11 @@ export class Graph implements Node {
 
   /** @internal a new version with `step` appended; throws on a duplicate id. */
   static append(g: Graph, step: Step, api: string): Graph {
-    if (Graph.indexOf(g, step.id) >= 0) {
-      throw new UsageError(api, `graph "${g.id}" already has a step "${step.id}"`)
-    }
     const buffer =
       g.#buffer.steps.length === g.#size ? g.#buffer : bufferOf(g.#buffer.steps.slice(0, g.#size))
-    buffer.push(step)
+    if (!buffer.push(step)) {
+      throw new UsageError(api, `graph "${g.id}" already has a step "${step.id}"`)
+    }
     return new Graph(g.id, g.metadata, g.maxParallel, buffer, g.#size + 1)
   }
 

@@ -137,18 +137,33 @@ export const makeStep = (api: string, spec: StepSpec): Step => {
   if (raw.nodeRef !== undefined && typeof raw.nodeRef !== 'string') {
     throw new UsageError(api, `step "${id}": nodeRef must be a string`)
   }
-  // Properties are added in one fixed order, so steps share a few shapes.
+  const deps =
+    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze(dependsOn.slice())
+  const policy = onError === undefined ? fail : deepFreeze(onError)
+  const linked = links === undefined ? NO_LINKS : copyLinks(links)
+  // Properties come in one fixed order, so steps share a few shapes. The usual
+  // step, a node and nothing else optional, is one literal (the cheapest to build).
+  if (
+    raw.node !== undefined &&
+    raw.nodeRef === undefined &&
+    raw.input === undefined &&
+    raw.inputFn === undefined &&
+    timeoutMs === undefined &&
+    parser === undefined
+  ) {
+    const node = deepFreeze(raw.node)
+    return Object.freeze({ id, node, dependsOn: deps, onError: policy, links: linked })
+  }
   const step: Record<string, unknown> = { id }
   if (raw.node !== undefined) step.node = deepFreeze(raw.node)
   if (raw.nodeRef !== undefined) step.nodeRef = raw.nodeRef
   if (raw.input !== undefined) step.input = deepFreeze(raw.input)
   if (raw.inputFn !== undefined) step.inputFn = raw.inputFn
-  step.dependsOn =
-    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze(dependsOn.slice())
-  step.onError = onError === undefined ? fail : deepFreeze(onError)
+  step.dependsOn = deps
+  step.onError = policy
   if (timeoutMs !== undefined) step.timeoutMs = timeoutMs
   if (parser !== undefined) step.parser = parser
-  step.links = links === undefined ? NO_LINKS : copyLinks(links)
+  step.links = linked
   return Object.freeze(step) as unknown as Step
 }
 

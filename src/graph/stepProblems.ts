@@ -12,12 +12,18 @@ export const reasonOf = (name: string): string => {
 
 /**
  * The errors of one step that need no other step: its id, node and nodeRef,
- * inputs, options, policy and link handles. Computed once, when the step is
- * added; `undefined` when there are none.
+ * inputs, options, policy, link handles and repeated dependencies (looked
+ * for only when `repeats`: the caller, which has resolved the dependencies
+ * to indices, knows it cheaply). Computed once, when the step is added;
+ * `undefined` when there are none.
  *
  * @internal
  */
-export const stepProblems = (step: Step, index: number): readonly GraphError[] | undefined => {
+export const stepProblems = (
+  step: Step,
+  index: number,
+  repeats: boolean,
+): readonly GraphError[] | undefined => {
   const raw = step as {
     id: string
     node?: unknown
@@ -37,7 +43,7 @@ export const stepProblems = (step: Step, index: number): readonly GraphError[] |
     (typeof raw.timeoutMs === 'number' && raw.timeoutMs > 0 && raw.timeoutMs < Infinity)
   const parserOk = typeof raw.parser !== 'string' || namePattern.test(raw.parser)
   const policy = step.onError._tag === 'fail' ? NO_PROBLEMS : policyProblems(step.onError)
-  const repeated = repeatedOf(step.dependsOn)
+  const repeated = repeats ? repeatedOf(step.dependsOn) : NONE
   let handlesOk = true
   for (const handle in step.links) if (!namePattern.test(handle)) handlesOk = false
   if (

@@ -4,7 +4,7 @@
  *
  * - `store.append`: persisting a conversation turn by turn (a user message,
  *   an assistant message calling two tools, the two results merged, an
- *   answer and a stop reason: 6 vertices a turn, one transaction each), per
+ *   answer and a stop reason: 7 vertices a turn, one transaction each), per
  *   appended vertex, against raw better-sqlite3 inserts of the same rows
  *   (id, parents, `JSON.stringify` of the entry and metadata) into the same
  *   table, one transaction a turn.
@@ -53,7 +53,10 @@ const rawDb = (path: string): Database.Database => {
   return db
 }
 
-/** The vertices of turn `i` on `c`, oldest first (6 of them), and the new head. */
+/** The vertices a turn adds. */
+const VERTICES_PER_TURN = 7
+
+/** The vertices of turn `i` on `c`, parents first ({@link VERTICES_PER_TURN} of them; the last is the new head). */
 const turn = (c: Conversation, i: number): Conversation[] => {
   const out: Conversation[] = []
   let h = user(`Turn ${i}: what does src/module${i}.ts do?`)(c)
@@ -68,9 +71,17 @@ const turn = (c: Conversation, i: number): Conversation[] => {
     { tool_use_id: `t${i}a`, content: `export const f${i} = (x: number) => x * ${i}\n` },
     { tool_use_id: `t${i}b`, content: `src/main.ts:${i}: import { f${i} }` },
   ])(h)
-  // toolResults adds the executions and the merged message: keep every new vertex, oldest first.
+  // toolResults adds an execution per call (each on the assistant message) and
+  // the merged message: keep every new vertex, parents before children.
   const added: Conversation[] = []
-  for (let v = results; v !== h; v = v.parents[0]!) added.unshift(v)
+  const seen = new Set<Conversation>([h])
+  const visit = (v: Conversation): void => {
+    if (seen.has(v)) return
+    seen.add(v)
+    for (const p of v.parents) visit(p)
+    added.push(v)
+  }
+  visit(results)
   out.push(...added)
   h = assistant(`Module ${i} exports f${i}; src/main.ts uses it.`)(results)
   out.push(h)
@@ -98,41 +109,46 @@ const appendBench: Benchmark = {
         }
         return p
       })
-      // Two equal histories, built ahead (ids included) so that both sides persist, not build.
-      let head = buildConversation(2)
-      let rawParent = 0
-      let next = 0
-      store.putConversation(head)
-      /** The next turns of the shared history, ids computed: each side persists its own. */
-      const sample = (): Conversation[][] => {
+      // Two equal histories, one per side, built ahead (ids included) so that
+      // both sides persist, not build. Each side extends only its own: a turn
+      // on a head the store never saw would make it write that history too.
+      const start = buildConversation(2)
+      store.putConversation(start)
+      const sides = { ours: { head: start, next: 0 }, raw: { head: start, next: 0, parent: 0 } }
+      /** The next turns of one side's history, ids computed. */
+      const sample = (side: { head: Conversation; next: number }): Conversation[][] => {
         const turns: Conversation[][] = []
         for (let k = 0; k < turnsPerSample; k++) {
-          const vs = turn(head, next++)
+          const vs = turn(side.head, side.next++)
           for (const v of vs) sink.value = v.id // the ids are computed here, not timed
           turns.push(vs)
-          head = vs[vs.length - 1]!
+          side.head = vs[vs.length - 1]!
         }
         return turns
       }
-      log(`  ${turnsPerSample} turns of 6 vertices per sample`)
+      log(`  ${turnsPerSample} turns of ${VERTICES_PER_TURN} vertices per sample`)
       const m = interleave({
         rounds: rounds ?? 15,
         warmup: 2,
         ours: () => {
-          const turns = sample()
+          const turns = sample(sides.ours)
           gc()
+          let written = 0
           const us = timeUs(() => {
-            for (const vs of turns) store.putConversation(vs[vs.length - 1]!)
+            for (const vs of turns) written += store.putConversation(vs[vs.length - 1]!)
           })
-          return { us: us / (turnsPerSample * 6) }
+          if (written !== turnsPerSample * VERTICES_PER_TURN) {
+            throw new Error(`store.append wrote ${written} rows`)
+          }
+          return { us: us / (turnsPerSample * VERTICES_PER_TURN) }
         },
         baseline: () => {
-          const turns = sample()
+          const turns = sample(sides.raw)
           gc()
           const us = timeUs(() => {
-            for (const vs of turns) rawParent = rawTurn(vs, rawParent)
+            for (const vs of turns) sides.raw.parent = rawTurn(vs, sides.raw.parent)
           })
-          return { us: us / (turnsPerSample * 6) }
+          return { us: us / (turnsPerSample * VERTICES_PER_TURN) }
         },
       })
       raw.close()

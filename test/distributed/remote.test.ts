@@ -187,6 +187,36 @@ describe('steps on workers over BullMQ', () => {
     expect(Date.now() - t0).toBeLessThan(5_000)
   }, 60_000)
 
+  it('stops a step on its worker once it goes past its budget share', async () => {
+    await workers('share', 1)
+    const shared = remoteInterpreters({
+      connection: redis.url,
+      queue: 'share',
+      kinds: ['function'],
+      budgetShare: { maxTimeMs: 300, maxTokens: 2 },
+    })
+    remotes.push(shared)
+    const { interpreters } = shared
+    const slow = pipe(graph('slow'), addStep({ id: 's', node: timed, input: { ms: 20_000 } }))
+    const t0 = Date.now()
+    await expect(run(slow, { interpreters })).rejects.toMatchObject({
+      _tag: 'StepFailed',
+      cause: { _tag: 'RemoteStepFailed', remoteName: 'TimeoutError' },
+    })
+    expect(Date.now() - t0).toBeLessThan(5_000)
+    const wordy = pipe(graph('wordy'), addStep({ id: 'w', node: spell, input: 'abc' }))
+    await expect(run(wordy, { interpreters })).rejects.toMatchObject({
+      cause: { _tag: 'RemoteStepFailed', remoteName: 'BudgetExceeded' },
+    })
+    expect(
+      (
+        await run(pipe(graph('short'), addStep({ id: 'w', node: spell, input: 'ab' })), {
+          interpreters,
+        })
+      ).results.w,
+    ).toBe('AB')
+  }, 60_000)
+
   it('fails with RedisUnreachable within the bounded time when Redis does not answer', async () => {
     const port = await freePort()
     const nowhere = remoteInterpreters({

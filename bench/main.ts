@@ -6,12 +6,18 @@
  * object per result and nothing else); progress and errors go to stderr. A
  * missed target is reported, not an error: the exit code is 0 unless a
  * benchmark could not run (1) or the command line was wrong (2).
+ *
+ * Each benchmark runs in a Node process of its own (this file again, told
+ * which one by {@link ONE}), so what one leaves behind — optimised and
+ * deoptimised code, a grown heap, process-wide hooks — cannot change the
+ * figures of the next: a benchmark measures the same alone or in the full run.
  */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import {
   jsonLine,
   parseArgs,
   selected,
-  sink,
   table,
   type Args,
   type Benchmark,
@@ -69,6 +75,47 @@ const load = async (): Promise<{ benchmarks: Benchmark[]; failed: number }> => {
   return { benchmarks, failed }
 }
 
+/** The environment variable naming the one benchmark a child process runs. */
+const ONE = 'NERVE_BENCH_ONE'
+
+/** In a child: runs the benchmark named by {@link ONE}, its results as JSON lines on stdout. */
+const runOne = async (name: string, rounds: number | undefined): Promise<number> => {
+  const { benchmarks } = await load()
+  const b = benchmarks.find((x) => x.name === name)
+  if (b === undefined) {
+    log(`no benchmark is named ${name}`)
+    return 1
+  }
+  try {
+    for (const r of await b.run({ rounds, log })) process.stdout.write(`${JSON.stringify(r)}\n`)
+    return 0
+  } catch (e) {
+    log(`${name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    return 1
+  }
+}
+
+/** Runs one benchmark in a child process: its results, or `undefined` if it failed. */
+const inChild = (name: string, rounds: number | undefined): Promise<Result[] | undefined> =>
+  new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        ...(rounds === undefined ? [] : ['--rounds', String(rounds)]),
+      ],
+      { env: { ...process.env, [ONE]: name }, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (d: string) => (out += d))
+    child.on('close', (code) => {
+      const lines = out.split('\n').filter((l) => l !== '')
+      resolve(code === 0 ? lines.map((l) => JSON.parse(l) as Result) : undefined)
+    })
+  })
+
 const main = async (args: Args): Promise<number> => {
   const { benchmarks, failed: loadFailures } = await load()
   const chosen = benchmarks.filter((b) => selected(b.name, args.filters))
@@ -83,17 +130,15 @@ const main = async (args: Args): Promise<number> => {
   const started = performance.now()
   for (const b of chosen) {
     log(`${b.name} …`)
-    sink.value = undefined // nothing of the previous benchmark stays alive into this one
     const t0 = performance.now()
-    try {
-      const rs = await b.run({ rounds: args.rounds, log })
-      for (const r of rs) if (args.json) process.stdout.write(`${jsonLine(r)}\n`)
-      results.push(...rs)
-      log(`  done in ${((performance.now() - t0) / 1e3).toFixed(1)} s`)
-    } catch (e) {
+    const rs = await inChild(b.name, args.rounds)
+    if (rs === undefined) {
       failed++
-      log(`${b.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      continue
     }
+    for (const r of rs) if (args.json) process.stdout.write(`${jsonLine(r)}\n`)
+    results.push(...rs)
+    log(`  done in ${((performance.now() - t0) / 1e3).toFixed(1)} s`)
   }
   log(`all benchmarks ran in ${((performance.now() - started) / 1e3).toFixed(1)} s`)
   if (!args.json) process.stdout.write(`\n${table(results)}\n`)
@@ -111,4 +156,5 @@ if (args.help) {
   log(USAGE)
   process.exit(0)
 }
-process.exitCode = await main(args)
+const one = process.env[ONE]
+process.exitCode = one === undefined ? await main(args) : await runOne(one, args.rounds)

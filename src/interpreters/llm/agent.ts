@@ -178,14 +178,22 @@ export const runAgent = async (
   }
   // The loop appends messages, executions and stops only: the system prompt and tools stay.
   const offered = toolDefinitions(conversation)
-  const base = {
-    system: systemPrompt(conversation),
-    tools: offered.length > 0 ? offered : toolDefinitionsOf(box),
-    parallelToolCalls: parallel,
-    ...(options.toolChoice !== undefined && { toolChoice: options.toolChoice }),
-    ...(options.model !== undefined && { model: options.model }),
-    ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
-    ...(options.temperature !== undefined && { temperature: options.temperature }),
+  const system = systemPrompt(conversation)
+  const offeredTools = offered.length > 0 ? offered : toolDefinitionsOf(box)
+  // Built key by key, not spread from a shared base: a spread copy costs more
+  // than the rest of a scripted round.
+  const requestOf = (history: readonly Message[]): ModelRequest => {
+    const r: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = {
+      system,
+      messages: history,
+      tools: offeredTools,
+      parallelToolCalls: parallel,
+    }
+    if (options.toolChoice !== undefined) r.toolChoice = options.toolChoice
+    if (options.model !== undefined) r.model = options.model
+    if (options.maxTokens !== undefined) r.maxTokens = options.maxTokens
+    if (options.temperature !== undefined) r.temperature = options.temperature
+    return r
   }
   const call = options.onDelta === undefined ? { signal } : { signal, onDelta: options.onDelta }
   const tooling: ToolRound = {
@@ -223,7 +231,7 @@ export const runAgent = async (
     if (aborted()) return finish('cancelled')
     let response: ModelResponse
     try {
-      const request: ModelRequest = { ...base, messages: messages(head) }
+      const request = requestOf(messages(head))
       response = await callWithRetry(provider, request, call, retrying)
     } catch (e) {
       if (aborted()) return finish('cancelled')

@@ -70,7 +70,7 @@ export const retryDelay = (
  *
  * @internal
  */
-export const callWithRetry = async (
+export const callWithRetry = (
   provider: Provider,
   request: ModelRequest,
   call: CallOptions,
@@ -80,16 +80,35 @@ export const callWithRetry = async (
     readonly onRetry?: ((notice: RetryNotice) => void) | undefined
   },
 ): Promise<ModelResponse> => {
+  // The first call needs no loop around it: a call that succeeds costs one promise.
+  let first: Promise<ModelResponse>
+  try {
+    first = provider.call(request, call)
+  } catch (e) {
+    return retryAfter(e, provider, request, call, options)
+  }
+  return first.catch((e: unknown) => retryAfter(e, provider, request, call, options))
+}
+
+const retryAfter = async (
+  first: unknown,
+  provider: Provider,
+  request: ModelRequest,
+  call: CallOptions,
+  options: Parameters<typeof callWithRetry>[3],
+): Promise<ModelResponse> => {
   const clock = options.clock ?? systemClock
+  let error = first
   for (let retry = 1; ; retry++) {
+    if (call.signal.aborted) throw call.signal.reason
+    const delayMs = retryDelay(retry, error, options.retry)
+    if (delayMs === undefined) throw error
+    options.onRetry?.({ retry, delayMs, error: error as ProviderError })
+    await clock.sleep(delayMs, call.signal)
     try {
       return await provider.call(request, call)
     } catch (e) {
-      if (call.signal.aborted) throw call.signal.reason
-      const delayMs = retryDelay(retry, e, options.retry)
-      if (delayMs === undefined) throw e
-      options.onRetry?.({ retry, delayMs, error: e as ProviderError })
-      await clock.sleep(delayMs, call.signal)
+      error = e
     }
   }
 }

@@ -45,19 +45,17 @@ export const runTools = async (
   round: ToolRound,
 ): Promise<readonly ToolOutput[]> => {
   const { box, signal, depth, maxDepth, parallel, reportUsage } = round
+  const contextOf = (call: ToolUseBlock): ToolContext =>
+    reportUsage === undefined
+      ? { signal, toolUseId: call.id, depth, maxDepth }
+      : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
+  // One call that nothing can cancel, the usual round: no bookkeeping around it.
+  if (signal === NEVER && calls.length === 1)
+    return [await callTool(box, calls[0]!, contextOf(calls[0]!))]
   const outputs: (ToolOutput | undefined)[] = new Array<ToolOutput | undefined>(calls.length)
   const one = async (i: number) => {
-    const call = calls[i]!
-    const ctx: ToolContext =
-      reportUsage === undefined
-        ? { signal, toolUseId: call.id, depth, maxDepth }
-        : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
-    const out = await callTool(box, call, ctx)
+    const out = await callTool(box, calls[i]!, contextOf(calls[i]!))
     if (!signal.aborted) outputs[i] = out
-  }
-  if (signal === NEVER && calls.length === 1) {
-    await one(0)
-    return outputs as readonly ToolOutput[]
   }
   const all =
     calls.length === 1

@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../errors.js'
 import { ptyInterpreter } from '../interpreters/index.js'
-import { interpreters } from '../node/index.js'
+import { interpreters, type Interpreter } from '../node/index.js'
 import { systemClock, type RunUsage } from '../runtime/index.js'
 import { createSession, type Session } from '../session/index.js'
 import { llmDispatch } from './approvals.js'
@@ -91,7 +91,11 @@ export class NetworkRun {
         pump(s)
       },
     }
-    s.registry = interpreters(...session.interpreters.values(), llmDispatch(s), s.pty)
+    const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
+    s.registry = interpreters(
+      ...[...session.interpreters.values(), s.pty].map(wrap),
+      llmDispatch(s),
+    )
     this.#s = s
     this.runId = s.runId
     this.session = session

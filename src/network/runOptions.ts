@@ -4,6 +4,7 @@
  * progress probe, a journal, an event listener and a schedule.
  */
 import type { Provider, Tool } from '../interpreters/index.js'
+import type { Interpreter } from '../node/index.js'
 import type { Clock } from '../runtime/index.js'
 import type { Session } from '../session/index.js'
 import type { ArtifactStore } from './ArtifactStore.js'
@@ -51,4 +52,10 @@ export interface NetworkRunOptions {
    * (`seededSchedule`) explores interleavings reproducibly.
    */
   readonly schedule?: (nodeIds: readonly string[]) => readonly string[]
+  /**
+   * Wraps each interpreter the run's nodes are stepped by, but the one of
+   * `llm` nodes (wrap their providers and tools instead): a tape's
+   * `interpreter`, to record or replay command and CLI agent nodes.
+   */
+  readonly wrapInterpreter?: (i: Interpreter) => Interpreter
 }

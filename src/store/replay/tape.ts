@@ -1,10 +1,11 @@
 /**
  * Recording what an agent loop or a network run asks of the world outside
- * it — its model calls and its tool calls — and answering a replay from
- * that record. A call is matched by its kind, the provider's or tool's
- * name and its request, in order among equal ones, so parallel nodes may
- * interleave differently without the replay diverging; a request never
- * recorded is a {@link ReplayDivergence}.
+ * it — its model calls, its tool calls and the steps its command and CLI
+ * agent nodes run — and answering a replay from that record. A call is
+ * matched by its kind, the provider's, tool's or node's name and its
+ * request, in order among equal ones, so parallel nodes may interleave
+ * differently without the replay diverging; a request never recorded is a
+ * {@link ReplayDivergence}.
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
@@ -15,27 +16,29 @@ import type {
   Toolbox,
   ToolOutput,
 } from '../../interpreters/index.js'
-import { recordedError } from './record.js'
+import type { Interpreter, Node, NodeContext } from '../../node/index.js'
+import { PASS_THROUGH, recordedError } from './record.js'
 import { jsonOf, type RecordedError, type RecordedOutcome } from './Recording.js'
 import { ReplayDivergence } from './replay.js'
 
 /**
  * One call a run made outside itself: a `model` call to the provider
- * `name` or a `tool` call, its request as JSON (a model request; a tool's
- * input), and how it ended.
+ * `name`, a `tool` call, or a `step` of the node `name` run by its
+ * interpreter (a command, a terminal); its request as JSON (a model
+ * request; a tool's or step's input), and how it ended.
  *
  * @category replay
  */
 export interface TapeCall {
-  readonly kind: 'model' | 'tool'
+  readonly kind: 'model' | 'tool' | 'step'
   readonly name: string
   readonly request: unknown
   readonly outcome: Exclude<RecordedOutcome, { readonly _tag: 'pending' }>
 }
 
 /**
- * The model and tool calls of an agent loop or a network run, in the order
- * they were made.
+ * The model, tool and step calls of an agent loop or a network run, in the
+ * order they were made.
  *
  * @category replay
  */
@@ -56,7 +59,7 @@ export const TapeCodec: t.Type<Tape> = t.readonly(
     calls: t.readonlyArray(
       t.readonly(
         t.type({
-          kind: t.keyof({ model: null, tool: null }),
+          kind: t.keyof({ model: null, tool: null, step: null }),
           name: t.string,
           request: t.unknown,
           outcome: t.union([
@@ -88,8 +91,29 @@ export interface TapeRecorder {
   providers(ps: Readonly<Record<string, Provider>>): Readonly<Record<string, Provider>>
   tool(tool: Tool): Tool
   toolbox(tools: Toolbox): Toolbox
+  /**
+   * `i`, each step it runs kept under the node's id (a streamed step by its
+   * result). A network run takes it as `wrapInterpreter`. A graph
+   * interpreter is given back as it is: its steps are kept by their own.
+   */
+  readonly interpreter: (i: Interpreter) => Interpreter
   /** The calls so far. */
   tape(): Tape
+}
+
+/** Keeps how a call ended: its value, or the error it threw. */
+const keep = (
+  calls: TapeCall[],
+  kind: TapeCall['kind'],
+  name: string,
+  request: unknown,
+  ended: { readonly value: unknown } | { readonly error: unknown },
+): void => {
+  const outcome: TapeCall['outcome'] =
+    'value' in ended
+      ? { _tag: 'value', value: jsonOf(ended.value) }
+      : { _tag: 'error', error: recordedError(ended.error) }
+  calls.push(Object.freeze({ kind, name, request, outcome }))
 }
 
 /** Runs `work`, keeping how it ended under `kind`, `name` and `request`. */
@@ -102,15 +126,11 @@ const kept = async <A>(
 ): Promise<A> => {
   try {
     const value = await work()
-    calls.push(
-      Object.freeze({ kind, name, request, outcome: { _tag: 'value', value: jsonOf(value) } }),
-    )
+    keep(calls, kind, name, request, { value })
     return value
-  } catch (e) {
-    calls.push(
-      Object.freeze({ kind, name, request, outcome: { _tag: 'error', error: recordedError(e) } }),
-    )
-    throw e
+  } catch (error) {
+    keep(calls, kind, name, request, { error })
+    throw error
   }
 }
 
@@ -144,7 +164,32 @@ export const tapeRecorder = (): TapeRecorder => {
       run: (input, ctx) =>
         kept(calls, 'tool', inner.definition.name, jsonOf(input), () => inner.run(input, ctx)),
     })
+  const interpreter = (i: Interpreter): Interpreter => {
+    const execute = i.execute?.bind(i)
+    const executeStream = i.executeStream?.bind(i)
+    if (PASS_THROUGH.has(i.kind)) return i
+    const wrapped: Interpreter = { ...i }
+    if (execute !== undefined) {
+      wrapped.execute = (node: Node, ctx: NodeContext) =>
+        kept(calls, 'step', node.id, jsonOf(ctx.input), () => later(() => execute(node, ctx)))
+    }
+    if (executeStream !== undefined) {
+      wrapped.executeStream = async function* (node: Node, ctx: NodeContext) {
+        const request = jsonOf(ctx.input)
+        try {
+          const value: unknown = yield* executeStream(node, ctx)
+          keep(calls, 'step', node.id, request, { value })
+          return value
+        } catch (error) {
+          keep(calls, 'step', node.id, request, { error })
+          throw error
+        }
+      }
+    }
+    return Object.freeze(wrapped)
+  }
   return Object.freeze<TapeRecorder>({
+    interpreter,
     provider,
     providers: (ps) =>
       Object.freeze(Object.fromEntries(Object.entries(ps).map(([k, p]) => [k, provider(p, k)]))),
@@ -169,6 +214,12 @@ export interface TapePlayer {
   /** `tool`'s definition, answered from the tape. */
   tool(tool: Tool): Tool
   toolbox(tools: Toolbox): Toolbox
+  /**
+   * An interpreter of `i`'s kind whose steps are answered from the tape (a
+   * streamed one with its result alone): it starts no process. A network
+   * run takes it as `wrapInterpreter`. A graph interpreter is given back.
+   */
+  readonly interpreter: (i: Interpreter) => Interpreter
   /** The recorded calls no replayed call asked for (yet). */
   unused(): readonly TapeCall[]
 }
@@ -236,7 +287,23 @@ export const replayTape = (tape: Tape): TapePlayer => {
       run: (input) =>
         later(() => answer('tool', inner.definition.name, jsonOf(input)) as ToolOutput),
     })
+  const interpreter = (i: Interpreter): Interpreter => {
+    if (PASS_THROUGH.has(i.kind)) return i
+    const step = (node: Node, ctx: NodeContext): Promise<unknown> =>
+      later(() => answer('step', node.id, jsonOf(ctx.input)))
+    return Object.freeze<Interpreter>({
+      kind: i.kind,
+      ...(i.execute !== undefined && { execute: step }),
+      ...(i.executeStream !== undefined && {
+        // eslint-disable-next-line require-yield
+        executeStream: async function* (node: Node, ctx: NodeContext) {
+          return await step(node, ctx)
+        },
+      }),
+    })
+  }
   return Object.freeze<TapePlayer>({
+    interpreter,
     provider,
     providers: (names) => Object.freeze(Object.fromEntries(names.map((n) => [n, provider(n)]))),
     tool,

@@ -1,8 +1,11 @@
 import fc from 'fast-check'
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addNode,
   connect,
@@ -163,4 +166,71 @@ describe('a network run, taped', () => {
     )
     expect(live.runs()).toBe(1)
   })
+})
+
+describe('a network of a command and a CLI agent, taped', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nerve-tape-net-'))
+  let path: string | undefined
+  beforeAll(() => {
+    // A `claude` that notes each start in the workspace, then is the fake claude.
+    const fake = fileURLToPath(new URL('../../fake-claude/claude', import.meta.url))
+    writeFileSync(
+      join(dir, 'claude'),
+      `#!/bin/sh\necho started >> '${dir}/starts'\nexec '${fake}' "$@"\n`,
+    )
+    chmodSync(join(dir, 'claude'), 0o755)
+    path = process.env.PATH
+    process.env.PATH = `${dir}:${path ?? ''}`
+  })
+  afterAll(() => {
+    process.env.PATH = path
+  })
+  const ops = pipe(
+    network('ops'),
+    addNode({
+      id: 'build',
+      provider: { type: 'command', command: `echo ran >> ${dir}/runs; echo built` },
+    }),
+    addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+    addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
+    connect('build', 'agent', { direction: 'one-way' }),
+    connect('agent', 'sink', { direction: 'one-way' }),
+  )
+  const runOf = async (
+    wrapInterpreter: Parameters<typeof startNetwork>[1]['wrapInterpreter'],
+    message = 'go',
+  ) => {
+    const run = await startNetwork(ops, {
+      root: dir,
+      clock: fakeClock(),
+      ...(wrapInterpreter && { wrapInterpreter }),
+    })
+    run.send('build', message)
+    await run.idle()
+    return run.stop()
+  }
+  const count = (file: string): number =>
+    readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean).length
+
+  it('replays to the same envelopes without running the command or starting the agent', async () => {
+    const rec = tapeRecorder()
+    const first = await runOf(rec.interpreter)
+    expect([count('runs'), count('starts')]).toEqual([1, 1])
+    expect(rec.tape().calls.map((c) => [c.kind, c.name])).toEqual([
+      ['step', 'build'],
+      ['step', 'agent'],
+    ])
+    const player = replayTape(rec.tape())
+    const again = await runOf(player.interpreter)
+    expect([count('runs'), count('starts')]).toEqual([1, 1])
+    expect(again.log.envelopes()).toEqual(first.log.envelopes())
+    expect(again.done).toEqual(['sink'])
+    expect(player.unused()).toEqual([])
+    // Another message to the command node: its step is not on the tape.
+    const changed = await runOf(replayTape(rec.tape()).interpreter, 'again')
+    expect(changed.log.envelopes().find((e) => e.kind === 'error')?.payload.message).toMatch(
+      /replay diverged at step step\/build .*input differs/,
+    )
+    expect([count('runs'), count('starts')]).toEqual([1, 1])
+  }, 30_000)
 })

@@ -145,7 +145,15 @@ export class TmuxPane implements PaneBackend {
 
   async open(onOutput: () => void, onGone: (exit?: PaneExit) => void): Promise<void> {
     let told = false
+    // Until open is done, a pane that dies is open's to report (with its exit status): telling
+    // the terminal at once would close the pane under it.
+    let opening = true
+    let goneWhileOpening: { readonly exit?: PaneExit } | undefined
     const tell = (exit?: PaneExit): void => {
+      if (opening) {
+        goneWhileOpening = exit === undefined ? {} : { exit }
+        return
+      }
       if (told || this.closing) return
       told = true
       onGone(exit)
@@ -253,6 +261,8 @@ export class TmuxPane implements PaneBackend {
       throw e
     }
     await connected
+    opening = false
+    if (goneWhileOpening !== undefined) tell(goneWhileOpening.exit)
   }
 
   /**

@@ -9,7 +9,13 @@ import {
   type RunOptions,
   type RunResult,
 } from '../../runtime/index.js'
-import { jsonOf, type RecordedCall, type RecordedError, type Recording } from './Recording.js'
+import {
+  jsonOf,
+  type RecordedCall,
+  type RecordedError,
+  type RecordedOutcome,
+  type Recording,
+} from './Recording.js'
 
 /** Kinds whose calls are not recorded but run, so what they run is recorded: nested graphs. @internal */
 export const PASS_THROUGH: ReadonlySet<string> = new Set(['graph'])
@@ -25,6 +31,70 @@ export const recordedError = (e: unknown): RecordedError => {
 
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof (u as { then?: unknown } | null)?.then === 'function'
+
+/** Tells how a step ended: whether it ended after `execute` returned, and its outcome. */
+type Keep = (
+  async: boolean,
+  outcome: Exclude<RecordedOutcome, { readonly _tag: 'pending' }>,
+) => void
+
+/**
+ * `i` with each step it runs told to `begin`, and how it ended to what
+ * `begin` answers (a streamed step by its result: a replay answers it at
+ * once, without its chunks). A graph interpreter, or one that runs no step,
+ * is given back as it is.
+ *
+ * @internal
+ */
+export const observed = (
+  i: Interpreter,
+  begin: (node: Node, ctx: NodeContext) => Keep,
+): Interpreter => {
+  const execute = i.execute?.bind(i)
+  const stream = i.executeStream?.bind(i)
+  if (PASS_THROUGH.has(i.kind) || (execute === undefined && stream === undefined)) return i
+  const wrapped: Interpreter = { ...i }
+  if (execute !== undefined) {
+    wrapped.execute = (node: Node, ctx: NodeContext): unknown => {
+      const keep = begin(node, ctx)
+      let out: unknown
+      try {
+        out = execute(node, ctx)
+      } catch (e) {
+        keep(false, { _tag: 'error', error: recordedError(e) })
+        throw e
+      }
+      if (!isThenable(out)) {
+        keep(false, { _tag: 'value', value: jsonOf(out) })
+        return out
+      }
+      return Promise.resolve(out).then(
+        (value) => {
+          keep(true, { _tag: 'value', value: jsonOf(value) })
+          return value
+        },
+        (e: unknown) => {
+          keep(true, { _tag: 'error', error: recordedError(e) })
+          throw e
+        },
+      )
+    }
+  }
+  if (stream !== undefined) {
+    wrapped.executeStream = async function* (node: Node, ctx: NodeContext) {
+      const keep = begin(node, ctx)
+      try {
+        const value: unknown = yield* stream(node, ctx)
+        keep(true, { _tag: 'value', value: jsonOf(value) })
+        return value
+      } catch (e) {
+        keep(true, { _tag: 'error', error: recordedError(e) })
+        throw e
+      }
+    }
+  }
+  return Object.freeze(wrapped)
+}
 
 /**
  * What wraps a run's interpreters, clock and random source and keeps what
@@ -69,59 +139,18 @@ export const recorder = (options: {
       input: jsonOf(ctx.input),
     }
     calls.push(Object.freeze({ ...base, async: true, outcome: { _tag: 'pending' as const } }))
-    return (async: boolean, outcome: RecordedCall['outcome']): void => {
+    const keep: Keep = (async, outcome) => {
       calls[slot] = Object.freeze({ ...base, async, outcome })
     }
-  }
-  const wrap = (i: Interpreter): Interpreter => {
-    const execute = i.execute?.bind(i)
-    const stream = i.executeStream?.bind(i)
-    if (PASS_THROUGH.has(i.kind) || (execute === undefined && stream === undefined)) return i
-    const wrapped: Interpreter = { ...i }
-    if (execute !== undefined) {
-      wrapped.execute = (node: Node, ctx: NodeContext): unknown => {
-        const keep = begin(i.kind, node, ctx)
-        let out: unknown
-        try {
-          out = execute(node, ctx)
-        } catch (e) {
-          keep(false, { _tag: 'error', error: recordedError(e) })
-          throw e
-        }
-        if (!isThenable(out)) {
-          keep(false, { _tag: 'value', value: jsonOf(out) })
-          return out
-        }
-        return Promise.resolve(out).then(
-          (value) => {
-            keep(true, { _tag: 'value', value: jsonOf(value) })
-            return value
-          },
-          (e: unknown) => {
-            keep(true, { _tag: 'error', error: recordedError(e) })
-            throw e
-          },
-        )
-      }
-    }
-    if (stream !== undefined) {
-      // A streamed step is recorded by its result; a replay answers it at once, without its chunks.
-      wrapped.executeStream = async function* (node: Node, ctx: NodeContext) {
-        const keep = begin(i.kind, node, ctx)
-        try {
-          const value: unknown = yield* stream(node, ctx)
-          keep(true, { _tag: 'value', value: jsonOf(value) })
-          return value
-        } catch (e) {
-          keep(true, { _tag: 'error', error: recordedError(e) })
-          throw e
-        }
-      }
-    }
-    return Object.freeze(wrapped)
+    return keep
   }
   const registry = new Map<string, Interpreter>()
-  for (const [kind, i] of options.interpreters) registry.set(kind, wrap(i))
+  for (const [kind, i] of options.interpreters) {
+    registry.set(
+      kind,
+      observed(i, (node, ctx) => begin(kind, node, ctx)),
+    )
+  }
   return Object.freeze({
     interpreters: registry,
     clock: Object.freeze({

@@ -17,7 +17,7 @@ import type {
   ToolOutput,
 } from '../../interpreters/index.js'
 import type { Interpreter, Node, NodeContext } from '../../node/index.js'
-import { PASS_THROUGH, recordedError } from './record.js'
+import { observed, PASS_THROUGH, recordedError } from './record.js'
 import { jsonOf, type RecordedError, type RecordedOutcome } from './Recording.js'
 import { ReplayDivergence } from './replay.js'
 
@@ -101,21 +101,6 @@ export interface TapeRecorder {
   tape(): Tape
 }
 
-/** Keeps how a call ended: its value, or the error it threw. */
-const keep = (
-  calls: TapeCall[],
-  kind: TapeCall['kind'],
-  name: string,
-  request: unknown,
-  ended: { readonly value: unknown } | { readonly error: unknown },
-): void => {
-  const outcome: TapeCall['outcome'] =
-    'value' in ended
-      ? { _tag: 'value', value: jsonOf(ended.value) }
-      : { _tag: 'error', error: recordedError(ended.error) }
-  calls.push(Object.freeze({ kind, name, request, outcome }))
-}
-
 /** Runs `work`, keeping how it ended under `kind`, `name` and `request`. */
 const kept = async <A>(
   calls: TapeCall[],
@@ -126,11 +111,15 @@ const kept = async <A>(
 ): Promise<A> => {
   try {
     const value = await work()
-    keep(calls, kind, name, request, { value })
+    calls.push(
+      Object.freeze({ kind, name, request, outcome: { _tag: 'value', value: jsonOf(value) } }),
+    )
     return value
-  } catch (error) {
-    keep(calls, kind, name, request, { error })
-    throw error
+  } catch (e) {
+    calls.push(
+      Object.freeze({ kind, name, request, outcome: { _tag: 'error', error: recordedError(e) } }),
+    )
+    throw e
   }
 }
 
@@ -164,30 +153,13 @@ export const tapeRecorder = (): TapeRecorder => {
       run: (input, ctx) =>
         kept(calls, 'tool', inner.definition.name, jsonOf(input), () => inner.run(input, ctx)),
     })
-  const interpreter = (i: Interpreter): Interpreter => {
-    const execute = i.execute?.bind(i)
-    const executeStream = i.executeStream?.bind(i)
-    if (PASS_THROUGH.has(i.kind)) return i
-    const wrapped: Interpreter = { ...i }
-    if (execute !== undefined) {
-      wrapped.execute = (node: Node, ctx: NodeContext) =>
-        kept(calls, 'step', node.id, jsonOf(ctx.input), () => later(() => execute(node, ctx)))
-    }
-    if (executeStream !== undefined) {
-      wrapped.executeStream = async function* (node: Node, ctx: NodeContext) {
-        const request = jsonOf(ctx.input)
-        try {
-          const value: unknown = yield* executeStream(node, ctx)
-          keep(calls, 'step', node.id, request, { value })
-          return value
-        } catch (error) {
-          keep(calls, 'step', node.id, request, { error })
-          throw error
-        }
+  const interpreter = (i: Interpreter): Interpreter =>
+    observed(i, (node, ctx) => {
+      const request = jsonOf(ctx.input)
+      return (_, outcome) => {
+        calls.push(Object.freeze({ kind: 'step', name: node.id, request, outcome }))
       }
-    }
-    return Object.freeze(wrapped)
-  }
+    })
   return Object.freeze<TapeRecorder>({
     interpreter,
     provider,

@@ -291,15 +291,18 @@ export class Session implements NodeRegistry {
    * `newName`: what {@link fork} does (see there), and the capability a
    * graph's fork step uses.
    */
-  async fork(name: string, newName: string, options: ForkOptions = {}): Promise<Node> {
-    this.#requireOpen()
-    return forkNode(this.#forkHost, name, newName, options)
+  fork(name: string, newName: string, options: ForkOptions = {}): Promise<Node> {
+    // Not async: forkNode's promise is the answer, with no promise of ours around it.
+    return this.#closing === undefined
+      ? forkNode(this.#forkHost, name, newName, options)
+      : Promise.reject(new SessionClosed(this.id))
   }
 
   /** Forks a registered graph deeply: what {@link forkGraph} does (see there). */
-  async forkGraph(name: string, prefix: string, options: ForkGraphOptions = {}): Promise<Graph> {
-    this.#requireOpen()
-    return forkGraphNodes(this.#forkHost, name, prefix, options)
+  forkGraph(name: string, prefix: string, options: ForkGraphOptions = {}): Promise<Graph> {
+    return this.#closing === undefined
+      ? forkGraphNodes(this.#forkHost, name, prefix, options)
+      : Promise.reject(new SessionClosed(this.id))
   }
 
   // ---- lifecycle ----

@@ -6,12 +6,9 @@ import { Session } from './Session.js'
 
 export type { ForkGraphOptions, ForkOptions } from './forkNodes.js'
 
-const requireSession = (api: string, session: unknown): Session => {
-  if (!(session instanceof Session)) {
-    throw new UsageError(api, `expects a Session, got ${String(session)}`)
-  }
-  return session
-}
+// Not async: the session's promise is the answer, with no promise of our own around it.
+const notASession = (api: string, session: unknown): Promise<never> =>
+  Promise.reject(new UsageError(api, `expects a Session, got ${String(session)}`))
 
 /**
  * Forks the node registered as `name` into a new node registered as
@@ -39,12 +36,15 @@ const requireSession = (api: string, session: unknown): Session => {
  * assert.strictEqual(session.get('hello-2'), copy)
  * await session.close()
  */
-export const fork = async (
+export const fork = (
   session: Session,
   name: string,
   newName: string,
   options: ForkOptions = {},
-): Promise<Node> => requireSession('fork', session).fork(name, newName, options)
+): Promise<Node> =>
+  session instanceof Session
+    ? session.fork(name, newName, options)
+    : notASession('fork', session)
 
 /**
  * Forks a registered graph deeply: every persistent node it uses — steps'
@@ -62,9 +62,12 @@ export const fork = async (
  *
  * @category fork
  */
-export const forkGraph = async (
+export const forkGraph = (
   session: Session,
   name: string,
   prefix: string,
   options: ForkGraphOptions = {},
-): Promise<Graph> => requireSession('forkGraph', session).forkGraph(name, prefix, options)
+): Promise<Graph> =>
+  session instanceof Session
+    ? session.forkGraph(name, prefix, options)
+    : notASession('forkGraph', session)

@@ -1,5 +1,5 @@
 import { ancestorsOfAll } from '../dag/traverse.js'
-import { parentAt, parentCount } from '../dag/Vertex.js'
+import { memoSlot, parentAt, parentCount } from '../dag/Vertex.js'
 import type {
   Conversation,
   Entry,
@@ -15,7 +15,7 @@ import { zeroUsage } from './Entry.js'
 /**
  * The projections of a conversation, memoised per head.
  *
- * A head that was projected keeps a {@link Memo} in a WeakMap. Projecting a
+ * A head that was projected keeps a {@link Memo} in its memo slot. Projecting a
  * new head walks back to the nearest memoised ancestor and extends its memo
  * by the entries in between, so repeating a projection on a growing head (as
  * the agent loop does every round) costs the new entries, not the history.
@@ -56,7 +56,8 @@ export interface Memo {
 /** How many vertices apart checkpoint memos are, at least. @internal */
 export const CHECKPOINT = 64
 
-const memos = new WeakMap<Conversation, Memo>()
+/** The memo a vertex keeps, if any. */
+const memoAt = (v: Conversation): Memo | undefined => memoSlot.get(v) as Memo | undefined
 
 const NO_TOOLS: readonly ToolDefinition[] = Object.freeze([])
 
@@ -259,7 +260,7 @@ const scratch: Conversation[] = []
  * @internal
  */
 export const memoOf = (head: Conversation): Memo => {
-  const kept = memos.get(head)
+  const kept = memoAt(head)
   if (kept !== undefined) return kept
   // Back along first parents to a memoised vertex or a root: a vertex's
   // history is its first parent's, then what its other parents add, then itself.
@@ -268,7 +269,7 @@ export const memoOf = (head: Conversation): Memo => {
   let base: Conversation | undefined
   let from = EMPTY
   for (let v: Conversation | undefined = head; v !== undefined;) {
-    const m = memos.get(v)
+    const m = memoAt(v)
     if (m !== undefined) {
       base = v
       from = m
@@ -299,8 +300,8 @@ export const memoOf = (head: Conversation): Memo => {
   }
   const memo = ext.done()
   // The memo it extends gives way, unless that one is a checkpoint.
-  if (base !== undefined && from.walked > 0) memos.delete(base)
-  memos.set(head, memo)
+  if (base !== undefined && from.walked > 0) memoSlot.set(base, undefined)
+  memoSlot.set(head, memo)
   return memo
 }
 
@@ -336,7 +337,7 @@ export const memoFootprint = (
   let count = 0
   const lists = new Set<readonly unknown[]>()
   for (const v of vertices) {
-    const m = memos.get(v)
+    const m = memoAt(v)
     if (m === undefined) continue
     count++
     lists.add(m.messages).add(m.executions).add(m.subConversations)

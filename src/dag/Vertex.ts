@@ -33,6 +33,18 @@ const EMPTY_META: Meta = Object.freeze({})
 export let parentCount: (v: Vertex<unknown>) => number
 /** @internal */
 export let parentAt: <T>(v: Vertex<T>, i: number) => Vertex<T>
+/**
+ * A vertex's memo slot: one value a layer above may keep with a vertex (the
+ * conversation keeps its projections of some heads there). A slot is
+ * cheaper to write than a WeakMap entry, and lives and dies with its vertex
+ * the same way. Not part of the value: ids, equality and codecs ignore it.
+ *
+ * @internal
+ */
+export let memoSlot: {
+  readonly get: (v: Vertex<unknown>) => unknown
+  readonly set: (v: Vertex<unknown>, memo: unknown) => void
+}
 const NO_PARENTS: readonly never[] = Object.freeze([])
 
 /**
@@ -51,6 +63,7 @@ export class Vertex<T> {
   // One parent is kept inline (most vertices have one); the tuple is made on
   // first read of `parents`. Roots and merges hold their frozen tuple here.
   #up: Vertex<T> | readonly Vertex<T>[]
+  #memo: unknown = undefined
   readonly data: T
   readonly meta: Meta
 
@@ -95,6 +108,12 @@ export class Vertex<T> {
     parentAt = <U>(v: Vertex<U>, i: number): Vertex<U> => {
       const up = v.#up
       return up instanceof Vertex ? up : up[i]!
+    }
+    memoSlot = {
+      get: (v) => v.#memo,
+      set: (v, memo) => {
+        v.#memo = memo
+      },
     }
   }
 

@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js'
 import { requireName } from '../node/name.js'
 import { EMPTY_METADATA, type Node } from '../node/Node.js'
 import type { GraphError } from './GraphError.js'
-import { NO_LINKS, type Step } from './Step.js'
+import { isPlain, NO_DEPS, NO_LINKS, plainStep, type PlainStep, type Step } from './Step.js'
 import { stepProblems } from './stepProblems.js'
 
 /**
@@ -15,15 +15,21 @@ import { stepProblems } from './stepProblems.js'
  *
  * Work that needs only the step and the steps before it is done as each step
  * is added, so `validate` does not redo it: the step's own errors
- * (`problems`) and its dependencies resolved to indices (`deps`; step
- * `i`'s are `deps[depStart[i]]` to `deps[depStart[i + 1] - 1]`, in
- * `dependsOn` order). A dependency on an id not added yet is -1 until a step
- * with that id is added, then that step's index: so a version of size `n`
- * must read an index ≥ `n` as "not in this version".
+ * (`problems`) and its dependencies, as ids (`depIds`) and resolved to
+ * indices (`deps`; step `i`'s are at `depStart[i]` to `depStart[i + 1] - 1`,
+ * in `dependsOn` order). A dependency on an id not added yet is -1 until a
+ * step with that id is added, then that step's index: so a version of size
+ * `n` must read an index ≥ `n` as "not in this version".
+ *
+ * A {@link PlainStep} is kept as its parts (its id, its node in `plainNodes`,
+ * its dependencies) and gets its Step object on first read, by {@link step}.
  */
 class StepBuffer {
-  readonly steps: Step[] = []
+  /** The Step of each step; `undefined` for a plain step not read yet. */
+  readonly steps: (Step | undefined)[] = []
+  readonly plainNodes: (Node | undefined)[] = []
   readonly ids: string[] = []
+  readonly depIds: string[] = []
   readonly index = new Map<string, number>()
   /** Positions in `deps` waiting for a step id not added yet. */
   readonly pending = new Map<string, number[]>()
@@ -33,23 +39,25 @@ class StepBuffer {
   flags: Uint8Array = new Uint8Array(16)
 
   /** Appends `step`; `false`, with nothing changed, when the buffer has its id already. */
-  push(step: Step): boolean {
-    const i = this.steps.length
+  push(step: Step | PlainStep): boolean {
+    const i = this.ids.length
     // One map operation both claims the id and tells whether it was taken.
     this.index.set(step.id, i)
     if (this.index.size === i) {
       this.index.set(step.id, this.ids.indexOf(step.id))
       return false
     }
+    const dependsOn = step.dependsOn ?? NO_DEPS
     const start = this.depStart[i]!
-    const end = start + step.dependsOn.length
+    const end = start + dependsOn.length
     if (i + 2 > this.depStart.length) {
       this.depStart = grow(this.depStart, i + 2)
       this.flags = grow(this.flags, i + 2)
     }
     if (end > this.deps.length) this.deps = grow(this.deps, end)
-    let k = start
-    for (const d of step.dependsOn) {
+    for (let k = start; k < end; k++) {
+      const d = dependsOn[k - start]!
+      this.depIds.push(d)
       const j = this.index.get(d)
       if (j !== undefined) this.deps[k] = j
       else {
@@ -58,7 +66,6 @@ class StepBuffer {
         if (waiting === undefined) this.pending.set(d, [k])
         else waiting.push(k)
       }
-      k++
     }
     this.depStart[i + 1] = end
     // A dependency listed twice resolves to the same index (or waits on the same id).
@@ -67,7 +74,7 @@ class StepBuffer {
     for (let a = start + 1; a < end; a++) {
       for (let b = start; b < a; b++) {
         if (deps[a] !== deps[b]) continue
-        repeats ||= deps[a]! >= 0 || step.dependsOn[a - start] === step.dependsOn[b - start]
+        repeats ||= deps[a]! >= 0 || this.depIds[a] === this.depIds[b]
       }
     }
     const waiting = this.pending.size === 0 ? undefined : this.pending.get(step.id)
@@ -75,13 +82,28 @@ class StepBuffer {
       for (const at of waiting) this.deps[at] = i
       this.pending.delete(step.id)
     }
+    const plain = isPlain(step)
     this.flags[i] =
-      (step.links === NO_LINKS ? 0 : HAS_LINKS) |
-      (step.node instanceof Graph || step.onError._tag !== 'fail' ? MAY_NEST : 0)
+      (plain || step.links === NO_LINKS ? 0 : HAS_LINKS) |
+      (step.node instanceof Graph || (!plain && step.onError._tag !== 'fail') ? MAY_NEST : 0)
     this.problems.push(stepProblems(step, i, repeats))
     this.ids.push(step.id)
-    this.steps.push(step)
+    this.steps.push(plain ? undefined : step)
+    this.plainNodes.push(plain ? step.node : undefined)
     return true
+  }
+
+  /** The Step at `i`, made now if it is a plain step read for the first time. */
+  step(i: number): Step {
+    const made = this.steps[i]
+    if (made !== undefined) return made
+    const from = this.depStart[i]!
+    const to = this.depStart[i + 1]!
+    const dependsOn = from === to ? NO_DEPS : Object.freeze(this.depIds.slice(from, to))
+    const step = plainStep(this.ids[i]!, this.plainNodes[i]!, dependsOn)
+    this.steps[i] = step
+    this.plainNodes[i] = undefined
+    return step
   }
 }
 
@@ -108,8 +130,13 @@ const bufferOf = (steps: readonly Step[]): StepBuffer => {
  * @internal
  */
 export interface GraphInternals {
-  readonly steps: readonly Step[]
+  /** The number of steps of this version. */
+  readonly size: number
+  /** The step at an index below `size` (made on first read, for a plain step). */
+  readonly stepAt: (i: number) => Step
   readonly ids: readonly string[]
+  /** The dependency ids, at the positions of `deps`. */
+  readonly depIds: readonly string[]
   readonly flags: Uint8Array
   readonly problems: readonly (readonly GraphError[] | undefined)[]
   readonly depStart: Int32Array
@@ -179,7 +206,8 @@ export class Graph implements Node {
   /** @internal the steps in insertion order, frozen, computed once per version. */
   static steps(g: Graph): readonly Step[] {
     if (g.#list === undefined) {
-      g.#list = Object.freeze(g.#buffer.steps.slice(0, g.#size))
+      const b = g.#buffer
+      g.#list = Object.freeze(Array.from({ length: g.#size }, (_, i) => b.step(i)))
     }
     return g.#list
   }
@@ -192,15 +220,17 @@ export class Graph implements Node {
 
   /** @internal the step at an index (no bounds check beyond the version's size). */
   static stepAt(g: Graph, i: number): Step | undefined {
-    return i >= 0 && i < g.#size ? g.#buffer.steps[i] : undefined
+    return i >= 0 && i < g.#size ? g.#buffer.step(i) : undefined
   }
 
   /** @internal the steps and what was worked out as they were added. */
   static internals(g: Graph): GraphInternals {
     const b = g.#buffer
     return {
-      steps: Graph.steps(g),
+      size: g.#size,
+      stepAt: (i) => b.step(i),
       ids: b.ids,
+      depIds: b.depIds,
       flags: b.flags,
       problems: b.problems,
       depStart: b.depStart,
@@ -209,9 +239,8 @@ export class Graph implements Node {
   }
 
   /** @internal a new version with `step` appended; throws on a duplicate id. */
-  static append(g: Graph, step: Step, api: string): Graph {
-    const buffer =
-      g.#buffer.steps.length === g.#size ? g.#buffer : bufferOf(g.#buffer.steps.slice(0, g.#size))
+  static append(g: Graph, step: Step | PlainStep, api: string): Graph {
+    const buffer = g.#buffer.ids.length === g.#size ? g.#buffer : bufferOf(Graph.steps(g))
     if (!buffer.push(step)) {
       throw new UsageError(api, `graph "${g.id}" already has a step "${step.id}"`)
     }
@@ -220,7 +249,7 @@ export class Graph implements Node {
 
   /** @internal a new version with some steps replaced (same ids, same order). */
   static replace(g: Graph, replacements: ReadonlyMap<number, Step>): Graph {
-    const steps = g.#buffer.steps.slice(0, g.#size)
+    const steps = Graph.steps(g).slice()
     for (const [i, s] of replacements) steps[i] = s
     return new Graph(g.id, g.metadata, g.maxParallel, bufferOf(steps), g.#size)
   }

@@ -85,7 +85,8 @@ export type Step = {
 
 const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
 
-const NO_DEPS: readonly string[] = Object.freeze([])
+/** The dependencies of a step without any. @internal */
+export const NO_DEPS: readonly string[] = Object.freeze([])
 /** The links of a step without any. @internal */
 export const NO_LINKS: Links = Object.freeze({})
 
@@ -96,12 +97,37 @@ const isStringArray = (u: unknown): u is readonly string[] => {
 }
 
 /**
- * Checks the shape of a step spec (types only: values are `validate`'s job)
- * and returns the frozen step. Throws a {@link UsageError} from `api`.
+ * The usual step as given — an id, a node, maybe dependencies, nothing else —
+ * once checked. A graph keeps its parts and makes its {@link Step} when the
+ * step is first read (with {@link plainStep}): most steps of a large graph
+ * are only checked and ordered, and an object per step, with a copy of its
+ * dependencies, would cost more than the rest of adding it.
  *
  * @internal
  */
-export const makeStep = (api: string, spec: StepSpec): Step => {
+export interface PlainStep {
+  readonly id: string
+  readonly node: Node
+  readonly dependsOn: readonly string[] | undefined
+  readonly onError?: undefined
+  readonly links?: undefined
+}
+
+/** Whether a checked step is a {@link PlainStep} (a made Step always has its policy). @internal */
+export const isPlain = (s: Step | PlainStep): s is PlainStep => s.onError === undefined
+
+/** The frozen Step of a {@link PlainStep}'s parts (`dependsOn` frozen already). @internal */
+export const plainStep = (id: string, node: Node, dependsOn: readonly string[]): Step =>
+  Object.freeze({ id, node, dependsOn, onError: fail, links: NO_LINKS })
+
+/**
+ * Checks the shape of a step spec (types only: values are `validate`'s job)
+ * and returns the frozen step, or the spec itself when it is a
+ * {@link PlainStep}. Throws a {@link UsageError} from `api`.
+ *
+ * @internal
+ */
+export const checkStep = (api: string, spec: StepSpec): Step | PlainStep => {
   if (typeof spec !== 'object' || (spec as unknown) === null) {
     throw new UsageError(api, `a step must be an object, got ${typeOf(spec)}`)
   }
@@ -137,23 +163,24 @@ export const makeStep = (api: string, spec: StepSpec): Step => {
   if (raw.nodeRef !== undefined && typeof raw.nodeRef !== 'string') {
     throw new UsageError(api, `step "${id}": nodeRef must be a string`)
   }
-  const deps =
-    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze(dependsOn.slice())
-  const policy = onError === undefined ? fail : deepFreeze(onError)
-  const linked = links === undefined ? NO_LINKS : copyLinks(links)
-  // Properties come in one fixed order, so steps share a few shapes. The usual
-  // step, a node and nothing else optional, is one literal (the cheapest to build).
   if (
     raw.node !== undefined &&
     raw.nodeRef === undefined &&
     raw.input === undefined &&
     raw.inputFn === undefined &&
     timeoutMs === undefined &&
-    parser === undefined
+    parser === undefined &&
+    onError === undefined &&
+    links === undefined
   ) {
-    const node = deepFreeze(raw.node)
-    return Object.freeze({ id, node, dependsOn: deps, onError: policy, links: linked })
+    // The usual step: its parts, read once here; nothing of `spec` is kept.
+    return { id, node: deepFreeze(raw.node), dependsOn }
   }
+  const deps =
+    dependsOn === undefined || dependsOn.length === 0 ? NO_DEPS : Object.freeze(dependsOn.slice())
+  const policy = onError === undefined ? fail : deepFreeze(onError)
+  const linked = links === undefined ? NO_LINKS : copyLinks(links)
+  // Properties come in one fixed order, so steps share a few shapes.
   const step: Record<string, unknown> = { id }
   if (raw.node !== undefined) step.node = deepFreeze(raw.node)
   if (raw.nodeRef !== undefined) step.nodeRef = raw.nodeRef

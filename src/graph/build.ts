@@ -1,7 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js'
 import { UsageError } from '../errors.js'
 import { Graph } from './Graph.js'
-import { makeStep, type Step, type StepInput, type StepOptions, type StepSpec } from './Step.js'
+import { checkStep, type Step, type StepInput, type StepOptions, type StepSpec } from './Step.js'
 
 const requireGraph = (api: string, g: unknown): Graph => {
   if (!(g instanceof Graph)) throw new UsageError(api, `expects a Graph, got ${String(g)}`)
@@ -28,7 +28,7 @@ const requireGraph = (api: string, g: unknown): Graph => {
 export const addStep =
   (step: StepSpec) =>
   (g: Graph): Graph =>
-    Graph.append(requireGraph('addStep', g), makeStep('addStep', step), 'addStep')
+    Graph.append(requireGraph('addStep', g), checkStep('addStep', step), 'addStep')
 
 /**
  * Adds a step that runs the session's node `nodeRef`, looked up when the step
@@ -49,7 +49,7 @@ export const addStepRef =
   (g: Graph): Graph =>
     Graph.append(
       requireGraph('addStepRef', g),
-      makeStep('addStepRef', { ...options, id, nodeRef }),
+      checkStep('addStepRef', { ...options, id, nodeRef }),
       'addStepRef',
     )
 

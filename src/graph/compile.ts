@@ -52,8 +52,7 @@ const forNested = (step: Step, f: (g: Graph) => void): void => {
 
 /** Checks and indexes one graph, taking nested graphs' results from `memo`. */
 const compileOne = (g: Graph): Result => {
-  const { steps, ids, flags, problems, depStart, deps } = Graph.internals(g)
-  const n = steps.length
+  const { size: n, stepAt, ids, depIds, flags, problems, depStart, deps } = Graph.internals(g)
   const errors: GraphError[] = []
   const depOffsets = new Int32Array(n + 1)
   const depTargets = new Int32Array(depStart[n]!)
@@ -72,8 +71,7 @@ const compileOne = (g: Graph): Result => {
     for (let k = first; k < last; k++) {
       if (own !== undefined) {
         // A step with problems may list a dependency twice (reported in `own`): count it once.
-        const list = steps[i]!.dependsOn
-        if (list.indexOf(list[k - first]!) < k - first) continue
+        if (depIds.indexOf(depIds[k]!, first) < k) continue
       }
       const j = deps[k]!
       if (j < 0 || j >= n) {
@@ -81,7 +79,7 @@ const compileOne = (g: Graph): Result => {
         errors.push({
           _tag: 'UnknownDependency',
           path: [ids[i]!],
-          dependency: steps[i]!.dependsOn[k - first]!,
+          dependency: depIds[k]!,
         })
         continue
       }
@@ -96,7 +94,7 @@ const compileOne = (g: Graph): Result => {
     }
     const flag = flags[i]!
     if (flag === 0) continue
-    const step = steps[i]!
+    const step = stepAt(i)
     if ((flag & HAS_LINKS) !== 0) {
       for (const handle in step.links) {
         for (const target of step.links[handle]!) {
@@ -134,13 +132,15 @@ const compileOne = (g: Graph): Result => {
     ? { order: identity(n), done: n, remaining: indegree }
     : kahn(indegree, depOfOffsets, depOfTargets)
   if (done < n) {
-    for (const c of cycles(steps, remaining, depOffsets, depTargets)) errors.push(c)
+    for (const c of cycles(ids, remaining, depOffsets, depTargets)) errors.push(c)
   }
   if (errors.length > 0) return E.left(Object.freeze(errors))
   return E.right(
     Object.freeze({
       graph: g,
-      steps,
+      get steps() {
+        return Graph.steps(g)
+      },
       ids: Object.freeze(ids.slice(0, n)),
       order,
       dependencies: Object.freeze({ offsets: depOffsets, targets: depTargets }),
@@ -248,9 +248,8 @@ export const compile = (g: Graph): E.Either<readonly GraphError[], CompiledGraph
     const push = (nested: Graph): void => {
       if (!memo.has(nested)) todo.push([nested, false])
     }
-    const { steps, flags } = Graph.internals(x)
-    for (let i = 0; i < steps.length; i++)
-      if ((flags[i]! & MAY_NEST) !== 0) forNested(steps[i]!, push)
+    const { size, stepAt, flags } = Graph.internals(x)
+    for (let i = 0; i < size; i++) if ((flags[i]! & MAY_NEST) !== 0) forNested(stepAt(i), push)
   }
   return memo.get(g)!
 }

@@ -1,5 +1,4 @@
 import type { Cycle } from './GraphError.js'
-import type { Step } from './Step.js'
 
 /**
  * One cycle for each strongly connected component of more than one step
@@ -10,12 +9,12 @@ import type { Step } from './Step.js'
  * @internal
  */
 export const cycles = (
-  steps: readonly Step[],
+  ids: readonly string[],
   remaining: Int32Array,
   offsets: Int32Array,
   targets: Int32Array,
 ): Cycle[] => {
-  const n = steps.length
+  const n = remaining.length
   const index = new Int32Array(n).fill(-1)
   const low = new Int32Array(n)
   const component = new Int32Array(n).fill(-1)
@@ -82,15 +81,15 @@ export const cycles = (
         if (w === s) {
           const path = [s]
           for (let x = u; x !== s; x = parent[x]!) path.push(x)
-          const ids = [
-            steps[s]!.id,
+          const cycle = [
+            ids[s]!,
             ...path
               .slice(1)
               .reverse()
-              .map((x) => steps[x]!.id),
-            steps[s]!.id,
+              .map((x) => ids[x]!),
+            ids[s]!,
           ]
-          return { _tag: 'Cycle', path: [], cycle: Object.freeze(ids) }
+          return { _tag: 'Cycle', path: [], cycle: Object.freeze(cycle) }
         }
         if (parent[w] === -1) {
           parent[w] = u
@@ -98,6 +97,6 @@ export const cycles = (
         }
       }
     }
-    return { _tag: 'Cycle', path: [], cycle: [steps[s]!.id] } // unreachable: s is in a cycle
+    return { _tag: 'Cycle', path: [], cycle: [ids[s]!] } // unreachable: s is in a cycle
   })
 }

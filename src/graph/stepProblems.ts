@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { isNameTemplate, namePattern, validateName } from '../node/name.js'
 import { policyProblems, type PolicyProblem } from './ErrorPolicy.js'
 import type { GraphError } from './GraphError.js'
-import type { Step } from './Step.js'
+import { NO_DEPS, NO_LINKS, type PlainStep, type Step } from './Step.js'
 
 /** Why a string is not a name (empty when it is one). @internal */
 export const reasonOf = (name: string): string => {
@@ -20,7 +20,7 @@ export const reasonOf = (name: string): string => {
  * @internal
  */
 export const stepProblems = (
-  step: Step,
+  step: Step | PlainStep,
   index: number,
   repeats: boolean,
 ): readonly GraphError[] | undefined => {
@@ -42,10 +42,14 @@ export const stepProblems = (
     raw.timeoutMs === undefined ||
     (typeof raw.timeoutMs === 'number' && raw.timeoutMs > 0 && raw.timeoutMs < Infinity)
   const parserOk = typeof raw.parser !== 'string' || namePattern.test(raw.parser)
-  const policy = step.onError._tag === 'fail' ? NO_PROBLEMS : policyProblems(step.onError)
-  const repeated = repeats ? repeatedOf(step.dependsOn) : NONE
+  const policy =
+    step.onError === undefined || step.onError._tag === 'fail'
+      ? NO_PROBLEMS
+      : policyProblems(step.onError)
+  const repeated = repeats ? repeatedOf(step.dependsOn ?? NO_DEPS) : NONE
+  const links = step.links ?? NO_LINKS
   let handlesOk = true
-  for (const handle in step.links) if (!namePattern.test(handle)) handlesOk = false
+  for (const handle in links) if (!namePattern.test(handle)) handlesOk = false
   if (
     idOk &&
     targetOk &&
@@ -85,7 +89,7 @@ export const stepProblems = (
   for (const p of policy) {
     errors.push({ _tag: 'InvalidStepOption', path, field: `onError.${p.field}`, reason: p.reason })
   }
-  for (const handle in step.links) {
+  for (const handle in links) {
     if (!namePattern.test(handle)) {
       errors.push({
         _tag: 'InvalidStepOption',

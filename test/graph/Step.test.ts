@@ -1,9 +1,11 @@
+import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
 import { addStep, listSteps } from '../../src/graph/build.js'
 import { fail, skip } from '../../src/graph/ErrorPolicy.js'
 import { graph } from '../../src/graph/Graph.js'
+import { validate } from '../../src/graph/compile.js'
 import { stepInput, type Step, type StepSpec } from '../../src/graph/Step.js'
 import { nodeRegistry, type NodeRegistry } from '../../src/node/NodeRegistry.js'
 import type { Node } from '../../src/node/Node.js'
@@ -56,6 +58,27 @@ describe('a stored step', () => {
     expect(Object.isFrozen(s.dependsOn)).toBe(true)
     expect(Object.isFrozen(s.links.h)).toBe(true)
     expect(Object.isFrozen((s.input as { deep: number[] }).deep)).toBe(true)
+  })
+
+  it('of only an id, a node and dependencies is made when first read, once, from a copy', () => {
+    const deps = ['x', 'x', 'y']
+    const g1 = pipe(graph('g'), addStep({ id: 'a', node: one, dependsOn: deps }))
+    deps.length = 0
+    const g2 = pipe(g1, addStep({ id: 'x', node: one }))
+    const a = listSteps(g2)[0]!
+    expect(a).toEqual({ id: 'a', node: one, dependsOn: ['x', 'x', 'y'], onError: fail, links: {} })
+    expect(Object.isFrozen(a)).toBe(true)
+    expect(Object.isFrozen(a.dependsOn)).toBe(true)
+    // The same object in every version that has it, and after extending an older version.
+    expect(listSteps(g1)[0]).toBe(a)
+    expect(listSteps(pipe(g1, addStep({ id: 'z', node: one })))[0]).toBe(a)
+    expect(validate(g1)).toEqual(
+      E.left([
+        { _tag: 'DuplicateDependency', path: ['a'], dependency: 'x' },
+        { _tag: 'UnknownDependency', path: ['a'], dependency: 'x' },
+        { _tag: 'UnknownDependency', path: ['a'], dependency: 'y' },
+      ]),
+    )
   })
 
   it('rejects values of the wrong type with a UsageError', () => {

@@ -42,9 +42,7 @@ export const fork = (
   newName: string,
   options: ForkOptions = {},
 ): Promise<Node> =>
-  session instanceof Session
-    ? session.fork(name, newName, options)
-    : notASession('fork', session)
+  session instanceof Session ? session.fork(name, newName, options) : notASession('fork', session)
 
 /**
  * Forks a registered graph deeply: every persistent node it uses — steps'

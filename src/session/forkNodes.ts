@@ -82,24 +82,33 @@ const refuseStopped = (host: ForkHost, name: string, state: NodeState): void => 
 }
 
 /** Runs one interpreter fork and checks what it answers. */
+/** What an interpreter's fork is told: the signal, the session, the time, the point. */
+const forkContext = (
+  host: ForkHost,
+  signal: AbortSignal,
+  at: ForkPoint | undefined,
+): ForkContext => {
+  const session = host.session
+  const time = host.now()
+  return at === undefined ? { signal, session, time } : { signal, session, time, at }
+}
+
+/** The node an interpreter's fork of `node` answered; a TypeError if it answered none. */
+const answered = (node: Node, copy: unknown): Node => {
+  if (!isNode(copy)) {
+    throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
+  }
+  return copy
+}
+
 const forkOne = async (
   host: ForkHost,
   interpreter: Interpreter,
   node: Node,
   newName: string,
   signal: AbortSignal,
-  at: ForkPoint | undefined,
-): Promise<Node> => {
-  const session = host.session
-  const time = host.now()
-  const ctx: ForkContext =
-    at === undefined ? { signal, session, time } : { signal, session, time, at }
-  const copy = await interpreter.fork!(node, newName, ctx)
-  if (!isNode(copy)) {
-    throw new TypeError(`the ${node.kind} interpreter's fork of "${node.id}" answered no node`)
-  }
-  return copy
-}
+): Promise<Node> =>
+  answered(node, await interpreter.fork!(node, newName, forkContext(host, signal, undefined)))
 
 /** Undoes forks when the session closed meanwhile or a sibling fork failed. */
 const discard = async (host: ForkHost, made: readonly [Interpreter, Node][]): Promise<void> => {
@@ -130,7 +139,8 @@ export const forkNode = async (
     const state = table.registered.get(name)!.state
     refuseStopped(host, name, state)
     const signal = options.signal ?? host.lifetime
-    const copy = await forkOne(host, interpreter, node, newName, signal, options.at)
+    const ctx = forkContext(host, signal, options.at)
+    const copy = answered(node, await interpreter.fork!(node, newName, ctx))
     if (host.isClosed()) {
       await discard(host, [[interpreter, copy]])
       throw new SessionClosed(table.sessionId)
@@ -252,7 +262,7 @@ export const forkGraphNodes = async (
     const signal = options.signal ?? host.lifetime
     const planned = [...plan.forks.values()]
     const outcomes = await Promise.allSettled(
-      planned.map((p) => forkOne(host, p.interpreter, p.node, p.newName, signal, undefined)),
+      planned.map((p) => forkOne(host, p.interpreter, p.node, p.newName, signal)),
     )
     const made: [Interpreter, Node][] = []
     outcomes.forEach((o, i) => {

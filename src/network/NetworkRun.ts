@@ -15,13 +15,14 @@ import { applyChange, change, type NetworkChange, type NetworkEdit } from './edi
 import type { Envelope, Payload } from './Envelope.js'
 import { EnvelopeLog } from './EnvelopeLog.js'
 import { FileLocks } from './FileLocks.js'
-import type { Network } from './Network.js'
+import type { Inbox } from './Inbox.js'
+import type { Delivery, Network } from './Network.js'
 import { NetworkEventHub, type NetworkEvent } from './NetworkEvent.js'
 import { outcomeOf, type NetworkOutcome } from './outcome.js'
 import { checkProvider } from './providers.js'
 import { RunControl } from './RunControl.js'
 import type { NetworkRunOptions } from './runOptions.js'
-import { emit, noUsage, record, USER, type NodeRun, type RunState } from './runState.js'
+import { emit, noUsage, record, routeOf, USER, type NodeRun, type RunState } from './runState.js'
 import { pump, wakeIdle } from './scheduler.js'
 import { applyToRun, joinNode, syncEdges } from './topology.js'
 
@@ -29,6 +30,27 @@ export type { NetworkRunOptions } from './runOptions.js'
 export type { NetworkOutcome } from './outcome.js'
 
 const ZERO: RunUsage = Object.freeze({ tokens: 0, apiCalls: 0, cost: 0 })
+
+/**
+ * One inbox of a network run, as {@link NetworkRun.inboxes} reads it.
+ *
+ * @category network run
+ */
+export interface InboxInfo {
+  /** The edge and the way it carries (no edge for a node's messages from the user). */
+  readonly route: {
+    readonly edgeId: string | undefined
+    readonly from: string
+    readonly to: string
+  }
+  readonly delivery: Delivery['type']
+  /** Envelopes that can be taken now. */
+  readonly waiting: number
+  /** Whether a debounce holds an envelope for later. */
+  readonly holding: boolean
+  readonly delivered: number
+  readonly dropped: number
+}
 
 /**
  * A live network running inside a session. Envelopes flow along edges by
@@ -234,6 +256,28 @@ export class NetworkRun {
   /** The outcome so far. */
   outcome(): NetworkOutcome {
     return outcomeOf(this.#s)
+  }
+
+  /**
+   * Every inbox of the run: each node's inbox of messages from the user
+   * (edge `undefined`, from `user`), then one per way of each edge, with how
+   * many envelopes wait in it, whether a debounce holds one, and how many
+   * were taken or dropped.
+   */
+  inboxes(): readonly InboxInfo[] {
+    const s = this.#s
+    const info = (route: InboxInfo['route'], inbox: Inbox): InboxInfo => ({
+      route,
+      delivery: inbox.delivery.type,
+      waiting: inbox.size,
+      holding: inbox.holding,
+      delivered: inbox.delivered,
+      dropped: inbox.dropped,
+    })
+    return [
+      ...[...s.nodes].map(([id, st]) => info({ edgeId: undefined, from: USER, to: id }, st.user)),
+      ...[...s.inboxes].map(([key, inbox]) => info(routeOf(key), inbox)),
+    ]
   }
 
   /** Usage of the whole network so far. */

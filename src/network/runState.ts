@@ -112,6 +112,14 @@ export const noUsage = (): Usage => ({ tokens: 0, apiCalls: 0, cost: 0, timeMs: 
 export const routeKey = (edgeId: string, from: string, to: string): string =>
   `${edgeId}:${from}>${to}`
 
+/** The edge and the way of a {@link routeKey}: no edge id holds `:`, no node id `>`. */
+export const routeOf = (key: string): { edgeId: string; from: string; to: string } => {
+  const colon = key.indexOf(':')
+  const way = key.slice(colon + 1)
+  const arrow = way.indexOf('>')
+  return { edgeId: key.slice(0, colon), from: way.slice(0, arrow), to: way.slice(arrow + 1) }
+}
+
 /** Tells listeners, subscribers and the journal; a listener's failure does not stop the run. */
 export const emit = (s: RunState, event: NetworkEvent): void => {
   s.hub.publish(event)

@@ -166,6 +166,9 @@ describe('nerve network against a real daemon', () => {
     expect(waiting).toHaveLength(1)
     const status = await nerve(['network', 'status', 'plan'], env)
     expect(status.stdout).toMatch(/approve\? approval-1: planner wants bash echo hi > note.txt/)
+    expect(status.stdout).toMatch(
+      /\n {2}inbox user → planner \(user, queue\): 0 waiting, 1 taken\n/,
+    )
     const denied = await nerve(['network', 'deny', 'plan', 'approval-9'], env)
     expect(denied.code).toBe(1)
     expect(denied.stderr).toMatch(/^error: UnknownApproval at \/requestId/)

@@ -84,6 +84,39 @@ describe('a network run', () => {
     await run.stop()
   })
 
+  it('lists its inboxes: what waits in each, what was taken', async () => {
+    const net = pipe(
+      network('join'),
+      addNode({ id: 'x', provider: mock('from x') }),
+      addNode({ id: 'y', provider: mock('from y') }),
+      addNode({ id: 'j', trigger: { type: 'all' }, provider: mock('joined') }),
+      connect('x', 'j', { direction: 'one-way' }),
+      connect('y', 'j', { direction: 'one-way' }),
+    )
+    const { run } = await start(net)
+    run.send('x', 'go')
+    await run.idle()
+    const edgeOf = (from: string) =>
+      Object.values(run.network.edges).find((e) => e.from === from)!.id
+    const ways = run.inboxes().map((i) => [i.route.from, i.route.to, i.waiting, i.delivered])
+    expect(ways).toEqual([
+      ['user', 'x', 0, 1],
+      ['user', 'y', 0, 0],
+      ['user', 'j', 0, 0],
+      ['x', 'j', 1, 0],
+      ['y', 'j', 0, 0],
+    ])
+    expect(run.inboxes().map((i) => i.route.edgeId)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      edgeOf('x'),
+      edgeOf('y'),
+    ])
+    expect(run.inboxes()[3]).toMatchObject({ delivery: 'queue', holding: false, dropped: 0 })
+    await run.stop()
+  })
+
   it('fires a manual node only on trigger, and a scheduled one on its interval', async () => {
     const clock = fakeClock()
     const net = pipe(

@@ -15,6 +15,7 @@ import {
   EnvelopeLog,
   renderEnvelopesHtml,
   showNetworkFileError,
+  type InboxInfo,
   type Network,
 } from '../../network/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
@@ -169,7 +170,19 @@ export const list = (o: GlobalOptions): Promise<void> =>
     )
   })
 
-/** `nerve network status ID`: one network on the daemon, its nodes and the approvals waiting. */
+/** One inbox: `  inbox x → j (e1, queue): 1 waiting, 0 taken` (and `held`, `dropped` when so). */
+const inboxLine = (i: InboxInfo): string => {
+  const { edgeId, from, to } = i.route
+  const counts = [
+    `${i.waiting} waiting`,
+    ...(i.holding ? ['1 held'] : []),
+    `${i.delivered} taken`,
+    ...(i.dropped > 0 ? [`${i.dropped} dropped`] : []),
+  ]
+  return `  inbox ${from} → ${to} (${edgeId ?? 'user'}, ${i.delivery}): ${counts.join(', ')}`
+}
+
+/** `nerve network status ID`: one network on the daemon, its nodes, inboxes and the approvals waiting. */
 export const status = (id: string, o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
     print(o, await c.network(id).info(), (n) =>
@@ -178,6 +191,7 @@ export const status = (id: string, o: GlobalOptions): Promise<void> =>
         ...Object.values(n.network.nodes).map(
           (node) => `  ${node.id.padEnd(14)} ${node.role.padEnd(12)} ${node.mode}`,
         ),
+        ...n.inboxes.map(inboxLine),
         ...n.pending.map((r) => `  approve? ${r.id}: ${r.nodeId} wants ${r.action} ${r.target}`),
         ...n.halts.map((h) => `  halted ${h.nodes.join(', ')}: ${h.tag}: ${h.message}`),
       ].join('\n'),

@@ -244,6 +244,7 @@ export class Networks {
       halts: [...halts],
       usage: run.usage(),
       pending: run.control.pending(),
+      inboxes: run.inboxes(),
     }
   }
 

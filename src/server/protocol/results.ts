@@ -1,5 +1,5 @@
 import type { Patch } from 'immer'
-import type { ApprovalRequest, Envelope, Network } from '../../network/index.js'
+import type { ApprovalRequest, Envelope, InboxInfo, Network } from '../../network/index.js'
 import type { NodeInfo } from '../../node/index.js'
 import type { WireErrorShape } from './events.js'
 
@@ -102,8 +102,8 @@ export interface RunInfo {
  * `finished`) and, once finished, how it ended (`done`, `halted`, `idle`,
  * `cancelled`); the network value as it is now (live edits applied — the
  * value `NETWORK_PATCHED` patches apply to); the envelopes sent so far, the
- * nodes that reached Done, the halts, the usage of the whole network, and
- * the approvals waiting for a decision.
+ * nodes that reached Done, the halts, the usage of the whole network, the
+ * approvals waiting for a decision, and its inboxes.
  *
  * @category protocol
  */
@@ -120,6 +120,8 @@ export interface NetworkInfo {
   readonly halts: readonly (WireErrorShape & { readonly nodes: readonly string[] })[]
   readonly usage: { readonly tokens: number; readonly apiCalls: number; readonly cost: number }
   readonly pending: readonly ApprovalRequest[]
+  /** Every inbox: each node's messages from the user, then each way of each edge. */
+  readonly inboxes: readonly InboxInfo[]
 }
 
 /**

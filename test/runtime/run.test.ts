@@ -34,6 +34,9 @@ describe('run', () => {
     )
     const { results } = await run(g, { interpreters: defaultInterpreters })
     expect(results).toEqual({ a: 1, b: 11, c: 12 })
+    // A plain frozen object, whatever way it was filled.
+    expect(Object.getPrototypeOf(results)).toBe(Object.prototype)
+    expect(Object.isFrozen(results)).toBe(true)
   })
 
   it('passes the graph input to steps without input and the upstream to inputFn', async () => {

@@ -63,7 +63,7 @@ export class Vertex<T> {
   // One parent is kept inline (most vertices have one); the tuple is made on
   // first read of `parents`. Roots and merges hold their frozen tuple here.
   #up: Vertex<T> | readonly Vertex<T>[]
-  #memo: unknown = undefined
+  #memo: unknown
   readonly data: T
   readonly meta: Meta
 

@@ -122,7 +122,7 @@ export const plainStep = (id: string, node: Node, dependsOn: readonly string[]):
 
 /**
  * Checks the shape of a step spec (types only: values are `validate`'s job)
- * and returns the frozen step, or the spec itself when it is a
+ * and returns the frozen step — or, for the usual step, its parts as a
  * {@link PlainStep}. Throws a {@link UsageError} from `api`.
  *
  * @internal

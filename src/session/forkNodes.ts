@@ -81,7 +81,6 @@ const refuseStopped = (host: ForkHost, name: string, state: NodeState): void => 
   }
 }
 
-/** Runs one interpreter fork and checks what it answers. */
 /** What an interpreter's fork is told: the signal, the session, the time, the point. */
 const forkContext = (
   host: ForkHost,
@@ -101,6 +100,7 @@ const answered = (node: Node, copy: unknown): Node => {
   return copy
 }
 
+/** Runs one interpreter fork and checks what it answers (a deep fork runs several at once). */
 const forkOne = async (
   host: ForkHost,
   interpreter: Interpreter,

@@ -40,6 +40,16 @@ const firings = (events: readonly NetworkEvent[], nodeId?: string) =>
 
 const mock = (...script: string[]) => ({ type: 'mock' as const, script })
 
+/** x and y each feed j, which fires once both have delivered. */
+const joinNet = pipe(
+  network('join'),
+  addNode({ id: 'x', provider: mock('from x') }),
+  addNode({ id: 'y', provider: mock('from y') }),
+  addNode({ id: 'j', trigger: { type: 'all' }, provider: mock('joined') }),
+  connect('x', 'j', { direction: 'one-way' }),
+  connect('y', 'j', { direction: 'one-way' }),
+)
+
 describe('a network run', () => {
   it('hands envelopes along edges and records them as a DAG of causes', async () => {
     const net = pipe(
@@ -63,15 +73,7 @@ describe('a network run', () => {
   })
 
   it('fires a join only once every upstream edge has delivered', async () => {
-    const net = pipe(
-      network('join'),
-      addNode({ id: 'x', provider: mock('from x') }),
-      addNode({ id: 'y', provider: mock('from y') }),
-      addNode({ id: 'j', trigger: { type: 'all' }, provider: mock('joined') }),
-      connect('x', 'j', { direction: 'one-way' }),
-      connect('y', 'j', { direction: 'one-way' }),
-    )
-    const { run, events } = await start(net)
+    const { run, events } = await start(joinNet)
     run.send('x', 'go')
     await run.idle()
     expect(firings(events, 'j')).toEqual([])
@@ -85,15 +87,7 @@ describe('a network run', () => {
   })
 
   it('lists its inboxes: what waits in each, what was taken', async () => {
-    const net = pipe(
-      network('join'),
-      addNode({ id: 'x', provider: mock('from x') }),
-      addNode({ id: 'y', provider: mock('from y') }),
-      addNode({ id: 'j', trigger: { type: 'all' }, provider: mock('joined') }),
-      connect('x', 'j', { direction: 'one-way' }),
-      connect('y', 'j', { direction: 'one-way' }),
-    )
-    const { run } = await start(net)
+    const { run } = await start(joinNet)
     run.send('x', 'go')
     await run.idle()
     const edgeOf = (from: string) =>

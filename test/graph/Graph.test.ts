@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/errors.js'
 import { addStep, listSteps } from '../../src/graph/build.js'
 import { compile, executionOrder, validate } from '../../src/graph/compile.js'
+import { fail } from '../../src/graph/ErrorPolicy.js'
 import { graph, isGraph, type Graph } from '../../src/graph/Graph.js'
 import { fn } from '../../src/node/FunctionNode.js'
 
@@ -120,6 +121,38 @@ describe('graph versions', () => {
             ])
           }
         }
+      }),
+    )
+  })
+})
+
+describe('a usual step', () => {
+  it('is the step its spec with the defaults spelled out would make (law)', () => {
+    // A step of an id, a node and dependencies is kept as its parts and made on
+    // first read; the same spec with `onError: fail` given is made at once.
+    const specs = fc.array(
+      fc.record({
+        id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'bad id'),
+        deps: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'zz'), { maxLength: 4 }),
+      }),
+      { maxLength: 12 },
+    )
+    fc.assert(
+      fc.property(specs, fc.nat(12), (list, readFirst) => {
+        let usual = graph('g')
+        let spelled = graph('g')
+        const added = new Set<string>()
+        for (const { id, deps } of list) {
+          if (added.has(id)) continue
+          added.add(id)
+          usual = addStep({ id, node: one, dependsOn: deps })(usual)
+          spelled = addStep({ id, node: one, dependsOn: deps, onError: fail })(spelled)
+          // Reading the steps at one point makes those while later ones wait.
+          if (added.size === readFirst) listSteps(usual)
+        }
+        expect(listSteps(usual)).toEqual(listSteps(spelled))
+        expect(validate(usual)).toEqual(E.map(() => usual)(validate(spelled)))
+        expect(executionOrder(usual)).toEqual(executionOrder(spelled))
       }),
     )
   })

@@ -136,18 +136,37 @@ const compileOne = (g: Graph): Result => {
   }
   if (errors.length > 0) return E.left(Object.freeze(errors))
   return E.right(
-    Object.freeze({
-      graph: g,
-      get steps() {
-        return Graph.steps(g)
-      },
-      ids: Object.freeze(ids.slice(0, n)),
+    new Compiled(
+      g,
+      Object.freeze(ids.slice(0, n)),
       order,
-      dependencies: Object.freeze({ offsets: depOffsets, targets: depTargets }),
-      dependents: Object.freeze({ offsets: depOfOffsets, targets: depOfTargets }),
-      indexOf: (stepId: string) => Graph.indexOf(g, stepId),
-    }),
+      Object.freeze({ offsets: depOffsets, targets: depTargets }),
+      Object.freeze({ offsets: depOfOffsets, targets: depOfTargets }),
+    ),
   )
+}
+
+/**
+ * A frozen {@link CompiledGraph} whose steps are read from the graph when
+ * asked. The getter is on the prototype: written in an object literal, it
+ * would give each compiled graph a hidden class of its own.
+ */
+class Compiled implements CompiledGraph {
+  constructor(
+    readonly graph: Graph,
+    readonly ids: readonly string[],
+    readonly order: ArrayLike<number>,
+    readonly dependencies: Adjacency,
+    readonly dependents: Adjacency,
+  ) {
+    Object.freeze(this)
+  }
+
+  get steps(): readonly Step[] {
+    return Graph.steps(this.graph)
+  }
+
+  readonly indexOf = (stepId: string): number => Graph.indexOf(this.graph, stepId)
 }
 
 /** 0, 1, …, n − 1. */

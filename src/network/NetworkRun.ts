@@ -129,9 +129,7 @@ export class NetworkRun {
     this.control.add({
       runId: this.runId,
       label: net.id,
-      get status() {
-        return 'running'
-      },
+      status: 'running',
       cancel: (reason) => {
         this.cancel(reason)
       },

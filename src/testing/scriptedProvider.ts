@@ -154,51 +154,69 @@ export const scriptedProvider = (
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider => {
   checkScript(script)
-  const name = options.name ?? 'scripted'
-  const base = { ...zeroUsage, ...options.usage }
-  const requests: ModelRequest[] = []
-  const provider: ScriptedProvider = {
-    name,
-    requests,
-    get remaining() {
-      return options.loop === true ? Infinity : Math.max(0, script.length - requests.length)
-    },
-    async call(request: ModelRequest, call: CallOptions): Promise<ModelResponse> {
-      call.signal.throwIfAborted()
-      const index = requests.length
-      if (index >= script.length && (options.loop !== true || script.length === 0)) {
-        throw new ScriptExhausted(name, index)
-      }
-      requests.push(request)
-      const reply = script[index % script.length]!
-      const turn = turnOf(isScriptFunction(reply) ? reply(request, index) : reply)
-      if (turn.delayMs !== undefined && turn.delayMs > 0) await wait(turn.delayMs, call.signal)
-      if (turn.error !== undefined) throw turn.error
-      const raw = turn.content ?? ''
-      const blocks: readonly Block[] = typeof raw === 'string' ? [text(raw)] : raw
-      let n = 0
-      // A literal, not a spread: V8 freezes a spread copy on a slow path (a new map each time).
-      const content = blocks.map((b): Block =>
-        b.type === 'tool_use' && b.id === ''
-          ? { type: 'tool_use', id: `call_${index}_${n++}`, name: b.name, input: b.input }
-          : b,
-      )
-      if (call.onDelta !== undefined) {
-        for (const b of content) {
-          if (b.type === 'text') call.onDelta({ type: 'text', text: b.text })
-          else if (b.type === 'thinking') call.onDelta({ type: 'thinking', text: b.thinking })
-          else if (b.type === 'tool_use') call.onDelta({ type: 'tool_use', id: b.id, name: b.name })
-        }
-      }
-      const asksTools = content.some((b) => b.type === 'tool_use')
-      return {
-        content,
-        stopReason: turn.stopReason ?? (asksTools ? 'tool_use' : 'end_turn'),
-        usage: turn.usage === undefined ? base : { ...base, ...turn.usage },
-        ...(turn.cost !== undefined && { cost: turn.cost }),
-        model: request.model ?? name,
-      }
-    },
+  return new Scripted(script, options)
+}
+
+/**
+ * The provider {@link scriptedProvider} makes. `remaining` is a getter on the
+ * prototype: written in an object literal, it would give each provider a
+ * hidden class of its own, which keeps every request it saw alive until the
+ * next full collection.
+ */
+class Scripted implements ScriptedProvider {
+  readonly name: string
+  readonly requests: ModelRequest[] = []
+  readonly #script: readonly ScriptedReply[]
+  readonly #loop: boolean
+  readonly #base: Usage
+
+  constructor(script: readonly ScriptedReply[], options: ScriptedProviderOptions) {
+    this.name = options.name ?? 'scripted'
+    this.#script = script
+    this.#loop = options.loop === true
+    this.#base = { ...zeroUsage, ...options.usage }
   }
-  return provider
+
+  get remaining(): number {
+    return this.#loop ? Infinity : Math.max(0, this.#script.length - this.requests.length)
+  }
+
+  async call(request: ModelRequest, call: CallOptions): Promise<ModelResponse> {
+    call.signal.throwIfAborted()
+    const { name, requests } = this
+    const script = this.#script
+    const index = requests.length
+    if (index >= script.length && (!this.#loop || script.length === 0)) {
+      throw new ScriptExhausted(name, index)
+    }
+    requests.push(request)
+    const reply = script[index % script.length]!
+    const turn = turnOf(isScriptFunction(reply) ? reply(request, index) : reply)
+    if (turn.delayMs !== undefined && turn.delayMs > 0) await wait(turn.delayMs, call.signal)
+    if (turn.error !== undefined) throw turn.error
+    const raw = turn.content ?? ''
+    const blocks: readonly Block[] = typeof raw === 'string' ? [text(raw)] : raw
+    let n = 0
+    // A literal, not a spread: V8 freezes a spread copy on a slow path (a new map each time).
+    const content = blocks.map((b): Block =>
+      b.type === 'tool_use' && b.id === ''
+        ? { type: 'tool_use', id: `call_${index}_${n++}`, name: b.name, input: b.input }
+        : b,
+    )
+    if (call.onDelta !== undefined) {
+      for (const b of content) {
+        if (b.type === 'text') call.onDelta({ type: 'text', text: b.text })
+        else if (b.type === 'thinking') call.onDelta({ type: 'thinking', text: b.thinking })
+        else if (b.type === 'tool_use') call.onDelta({ type: 'tool_use', id: b.id, name: b.name })
+      }
+    }
+    const asksTools = content.some((b) => b.type === 'tool_use')
+    return {
+      content,
+      stopReason: turn.stopReason ?? (asksTools ? 'tool_use' : 'end_turn'),
+      usage: turn.usage === undefined ? this.#base : { ...this.#base, ...turn.usage },
+      ...(turn.cost !== undefined && { cost: turn.cost }),
+      model: request.model ?? name,
+    }
+  }
 }

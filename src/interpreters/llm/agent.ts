@@ -113,6 +113,29 @@ export class AgentFailed extends Error {
   }
 }
 
+/**
+ * A frozen {@link AgentResult} whose `messages` are projected when read. The
+ * getter is on the prototype: written in an object literal, it would give
+ * each result a hidden class of its own, which keeps the run's conversation
+ * alive until the next full collection.
+ */
+class Finished implements AgentResult {
+  constructor(
+    readonly conversation: Conversation,
+    readonly text: string,
+    readonly stopReason: string,
+    readonly usage: Usage,
+    readonly cost: number,
+    readonly calls: number,
+  ) {
+    Object.freeze(this)
+  }
+
+  get messages(): readonly Message[] {
+    return messages(this.conversation)
+  }
+}
+
 /** Adds a usage into a running total, in place. */
 const addInto = (total: Record<string, number>, more: Usage): void => {
   for (const k in more) {
@@ -214,18 +237,7 @@ export const runAgent = async (
   let lastText = ''
   const finish = (reason: string): AgentResult => {
     const used = usedNow()
-    const end = stop(reason, used)(head)
-    return Object.freeze({
-      conversation: end,
-      text: lastText,
-      stopReason: reason,
-      usage: used,
-      cost,
-      calls,
-      get messages(): readonly Message[] {
-        return messages(end)
-      },
-    })
+    return new Finished(stop(reason, used)(head), lastText, reason, used, cost, calls)
   }
   for (let round = 0; ; round++) {
     if (aborted()) return finish('cancelled')

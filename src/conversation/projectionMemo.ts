@@ -164,10 +164,10 @@ class Extension implements Memo {
     }
   }
 
-  /** The extension, frozen: it is the memo (a checkpoint when it walked far enough). */
+  /** The extension, done: it is the memo (a checkpoint when it walked far enough). */
   done(): Memo {
     if (this.walked >= CHECKPOINT) this.walked = 0
-    return Object.freeze(this)
+    return this
   }
 }
 
@@ -296,7 +296,8 @@ export const memoOf = (head: Conversation): Memo => {
       ext.add(v.data)
     }
   } finally {
-    chain.length = bottom
+    // Pops, not a length write: setting the length is a call of its own.
+    while (chain.length > bottom) chain.pop()
   }
   const memo = ext.done()
   // The memo it extends gives way, unless that one is a checkpoint.

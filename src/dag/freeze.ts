@@ -32,7 +32,8 @@ export const deepFreeze = <T>(value: T): T => {
       }
     }
   } finally {
-    stack.length = bottom
+    // Only a throw leaves anything: setting the length is a call of its own.
+    if (stack.length !== bottom) stack.length = bottom
   }
   return value
 }

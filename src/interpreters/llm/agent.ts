@@ -7,10 +7,10 @@ import { UsageError } from '../../errors.js'
 import type { UsageReport } from '../../node/Interpreter.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
-import { toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'
+import { callTool, toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'
 import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
-import { callWithRetry, type RetryNotice, type ModelRetryOptions } from './retry.js'
-import { NEVER, recordResults, runTools, type ToolRound } from './toolRound.js'
+import { retryModelCall, type RetryNotice, type ModelRetryOptions } from './retry.js'
+import { NEVER, recordResults, runTools, toolContext, type ToolRound } from './toolRound.js'
 
 /**
  * Options of {@link runAgent}.
@@ -241,18 +241,22 @@ export const runAgent = async (
   }
   for (let round = 0; ; round++) {
     if (aborted()) return finish('cancelled')
+    const request = requestOf(messages(head))
     let response: ModelResponse
     try {
-      const request = requestOf(messages(head))
-      response = await callWithRetry(provider, request, call, retrying)
-    } catch (e) {
-      if (aborted()) return finish('cancelled')
-      const used = usedNow()
-      throw new AgentFailed(provider.name, e, stop('error', used)(head), {
-        usage: used,
-        cost,
-        calls,
-      })
+      response = await provider.call(request, call)
+    } catch (first) {
+      try {
+        response = await retryModelCall(first, provider, request, call, retrying)
+      } catch (e) {
+        if (aborted()) return finish('cancelled')
+        const used = usedNow()
+        throw new AgentFailed(provider.name, e, stop('error', used)(head), {
+          usage: used,
+          cost,
+          calls,
+        })
+      }
     }
     calls++
     addInto(total, response.usage)
@@ -274,12 +278,15 @@ export const runAgent = async (
     }
     if (uses.length === 0) return finish(response.stopReason)
     const outputs: readonly ToolOutput[] =
-      round < maxRounds
-        ? await runTools(uses, tooling)
-        : uses.map((u) => ({
+      round >= maxRounds
+        ? uses.map((u) => ({
             content: `not run: the limit of ${maxRounds} tool rounds was reached before ${u.name}`,
             is_error: true,
           }))
+        : signal === NEVER && uses.length === 1
+          ? // One call that nothing can cancel, the usual round: no bookkeeping around it.
+            [await callTool(box, uses[0]!, toolContext(tooling, uses[0]!))]
+          : await runTools(uses, tooling)
     for (let i = 0; i < outputs.length; i++) {
       const out = outputs[i]!
       if (out.usage !== undefined) addInto(total, out.usage)

@@ -65,12 +65,15 @@ export const retryDelay = (
 }
 
 /**
- * Calls the provider, retrying as {@link ModelRetryOptions} says. The signal
- * cuts a call or a wait short at once: it rejects with the signal's reason.
+ * Retries a provider call that failed with `first`, as
+ * {@link ModelRetryOptions} says: the loop a call enters only after a
+ * failure, so one that succeeds at once costs nothing more. The signal cuts a
+ * call or a wait short at once: it rejects with the signal's reason.
  *
  * @internal
  */
-export const callWithRetry = (
+export const retryModelCall = async (
+  first: unknown,
   provider: Provider,
   request: ModelRequest,
   call: CallOptions,
@@ -79,23 +82,6 @@ export const callWithRetry = (
     readonly clock?: Pick<Clock, 'sleep'> | undefined
     readonly onRetry?: ((notice: RetryNotice) => void) | undefined
   },
-): Promise<ModelResponse> => {
-  // The first call needs no loop around it: a call that succeeds costs one promise.
-  let first: Promise<ModelResponse>
-  try {
-    first = provider.call(request, call)
-  } catch (e) {
-    return retryAfter(e, provider, request, call, options)
-  }
-  return first.catch((e: unknown) => retryAfter(e, provider, request, call, options))
-}
-
-const retryAfter = async (
-  first: unknown,
-  provider: Provider,
-  request: ModelRequest,
-  call: CallOptions,
-  options: Parameters<typeof callWithRetry>[3],
 ): Promise<ModelResponse> => {
   const clock = options.clock ?? systemClock
   let error = first

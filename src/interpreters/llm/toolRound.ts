@@ -33,6 +33,14 @@ export interface ToolRound {
   readonly reportUsage: ((usage: UsageReport) => void) | undefined
 }
 
+/** The context a tool call of the round runs with. @internal */
+export const toolContext = (round: ToolRound, call: ToolUseBlock): ToolContext => {
+  const { signal, depth, maxDepth, reportUsage } = round
+  return reportUsage === undefined
+    ? { signal, toolUseId: call.id, depth, maxDepth }
+    : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
+}
+
 /**
  * Runs the tool calls of one assistant message: in parallel (or one by one),
  * each with the signal; when the signal aborts, the calls not finished are
@@ -44,17 +52,10 @@ export const runTools = async (
   calls: readonly ToolUseBlock[],
   round: ToolRound,
 ): Promise<readonly ToolOutput[]> => {
-  const { box, signal, depth, maxDepth, parallel, reportUsage } = round
-  const contextOf = (call: ToolUseBlock): ToolContext =>
-    reportUsage === undefined
-      ? { signal, toolUseId: call.id, depth, maxDepth }
-      : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
-  // One call that nothing can cancel, the usual round: no bookkeeping around it.
-  if (signal === NEVER && calls.length === 1)
-    return [await callTool(box, calls[0]!, contextOf(calls[0]!))]
+  const { box, signal, parallel } = round
   const outputs: (ToolOutput | undefined)[] = new Array<ToolOutput | undefined>(calls.length)
   const one = async (i: number) => {
-    const out = await callTool(box, calls[i]!, contextOf(calls[i]!))
+    const out = await callTool(box, calls[i]!, toolContext(round, calls[i]!))
     if (!signal.aborted) outputs[i] = out
   }
   const all =

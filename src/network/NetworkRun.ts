@@ -6,7 +6,7 @@
  * live in their own modules beside this one.
  */
 import { UsageError } from '../errors.js'
-import { ptyInterpreter } from '../interpreters/index.js'
+import { defaultInterpreters, ptyInterpreter } from '../interpreters/index.js'
 import { interpreters, type Interpreter } from '../node/index.js'
 import { systemClock, type RunUsage } from '../runtime/index.js'
 import { createSession, type Session } from '../session/index.js'
@@ -22,7 +22,16 @@ import { outcomeOf, type NetworkOutcome } from './outcome.js'
 import { checkProvider } from './providers.js'
 import { RunControl } from './RunControl.js'
 import type { NetworkRunOptions } from './runOptions.js'
-import { emit, noUsage, record, routeOf, USER, type NodeRun, type RunState } from './runState.js'
+import {
+  emit,
+  noUsage,
+  record,
+  routeOf,
+  startsIn,
+  USER,
+  type NodeRun,
+  type RunState,
+} from './runState.js'
 import { pump, wakeIdle } from './scheduler.js'
 import { applyToRun, joinNode, syncEdges } from './topology.js'
 
@@ -76,7 +85,17 @@ export class NetworkRun {
   /** @internal use {@link startNetwork}. */
   constructor(net: Network, options: NetworkRunOptions) {
     const clock = options.clock ?? systemClock
-    const session = options.session ?? createSession({ clock })
+    const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
+    const pty = ptyInterpreter()
+    // A session of the run's own steps its nodes with the run's interpreters,
+    // so it is the session that starts and stops the CLI agents' terminals:
+    // their state tells the truth about their process.
+    const session =
+      options.session ??
+      createSession({
+        clock,
+        interpreters: interpreters(...[...defaultInterpreters.values(), pty].map(wrap)),
+      })
     const s: RunState = {
       runId: options.runId ?? `run-${net.id}`,
       options,
@@ -91,7 +110,7 @@ export class NetworkRun {
       halts: [],
       unprocessed: [],
       abort: new AbortController(),
-      pty: ptyInterpreter(),
+      pty,
       llm: new Map(),
       providers: { ...options.providers },
       started: clock.now(),
@@ -113,9 +132,10 @@ export class NetworkRun {
         pump(s)
       },
     }
-    const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
     s.registry = interpreters(
-      ...[...session.interpreters.values(), s.pty].map(wrap),
+      ...(options.session === undefined
+        ? session.interpreters.values()
+        : [...session.interpreters.values(), pty].map(wrap)),
       llmDispatch(s),
     )
     this.#s = s
@@ -245,6 +265,9 @@ export class NetworkRun {
     s.finished = true
     this.control.remove(this.runId)
     emit(s, { type: 'finished', runId: this.runId, status: outcome.status })
+    for (const id of Object.keys(s.net.nodes)) {
+      if (startsIn(s, id)) await s.session.stop(id).catch(() => undefined)
+    }
     await s.pty.stopAll()
     await s.journal
     s.hub.close()

@@ -16,7 +16,7 @@ import type { NetworkNode } from './Network.js'
 import { MaxIterationsExceeded } from './NetworkError.js'
 import { sessionNodeOf } from './providers.js'
 import { firingBudget, rollUp } from './budgets.js'
-import { emit, halt, record, type NodeRun, type RunState } from './runState.js'
+import { emit, halt, record, startsIn, type NodeRun, type RunState } from './runState.js'
 import { settle } from './settle.js'
 
 /** Fires `node` with what {@link select} took; resolves when the firing is settled. */
@@ -61,6 +61,7 @@ export const fire = async (
     let failure: unknown
     try {
       const step = s.session.get(node.id) ?? sessionNodeOf(node, s.options.root)
+      if (startsIn(s, node.id)) await s.session.start(node.id)
       const result = await run(addStep({ id: node.id, node: step })(graph(`${node.id}-firing`)), {
         input: text,
         interpreters: s.registry,

@@ -105,6 +105,18 @@ export interface RunState {
 /** Who sends what the user sends. */
 export const USER = 'user'
 
+/**
+ * Whether the session starts and stops the node registered as `id`: a
+ * persistent node (a CLI agent's terminal) whose kind the session steps with
+ * the run's own interpreter, as a session the run made does.
+ */
+export const startsIn = (s: RunState, id: string): boolean => {
+  const node = s.session.get(id)
+  return (
+    node?.persistent === true && s.session.interpreters.get(node.kind) === s.registry.get(node.kind)
+  )
+}
+
 /** A fresh usage counter. */
 export const noUsage = (): Usage => ({ tokens: 0, apiCalls: 0, cost: 0, timeMs: 0, firings: 0 })
 

@@ -11,7 +11,7 @@ import { Inbox } from './Inbox.js'
 import { loops, routesInto, type NetworkNode } from './Network.js'
 import { mockName, mockProvider, sessionNodeOf } from './providers.js'
 import { scheduleTimer } from './runParts.js'
-import { emit, noUsage, routeKey, type NodeRun, type RunState } from './runState.js'
+import { emit, noUsage, routeKey, startsIn, type NodeRun, type RunState } from './runState.js'
 
 /** Adds a node to the run: its state, its provider, its session node, its timer. */
 export const joinNode = (s: RunState, node: NetworkNode): void => {
@@ -67,6 +67,7 @@ export const applyToRun = (s: RunState, c: NetworkChange, label: string): void =
     if (c.network.nodes[id] === undefined) {
       s.nodes.get(id)?.timer?.abort()
       s.nodes.delete(id)
+      if (startsIn(s, id)) void s.session.stop(id).catch(() => undefined)
       s.session.unregister(id)
     }
   }

@@ -10,6 +10,7 @@ import {
   findExecutable,
   MissingBinary,
   network,
+  removeNode,
   runCommand,
   startNetwork,
 } from 'nerve'
@@ -45,14 +46,37 @@ describe('network providers', () => {
         connect('agent', 'sink', { direction: 'one-way' }),
       )
       const run = await startNetwork(net, { root: tmpdir() })
+      expect(run.session.state('agent')).toBe('created')
       run.send('agent', 'hello there')
       await run.idle()
+      // The session started the terminal the firing wrote to, and says so.
+      expect(run.session.state('agent')).toBe('ready')
       const out = await run.stop()
+      expect(run.session.state('agent')).toBe('stopped')
       const handoff = out.log.envelopes().find((e) => e.fromNodeId === 'agent')
       expect(handoff?.payload.message).toBe('You said: [message from user] hello there')
       expect(out.done).toEqual(['sink'])
     },
   )
+
+  it('stop the terminal of a CLI agent node removed from the running network', async () => {
+    const net = pipe(
+      network('cli'),
+      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+    )
+    const run = await startNetwork(net, { root: tmpdir() })
+    run.send('agent', 'hello there')
+    await run.idle()
+    const events = run.session.events()
+    run.edit(removeNode('agent'))
+    const seen: string[] = []
+    for await (const e of events) {
+      if (e.type !== 'lagged' && e.name === 'agent') seen.push(e.type)
+      if (seen.includes('stopped')) break
+    }
+    expect(seen).toEqual(['removed', 'stopped'])
+    await run.stop()
+  })
 
   it('fail at start with MissingBinary when a CLI agent is not installed', async () => {
     const net = pipe(

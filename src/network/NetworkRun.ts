@@ -265,9 +265,8 @@ export class NetworkRun {
     s.finished = true
     this.control.remove(this.runId)
     emit(s, { type: 'finished', runId: this.runId, status: outcome.status })
-    for (const id of Object.keys(s.net.nodes)) {
-      if (startsIn(s, id)) await s.session.stop(id).catch(() => undefined)
-    }
+    const terminals = Object.keys(s.net.nodes).filter((id) => startsIn(s, id))
+    await Promise.all(terminals.map((id) => s.session.stop(id).catch(() => undefined)))
     await s.pty.stopAll()
     await s.journal
     s.hub.close()

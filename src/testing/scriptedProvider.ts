@@ -181,7 +181,8 @@ class Scripted implements ScriptedProvider {
     return this.#loop ? Infinity : Math.max(0, this.#script.length - this.requests.length)
   }
 
-  async call(request: ModelRequest, call: CallOptions): Promise<ModelResponse> {
+  /** A field, not a method: a provider's `call` handed on by itself still works, as before. */
+  readonly call = async (request: ModelRequest, call: CallOptions): Promise<ModelResponse> => {
     call.signal.throwIfAborted()
     const { name, requests } = this
     const script = this.#script

@@ -41,5 +41,20 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ObjectExpression > Property[kind=/^[gs]et$/]',
+          message:
+            'An accessor in an object literal gives each object a hidden class of its own, ' +
+            'and V8 keeps what its closure holds alive until a full collection: ' +
+            'put the accessor on a class prototype.',
+        },
+      ],
+    },
+  },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 )

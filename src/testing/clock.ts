@@ -97,9 +97,9 @@ export const fakeClock = (options?: FakeClockOptions): FakeClock => {
     setImmediate(tick)
   }
 
-  return {
-    now: () => now,
-    sleep: (ms: number, signal?: AbortSignal): Promise<void> => {
+  return new Fake(
+    () => now,
+    (ms: number, signal?: AbortSignal): Promise<void> => {
       if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) {
         return Promise.reject(new UsageError('sleep', `ms must be a number ≥ 0, got ${String(ms)}`))
       }
@@ -123,7 +123,7 @@ export const fakeClock = (options?: FakeClockOptions): FakeClock => {
         schedule()
       })
     },
-    advance: async (ms: number): Promise<void> => {
+    async (ms: number): Promise<void> => {
       if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) {
         throw new UsageError('advance', `ms must be a number ≥ 0, got ${String(ms)}`)
       }
@@ -137,8 +137,24 @@ export const fakeClock = (options?: FakeClockOptions): FakeClock => {
       }
       now = target
     },
-    get pending() {
-      return sleepers.length
-    },
+    () => sleepers.length,
+  )
+}
+
+/** The clock {@link fakeClock} makes, its count of sleepers read through the prototype. */
+class Fake implements FakeClock {
+  readonly #pending: () => number
+
+  constructor(
+    readonly now: () => number,
+    readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+    readonly advance: (ms: number) => Promise<void>,
+    pending: () => number,
+  ) {
+    this.#pending = pending
+  }
+
+  get pending(): number {
+    return this.#pending()
   }
 }

@@ -187,60 +187,66 @@ export const scripted = (options?: ScriptedOptions): ScriptedInterpreter => {
     return o.value
   }
 
-  const interpreter: ScriptedInterpreter = {
-    kind,
-    execute(node: Node, ctx: NodeContext): unknown {
-      const call: ScriptedCall = {
-        path: ctx.path,
-        nodeId: node.id,
-        attempt: ctx.attempt,
-        start: seq++,
-        end: undefined,
-        outcome: 'running',
+  const execute = (node: Node, ctx: NodeContext): unknown => {
+    const call: ScriptedCall = {
+      path: ctx.path,
+      nodeId: node.id,
+      attempt: ctx.attempt,
+      start: seq++,
+      end: undefined,
+      outcome: 'running',
+    }
+    calls.push(call)
+    inFlight++
+    if (inFlight > maxInFlight) maxInFlight = inFlight
+    const o = planned(node, ctx)
+    const delay = o !== undefined ? o.delayMs : (options?.delayMs?.(ctx) ?? 0)
+    if (delay === 0) {
+      try {
+        return play(node, ctx, call)
+      } catch (e) {
+        if (call.end === undefined) finish(call, 'failure')
+        throw e
       }
-      calls.push(call)
-      inFlight++
-      if (inFlight > maxInFlight) maxInFlight = inFlight
-      const o = planned(node, ctx)
-      const delay = o !== undefined ? o.delayMs : (options?.delayMs?.(ctx) ?? 0)
-      if (delay === 0) {
+    }
+    if (clock === undefined) {
+      finish(call, 'failure')
+      throw new UsageError('scripted', `step "${ctx.path.join('/')}" waits, but no clock was given`)
+    }
+    return clock.sleep(delay, ctx.signal).then(
+      () => {
         try {
           return play(node, ctx, call)
         } catch (e) {
           if (call.end === undefined) finish(call, 'failure')
           throw e
         }
-      }
-      if (clock === undefined) {
-        finish(call, 'failure')
-        throw new UsageError(
-          'scripted',
-          `step "${ctx.path.join('/')}" waits, but no clock was given`,
-        )
-      }
-      return clock.sleep(delay, ctx.signal).then(
-        () => {
-          try {
-            return play(node, ctx, call)
-          } catch (e) {
-            if (call.end === undefined) finish(call, 'failure')
-            throw e
-          }
-        },
-        (e: unknown) => {
-          finish(call, 'aborted')
-          throw e
-        },
-      )
-    },
-    get calls() {
-      return calls
-    },
-    get maxInFlight() {
-      return maxInFlight
-    },
+      },
+      (e: unknown) => {
+        finish(call, 'aborted')
+        throw e
+      },
+    )
   }
-  return interpreter
+  return new Scripted(kind, execute, calls, () => maxInFlight)
+}
+
+/** The interpreter {@link scripted} makes, its peak read through the prototype. */
+class Scripted implements ScriptedInterpreter {
+  readonly #peak: () => number
+
+  constructor(
+    readonly kind: string,
+    readonly execute: (node: Node, ctx: NodeContext) => unknown,
+    readonly calls: readonly ScriptedCall[],
+    peak: () => number,
+  ) {
+    this.#peak = peak
+  }
+
+  get maxInFlight(): number {
+    return this.#peak()
+  }
 }
 
 /**

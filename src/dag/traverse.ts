@@ -39,33 +39,51 @@ export const ancestorsOfAll = <T>(
     seen.add(key(v))
     return seen.size !== size
   }
-  // Each frame is a vertex and the index of the next parent to visit.
-  const stack: Vertex<T>[] = []
-  const next: number[] = []
+  // The depth-first stack: frames of a vertex and the index of its next
+  // parent to visit, side by side in chunks. A chain of 10⁵ vertices is 10⁵
+  // deep, and one growing array that long is reallocated, in fresh memory,
+  // at every growth; chunks of regular size are not.
+  const chunks: unknown[][] = [new Array(FRAMES_PER_CHUNK * 2)]
+  let chunk = chunks[0]!
+  let depth = 0
+  let at = 0
+  const push = (v: Vertex<T>): void => {
+    if (at === chunk.length) {
+      depth++
+      if (depth === chunks.length) chunks.push(new Array(FRAMES_PER_CHUNK * 2))
+      chunk = chunks[depth]!
+      at = 0
+    }
+    chunk[at] = v
+    chunk[at + 1] = 0
+    at += 2
+  }
   for (const start of vs) {
     if (!firstVisit(start)) continue
-    stack.push(start)
-    next.push(0)
-    while (stack.length > 0) {
-      const top = stack.length - 1
-      const v = stack[top]!
-      const i = next[top]!
+    push(start)
+    while (at > 0) {
+      const v = chunk[at - 2] as Vertex<T>
+      const i = chunk[at - 1] as number
       if (i < parentCount(v)) {
-        next[top] = i + 1
+        chunk[at - 1] = i + 1
         const p = parentAt(v, i)
-        if (firstVisit(p)) {
-          stack.push(p)
-          next.push(0)
-        }
-      } else {
-        stack.pop()
-        next.pop()
-        out.push(v)
+        if (firstVisit(p)) push(p)
+        continue
+      }
+      out.push(v)
+      at -= 2
+      if (at === 0 && depth > 0) {
+        depth--
+        chunk = chunks[depth]!
+        at = chunk.length
       }
     }
   }
   return out
 }
+
+/** Frames in one chunk of {@link ancestorsOfAll}'s stack (2 slots each, well under V8's large-object size). */
+const FRAMES_PER_CHUNK = 4096
 
 /**
  * Folds over the ancestors of `v` in causal order. Data-last.

@@ -15,25 +15,29 @@ import { stepProblems } from './stepProblems.js'
  *
  * Work that needs only the step and the steps before it is done as each step
  * is added, so `validate` does not redo it: the step's own errors
- * (`problems`) and its dependencies, as ids (`depIds`) and resolved to
- * indices (`deps`; step `i`'s are at `depStart[i]` to `depStart[i + 1] - 1`,
- * in `dependsOn` order). A dependency on an id not added yet is -1 until a
- * step with that id is added, then that step's index: so a version of size
- * `n` must read an index ≥ `n` as "not in this version".
+ * (`problems`, kept only for steps that have some) and its dependencies
+ * resolved to indices (`deps`; step `i`'s are at `depStart[i]` to
+ * `depStart[i + 1] - 1`, in `dependsOn` order). A dependency on an id not
+ * added yet is -1 (its id kept in `waitingIds`) until a step with that id is
+ * added, then that step's index: so a version of size `n` must read an index
+ * ≥ `n` as "not in this version". A dependency's id is read back with
+ * {@link depId}.
  *
- * A {@link PlainStep} is kept as its parts (its id, its node in `plainNodes`,
- * its dependencies) and gets its Step object on first read, by {@link step}.
+ * A {@link PlainStep} is kept as its parts (its id, its node in `entries`
+ * with the flag {@link PLAIN}, its dependencies) and gets its Step object on
+ * first read, by {@link step}. Nothing else is kept per step or per
+ * dependency: each array of 10⁵ entries costs its growth in fresh memory.
  */
 class StepBuffer {
-  /** The Step of each step; `undefined` for a plain step not read yet. */
-  readonly steps: (Step | undefined)[] = []
-  readonly plainNodes: (Node | undefined)[] = []
+  /** The Step of each step, or the node of a plain step not read yet. */
+  readonly entries: (Step | Node)[] = []
   readonly ids: string[] = []
-  readonly depIds: string[] = []
   readonly index = new Map<string, number>()
   /** Positions in `deps` waiting for a step id not added yet. */
   readonly pending = new Map<string, number[]>()
-  readonly problems: (readonly GraphError[] | undefined)[] = []
+  /** The id each waiting position of `deps` waits for. */
+  readonly waitingIds = new Map<number, string>()
+  readonly problems = new Map<number, readonly GraphError[]>()
   depStart: Int32Array = new Int32Array(16)
   deps: Int32Array = new Int32Array(16)
   flags: Uint8Array = new Uint8Array(16)
@@ -57,11 +61,11 @@ class StepBuffer {
     if (end > this.deps.length) this.deps = grow(this.deps, end)
     for (let k = start; k < end; k++) {
       const d = dependsOn[k - start]!
-      this.depIds.push(d)
       const j = this.index.get(d)
       if (j !== undefined) this.deps[k] = j
       else {
         this.deps[k] = -1
+        this.waitingIds.set(k, d)
         const waiting = this.pending.get(d)
         if (waiting === undefined) this.pending.set(d, [k])
         else waiting.push(k)
@@ -74,35 +78,45 @@ class StepBuffer {
     for (let a = start + 1; a < end; a++) {
       for (let b = start; b < a; b++) {
         if (deps[a] !== deps[b]) continue
-        repeats ||= deps[a]! >= 0 || this.depIds[a] === this.depIds[b]
+        repeats ||= deps[a]! >= 0 || this.depId(a) === this.depId(b)
       }
     }
     const waiting = this.pending.size === 0 ? undefined : this.pending.get(step.id)
     if (waiting !== undefined) {
-      for (const at of waiting) this.deps[at] = i
+      for (const at of waiting) {
+        this.deps[at] = i
+        this.waitingIds.delete(at)
+      }
       this.pending.delete(step.id)
     }
     const plain = isPlain(step)
     this.flags[i] =
-      (plain || step.links === NO_LINKS ? 0 : HAS_LINKS) |
+      (plain ? PLAIN : step.links === NO_LINKS ? 0 : HAS_LINKS) |
       (step.node instanceof Graph || (!plain && step.onError._tag !== 'fail') ? MAY_NEST : 0)
-    this.problems.push(stepProblems(step, i, repeats))
+    const problems = stepProblems(step, i, repeats)
+    if (problems !== undefined) this.problems.set(i, problems)
     this.ids.push(step.id)
-    this.steps.push(plain ? undefined : step)
-    this.plainNodes.push(plain ? step.node : undefined)
+    this.entries.push(plain ? step.node : step)
     return true
+  }
+
+  /** The id of the dependency at position `k` of `deps`. */
+  depId(k: number): string {
+    const j = this.deps[k]!
+    return j >= 0 ? this.ids[j]! : this.waitingIds.get(k)!
   }
 
   /** The Step at `i`, made now if it is a plain step read for the first time. */
   step(i: number): Step {
-    const made = this.steps[i]
-    if (made !== undefined) return made
+    const entry = this.entries[i]!
+    if ((this.flags[i]! & PLAIN) === 0) return entry as Step
     const from = this.depStart[i]!
     const to = this.depStart[i + 1]!
-    const dependsOn = from === to ? NO_DEPS : Object.freeze(this.depIds.slice(from, to))
-    const step = plainStep(this.ids[i]!, this.plainNodes[i]!, dependsOn)
-    this.steps[i] = step
-    this.plainNodes[i] = undefined
+    const ids: string[] = []
+    for (let k = from; k < to; k++) ids.push(this.depId(k))
+    const step = plainStep(this.ids[i]!, entry as Node, from === to ? NO_DEPS : Object.freeze(ids))
+    this.entries[i] = step
+    this.flags[i] = this.flags[i]! & ~PLAIN
     return step
   }
 }
@@ -111,6 +125,8 @@ class StepBuffer {
 export const HAS_LINKS = 1
 /** A step flag: the step's node or fallback node may be a graph. @internal */
 export const MAY_NEST = 2
+/** A step flag: a plain step whose Step is not made yet (its entry is its node). */
+const PLAIN = 4
 
 const grow = <A extends Int32Array | Uint8Array>(a: A, atLeast: number): A => {
   const b = new (a.constructor as new (n: number) => A)(Math.max(atLeast, a.length * 2))
@@ -135,10 +151,12 @@ export interface GraphInternals {
   /** The step at an index below `size` (made on first read, for a plain step). */
   readonly stepAt: (i: number) => Step
   readonly ids: readonly string[]
-  /** The dependency ids, at the positions of `deps`. */
-  readonly depIds: readonly string[]
+  /** The dependency id at a position of `deps`. */
+  readonly depId: (k: number) => string
+  /** Step flags: {@link HAS_LINKS}, {@link MAY_NEST} (and bits of the graph's own). */
   readonly flags: Uint8Array
-  readonly problems: readonly (readonly GraphError[] | undefined)[]
+  /** The problems of each step that has some, by index. */
+  readonly problems: ReadonlyMap<number, readonly GraphError[]>
   readonly depStart: Int32Array
   readonly deps: Int32Array
 }
@@ -230,7 +248,7 @@ export class Graph implements Node {
       size: g.#size,
       stepAt: (i) => b.step(i),
       ids: b.ids,
-      depIds: b.depIds,
+      depId: (k) => b.depId(k),
       flags: b.flags,
       problems: b.problems,
       depStart: b.depStart,

@@ -52,7 +52,7 @@ const forNested = (step: Step, f: (g: Graph) => void): void => {
 
 /** Checks and indexes one graph, taking nested graphs' results from `memo`. */
 const compileOne = (g: Graph): Result => {
-  const { size: n, stepAt, ids, depIds, flags, problems, depStart, deps } = Graph.internals(g)
+  const { size: n, stepAt, ids, depId, flags, problems, depStart, deps } = Graph.internals(g)
   const errors: GraphError[] = []
   const depOffsets = new Int32Array(n + 1)
   const depTargets = new Int32Array(depStart[n]!)
@@ -63,7 +63,7 @@ const compileOne = (g: Graph): Result => {
   // Reads only the typed arrays for a valid step whose dependencies were
   // known when it was added; the step itself only when there is more to check.
   for (let i = 0; i < n; i++) {
-    const own = problems[i]
+    const own = problems.size === 0 ? undefined : problems.get(i)
     if (own !== undefined) for (const err of own) errors.push(err)
     depOffsets[i] = e
     const first = depStart[i]!
@@ -71,7 +71,10 @@ const compileOne = (g: Graph): Result => {
     for (let k = first; k < last; k++) {
       if (own !== undefined) {
         // A step with problems may list a dependency twice (reported in `own`): count it once.
-        if (depIds.indexOf(depIds[k]!, first) < k) continue
+        const id = depId(k)
+        let seen = false
+        for (let m = first; m < k && !seen; m++) seen = depId(m) === id
+        if (seen) continue
       }
       const j = deps[k]!
       if (j < 0 || j >= n) {
@@ -79,7 +82,7 @@ const compileOne = (g: Graph): Result => {
         errors.push({
           _tag: 'UnknownDependency',
           path: [ids[i]!],
-          dependency: depIds[k]!,
+          dependency: depId(k),
         })
         continue
       }
@@ -92,7 +95,7 @@ const compileOne = (g: Graph): Result => {
       indegree[i] = indegree[i]! + 1
       outCount[j] = outCount[j]! + 1
     }
-    const flag = flags[i]!
+    const flag = flags[i]! & (HAS_LINKS | MAY_NEST)
     if (flag === 0) continue
     const step = stepAt(i)
     if ((flag & HAS_LINKS) !== 0) {

@@ -154,6 +154,60 @@ describe('ancestorsOfAll', () => {
   })
 })
 
+/** The walk with one plain array as its stack: the reference for DAGs too deep to recurse. */
+const stackAncestorsOfAll = <T>(vs: readonly Vertex<T>[]): Vertex<T>[] => {
+  const out: Vertex<T>[] = []
+  const seen = new Set<Vertex<T>>()
+  const stack: [Vertex<T>, number][] = []
+  for (const v of vs) {
+    if (seen.has(v)) continue
+    seen.add(v)
+    stack.push([v, 0])
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!
+      const p = frame[0].parents[frame[1]++]
+      if (p === undefined) out.push(stack.pop()![0])
+      else if (!seen.has(p)) {
+        seen.add(p)
+        stack.push([p, 0])
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * A spine of several thousand vertices (deeper than one chunk of the walk's
+ * stack) with side vertices that merge random earlier ones, and some starts.
+ */
+const deepDagAndPicks = fc
+  .tuple(
+    fc.integer({ min: 4000, max: 9000 }),
+    fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { maxLength: 40 }),
+    fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+  )
+  .map(([length, sides, picks]) => {
+    const vs: Vertex<number>[] = [root(0)]
+    for (let i = 1; i < length; i++) {
+      const side = sides.find(([at]) => at % length === i)
+      const parents =
+        side === undefined ? [vs[i - 1]!] : [vs[i - 1]!, vs[side[1] % i]!, vs[side[2] % i]!]
+      vs.push(vertex([...new Set(parents)], i))
+    }
+    return picks.map((p) => vs[vs.length - 1 - (p % vs.length)]!)
+  })
+
+describe('ancestorsOfAll on deep DAGs', () => {
+  it('matches a plain-stack walk on DAGs thousands of vertices deep, with merges', () => {
+    fc.assert(
+      fc.property(deepDagAndPicks, (picks) => {
+        expect(ancestorsOfAll(picks)).toEqual(stackAncestorsOfAll(picks))
+      }),
+      { numRuns: 30 },
+    )
+  })
+})
+
 describe('fold', () => {
   it('visits the ancestors in causal order', () => {
     fc.assert(

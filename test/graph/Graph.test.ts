@@ -110,6 +110,7 @@ describe('graph versions', () => {
         for (const v of versions) {
           const fresh = v.steps.reduce((g, s) => addStep({ ...s, node: one })(g), graph('g'))
           expect(ids(v.g)).toEqual(v.steps.map((s) => s.id))
+          expect(listSteps(v.g).map((s) => s.dependsOn)).toEqual(v.steps.map((s) => s.dependsOn))
           expect(listSteps(v.g)).toEqual(listSteps(fresh))
           expect(executionOrder(v.g)).toEqual(executionOrder(fresh))
           expect(validate(v.g)).toEqual(E.map(() => v.g)(validate(fresh)))

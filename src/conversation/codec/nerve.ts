@@ -240,9 +240,10 @@ export const decodeConversation = (u: unknown): E.Either<DecodeError, Conversati
     readDag,
   )
 
+/** Where a DAG's encoding goes: the file's top level, or a sub-conversation's entry. */
 interface Out {
-  readonly heads: string[]
-  readonly vertices: NerveVertexJson[]
+  heads: readonly string[]
+  vertices: readonly NerveVertexJson[]
 }
 
 interface EncodeJob {
@@ -257,18 +258,18 @@ const encodeEntry = (e: Entry, jobs: EncodeJob[]): NerveEntryJson => {
       return content === e.content ? (e as MessageJson) : { type: 'message', role: e.role, content }
     }
     case 'sub_conversation': {
-      const out: Out = { heads: [], vertices: [] }
-      jobs.push({ heads: e.heads, out })
-      return {
+      const sub: SubConversationJson & Out = {
         type: 'sub_conversation',
         tool_name: e.tool_name,
         tool_use_id: e.tool_use_id,
         system_prompt: e.system_prompt,
-        heads: out.heads,
-        vertices: out.vertices,
+        heads: [],
+        vertices: [],
         summary: e.summary,
         depth: e.depth,
       }
+      jobs.push({ heads: e.heads, out: sub })
+      return sub
     }
     default:
       return e
@@ -280,16 +281,19 @@ const encodeJobs = (jobs: EncodeJob[]): void => {
   for (let j = 0; j < jobs.length; j++) {
     const { heads, out } = jobs[j]!
     const vs = causalOrder(heads)
+    // Sized once: pushing 10⁵ vertices would reallocate the array at every growth.
+    const vertices = new Array<NerveVertexJson>(vs.length)
     for (let i = 0; i < vs.length; i++) {
       const v = vs[i]!
-      out.vertices.push({
+      vertices[i] = {
         id: v.id,
         parents: parentIds(v),
         data: encodeEntry(v.data, jobs),
         meta: v.meta,
-      })
+      }
     }
-    for (const h of heads) out.heads.push(h.id)
+    out.vertices = vertices
+    out.heads = heads.map((h) => h.id)
   }
 }
 

@@ -39,7 +39,7 @@ import {
   type PendingDag,
   type PendingSubConversation,
 } from './buildDag.js'
-import { parseJson, stringifyJson } from './json.js'
+import { parseJson, stringifyJson, stringifyParts } from './json.js'
 
 /** nano-agent's record of a sub-agent's run: its own graph, nested. @category codecs */
 export interface SubGraphJson {
@@ -311,6 +311,41 @@ const metadataOf = (meta: Meta): Meta => {
   return m ?? EMPTY
 }
 
+/** A vertex as a node of nano-agent's format (a sub-conversation's DAG queued in `jobs`). */
+const nodeOf = (v: Conversation, jobs: EncodeJob[], fallback: number): NanoNodeJson => {
+  const ts = v.meta.timestamp
+  return {
+    id: v.id,
+    parent_ids: parentIds(v),
+    data: encodeEntry(v.data, jobs),
+    timestamp: typeof ts === 'number' ? ts : fallback,
+    metadata: metadataOf(v.meta),
+  }
+}
+
+/** Writes each job's DAG (nodes in causal order, then heads), and those of the sub-conversations they meet. */
+const encodeJobs = (jobs: EncodeJob[], fallback: number): void => {
+  for (let j = 0; j < jobs.length; j++) {
+    const { heads, out } = jobs[j]!
+    const vs = causalOrder(heads)
+    for (let i = 0; i < vs.length; i++) setKey(out.nodes, vs[i]!.id, nodeOf(vs[i]!, jobs, fallback))
+    for (const h of heads) out.head_ids.push(h.id)
+  }
+}
+
+/** The top level of a nano-agent file, given its nodes. */
+const fileOf = (
+  doc: ConversationDocument,
+  options: NanoEncodeOptions | undefined,
+  nodes: Record<string, NanoNodeJson>,
+): NanoJson => ({
+  session_id: doc.sessionId ?? options?.sessionId ?? '',
+  created_at: doc.createdAt ?? options?.timestamp ?? 0,
+  metadata: doc.metadata,
+  head_ids: doc.heads.map((h) => h.id),
+  nodes,
+})
+
 /**
  * Encodes a document in nano-agent's format: nodes by id in causal order,
  * messages without their `type`, sub-conversations as `sub_graph`s. A node's
@@ -321,33 +356,40 @@ const metadataOf = (meta: Meta): Meta => {
  * @category codecs
  */
 export const encodeNano = (doc: ConversationDocument, options?: NanoEncodeOptions): NanoJson => {
+  const file = fileOf(doc, options, {})
+  encodeJobs(
+    [{ heads: doc.heads, out: { nodes: file.nodes, head_ids: [] } }],
+    options?.timestamp ?? 0,
+  )
+  return file
+}
+
+/** Whether a key is an array index, which an object lists before its other keys. */
+const isIndex = (key: string): boolean =>
+  key.length <= 10 && /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1
+
+/**
+ * Encodes a document in nano-agent's format and writes it as compact JSON
+ * text (`JSON.stringify(encodeNano(doc), null, 2)` for nano-agent's indented
+ * style): the text of `JSON.stringify(encodeNano(doc, options))`, written a
+ * few hundred nodes at a time.
+ *
+ * @category codecs
+ */
+export const stringifyNano = (doc: ConversationDocument, options?: NanoEncodeOptions): string => {
   const fallback = options?.timestamp ?? 0
-  const top: Out = { nodes: {}, head_ids: [] }
-  const jobs: EncodeJob[] = [{ heads: doc.heads, out: top }]
-  for (let j = 0; j < jobs.length; j++) {
-    const { heads, out } = jobs[j]!
-    const vs = causalOrder(heads)
-    for (let i = 0; i < vs.length; i++) {
-      const v = vs[i]!
-      const id = v.id
-      const ts = v.meta.timestamp
-      setKey(out.nodes, id, {
-        id,
-        parent_ids: parentIds(v),
-        data: encodeEntry(v.data, jobs),
-        timestamp: typeof ts === 'number' ? ts : fallback,
-        metadata: metadataOf(v.meta),
-      })
-    }
-    for (const h of heads) out.head_ids.push(h.id)
-  }
-  return {
-    session_id: doc.sessionId ?? options?.sessionId ?? '',
-    created_at: doc.createdAt ?? fallback,
-    metadata: doc.metadata,
-    head_ids: top.head_ids,
-    nodes: top.nodes,
-  }
+  const vs = causalOrder(doc.heads)
+  // An object lists index keys first, wherever they were set: only one object keeps that order.
+  if (vs.some((v) => isIndex(v.id))) return stringifyJson(encodeNano(doc, options))
+  const nodes = stringifyParts(vs.length, (start, end) => {
+    const part: Record<string, NanoNodeJson> = {}
+    const jobs: EncodeJob[] = []
+    for (let i = start; i < end; i++) setKey(part, vs[i]!.id, nodeOf(vs[i]!, jobs, fallback))
+    encodeJobs(jobs, fallback)
+    return part
+  })
+  // `nodes` comes last: the text ends with `{}}`.
+  return `${stringifyJson(fileOf(doc, options, {})).slice(0, -2)}${nodes}}}`
 }
 
 /**
@@ -375,12 +417,3 @@ export const parseNano = (text: string): E.Either<DecodeError, ConversationDocum
   const json = parseJson(text)
   return E.isLeft(json) ? json : decodeNano(json.right)
 }
-
-/**
- * Encodes a document in nano-agent's format and writes it as compact JSON
- * text (`JSON.stringify(encodeNano(doc), null, 2)` for nano-agent's indented style).
- *
- * @category codecs
- */
-export const stringifyNano = (doc: ConversationDocument, options?: NanoEncodeOptions): string =>
-  stringifyJson(encodeNano(doc, options))

@@ -38,7 +38,7 @@ import {
   type PendingDag,
   type PendingSubConversation,
 } from './buildDag.js'
-import { parseJson, stringifyJson } from './json.js'
+import { parseJson, stringifyJson, stringifyParts } from './json.js'
 
 /** The `format` field of a Nerve conversation file. @category codecs */
 export const NERVE_FORMAT = 'nerve/conversation'
@@ -283,19 +283,19 @@ const encodeJobs = (jobs: EncodeJob[]): void => {
     const vs = causalOrder(heads)
     // Sized once: pushing 10⁵ vertices would reallocate the array at every growth.
     const vertices = new Array<NerveVertexJson>(vs.length)
-    for (let i = 0; i < vs.length; i++) {
-      const v = vs[i]!
-      vertices[i] = {
-        id: v.id,
-        parents: parentIds(v),
-        data: encodeEntry(v.data, jobs),
-        meta: v.meta,
-      }
-    }
+    for (let i = 0; i < vs.length; i++) vertices[i] = vertexJson(vs[i]!, jobs)
     out.vertices = vertices
     out.heads = heads.map((h) => h.id)
   }
 }
+
+/** A vertex on the wire; the graph of a sub-conversation is queued in `jobs`. */
+const vertexJson = (v: Conversation, jobs: EncodeJob[]): NerveVertexJson => ({
+  id: v.id,
+  parents: parentIds(v),
+  data: encodeEntry(v.data, jobs),
+  meta: v.meta,
+})
 
 /**
  * Encodes one vertex as the Nerve format writes it among a file's
@@ -320,7 +320,7 @@ const encodeJobs = (jobs: EncodeJob[]): void => {
  */
 export const encodeVertex = (v: Conversation): NerveVertexJson => {
   const jobs: EncodeJob[] = []
-  const encoded = { id: v.id, parents: parentIds(v), data: encodeEntry(v.data, jobs), meta: v.meta }
+  const encoded = vertexJson(v, jobs)
   encodeJobs(jobs)
   return encoded
 }
@@ -337,16 +337,24 @@ export const encodeVertex = (v: Conversation): NerveVertexJson => {
 export const encodeConversation = (doc: ConversationDocument): NerveJson => {
   const top: Out = { heads: [], vertices: [] }
   encodeJobs([{ heads: doc.heads, out: top }])
-  return {
-    format: NERVE_FORMAT,
-    version: 1,
-    heads: top.heads,
-    vertices: top.vertices,
-    metadata: doc.metadata,
-    ...(doc.sessionId === undefined ? {} : { session_id: doc.sessionId }),
-    ...(doc.createdAt === undefined ? {} : { created_at: doc.createdAt }),
-  }
+  return fileOf(doc, top.vertices)
 }
+
+/** The top level of a file, given its vertices: the fields before them, then those after. */
+const fileOf = (doc: ConversationDocument, vertices: readonly NerveVertexJson[]): NerveJson => ({
+  ...fileStart(doc),
+  vertices,
+  ...fileEnd(doc),
+})
+
+const fileStart = (doc: ConversationDocument) =>
+  ({ format: NERVE_FORMAT, version: 1, heads: doc.heads.map((h) => h.id) }) as const
+
+const fileEnd = (doc: ConversationDocument) => ({
+  metadata: doc.metadata,
+  ...(doc.sessionId === undefined ? {} : { session_id: doc.sessionId }),
+  ...(doc.createdAt === undefined ? {} : { created_at: doc.createdAt }),
+})
 
 /**
  * Parses and decodes JSON text of the Nerve format.
@@ -371,9 +379,22 @@ export const parseConversation = (text: string): E.Either<DecodeError, Conversat
 }
 
 /**
- * Encodes a document in the Nerve format and writes it as compact JSON text.
+ * Encodes a document in the Nerve format and writes it as compact JSON text:
+ * the text of `JSON.stringify(encodeConversation(doc))`, written a few
+ * hundred vertices at a time.
  *
  * @category codecs
  */
-export const stringifyConversation = (doc: ConversationDocument): string =>
-  stringifyJson(encodeConversation(doc))
+export const stringifyConversation = (doc: ConversationDocument): string => {
+  const vs = causalOrder(doc.heads)
+  const vertices = stringifyParts(vs.length, (start, end) => {
+    const jobs: EncodeJob[] = []
+    const part = new Array<NerveVertexJson>(end - start)
+    for (let i = start; i < end; i++) part[i - start] = vertexJson(vs[i]!, jobs)
+    encodeJobs(jobs)
+    return part
+  })
+  const start = stringifyJson(fileStart(doc))
+  const end = stringifyJson(fileEnd(doc))
+  return `${start.slice(0, -1)},"vertices":[${vertices}],${end.slice(1)}`
+}

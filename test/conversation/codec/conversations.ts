@@ -21,6 +21,7 @@ import {
   type Block,
   type Builder,
   type Conversation,
+  type ConversationDocument,
   type Meta,
   type ToolResult,
   type VertexOptions,
@@ -258,3 +259,28 @@ export const shape = (
   }
   return { heads: heads.map((h) => h.id), vertices }
 }
+
+/**
+ * Documents of hundreds of vertices: a long history (some vertices with a
+ * timestamp) that carries generated conversations as sub-conversations, and
+ * those conversations as further heads; metadata with keys a file also has.
+ */
+export const longDocuments: fc.Arbitrary<ConversationDocument> = fc
+  .tuple(
+    fc.integer({ min: 1, max: 900 }),
+    fc.array(fc.tuple(fc.nat(), conversations(8)), { maxLength: 6 }),
+    fc.dictionary(fc.constantFrom('nodes', 'vertices', 'heads', 'n'), json, { maxKeys: 3 }),
+    fc.option(fc.record({ sessionId: fc.string(), createdAt: fc.nat() }), { nil: undefined }),
+  )
+  .map(([length, subs, metadata, session]) => {
+    let c = user('turn 0')(empty)
+    for (let i = 1; i < length; i++) {
+      c = user(`turn ${i}`, i % 7 === 0 ? { meta: { timestamp: i } } : undefined)(c)
+      for (const [at, heads] of subs) {
+        if (at % length !== i) continue
+        const sub = { tool_name: 'agent', tool_use_id: `t${i}`, system_prompt: 'p', summary: 'ok' }
+        c = subConversation({ ...sub, heads })(c)
+      }
+    }
+    return { heads: [c, ...subs.flatMap(([, heads]) => heads)], metadata, ...session }
+  })

@@ -22,7 +22,7 @@ import {
   type Meta,
 } from 'nerve'
 import { describe, expect, it } from 'vitest'
-import { conversations, shape } from './conversations.js'
+import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'
 
 /** Written by nano-agent itself (`Node.save_graph`), kept as it is. */
@@ -352,6 +352,24 @@ describe("nano-agent's format", () => {
       }),
       { numRuns: 60 },
     )
+  })
+
+  it('stringify writes the text of JSON.stringify(encode(c)), on documents of hundreds of vertices too', () => {
+    const timestamps = fc.option(fc.integer({ min: 0, max: 2e9 }), { nil: undefined })
+    fc.assert(
+      fc.property(longDocuments, timestamps, (d, timestamp) => {
+        const options = timestamp === undefined ? undefined : { timestamp, sessionId: 's' }
+        expect(stringifyNano(d, options)).toBe(JSON.stringify(encodeNano(d, options)))
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('stringify keeps the order of an object when ids are array indices', () => {
+    const c = pipe(empty, user('b', { id: '12' }), user('a', { id: 'x' }), user('c', { id: '7' }))
+    const text = stringifyNano(doc([c]))
+    expect(text).toBe(JSON.stringify(encodeNano(doc([c]))))
+    expect(Object.keys((JSON.parse(text) as { nodes: object }).nodes)).toEqual(['7', '12', 'x'])
   })
 
   it('a file with one value replaced or removed gives a typed error whose path leads to that value', () => {

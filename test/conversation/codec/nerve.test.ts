@@ -20,7 +20,7 @@ import {
   type DecodeError,
 } from 'nerve'
 import { describe, expect, it } from 'vitest'
-import { conversations, shape } from './conversations.js'
+import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'
 
 const doc = (heads: readonly Conversation[]): ConversationDocument => ({ heads, metadata: {} })
@@ -395,6 +395,15 @@ describe('the Nerve format', () => {
         expect(shape(back.heads)).toEqual(shape(heads))
       }),
       { numRuns: 150 },
+    )
+  })
+
+  it('stringify writes the text of JSON.stringify(encode(c)), on documents of hundreds of vertices too', () => {
+    fc.assert(
+      fc.property(longDocuments, (d) => {
+        expect(stringifyConversation(d)).toBe(JSON.stringify(encodeConversation(d)))
+      }),
+      { numRuns: 40 },
     )
   })
 

@@ -40,17 +40,20 @@ export const ancestorsOfAll = <T>(
     return seen.size !== size
   }
   // The depth-first stack: frames of a vertex and the index of its next
-  // parent to visit, side by side in chunks. A chain of 10⁵ vertices is 10⁵
-  // deep, and one growing array that long is reallocated, in fresh memory,
-  // at every growth; chunks of regular size are not.
-  const chunks: unknown[][] = [new Array(FRAMES_PER_CHUNK * 2)]
+  // parent to visit, side by side in chunks (each twice the last, up to
+  // MAX_FRAMES). A chain of 10⁵ vertices is 10⁵ deep, and one growing array
+  // that long is reallocated, in fresh memory, at every growth; chunks of
+  // regular size are not.
+  const chunks: unknown[][] = [new Array(FIRST_FRAMES * 2)]
   let chunk = chunks[0]!
   let depth = 0
   let at = 0
   const push = (v: Vertex<T>): void => {
     if (at === chunk.length) {
       depth++
-      if (depth === chunks.length) chunks.push(new Array(FRAMES_PER_CHUNK * 2))
+      if (depth === chunks.length) {
+        chunks.push(new Array(Math.min(FIRST_FRAMES * 2 ** depth, MAX_FRAMES) * 2))
+      }
       chunk = chunks[depth]!
       at = 0
     }
@@ -82,8 +85,9 @@ export const ancestorsOfAll = <T>(
   return out
 }
 
-/** Frames in one chunk of {@link ancestorsOfAll}'s stack (2 slots each, well under V8's large-object size). */
-const FRAMES_PER_CHUNK = 4096
+/** Frames in the first and the largest chunks of {@link ancestorsOfAll}'s stack (2 slots each, well under V8's large-object size). */
+const FIRST_FRAMES = 16
+const MAX_FRAMES = 4096
 
 /**
  * Folds over the ancestors of `v` in causal order. Data-last.

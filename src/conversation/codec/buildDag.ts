@@ -22,7 +22,7 @@ import { invalidValues, pointerSegment, type DecodeError, type InvalidValue } fr
 /** A sub-conversation entry whose heads are filled in when its DAG is built. @internal */
 export type PendingSubConversation = { -readonly [K in keyof SubConversation]: SubConversation[K] }
 
-/** The checked vertices of one DAG, in file order, waiting to be built. @internal */
+/** The checked vertices of one DAG, in file order, waiting to be built (complete only when no vertex had an error). @internal */
 export interface PendingDag {
   /** JSON pointer to the object that holds the nodes and the heads. */
   readonly path: string
@@ -41,17 +41,22 @@ export interface PendingDag {
   readonly into: PendingSubConversation | undefined
 }
 
-/** An empty pending DAG. @internal */
+/**
+ * A pending DAG of `size` vertices, to be filled by index (arrays sized
+ * once: 10⁵ pushes would reallocate each of them at every growth). `keys`:
+ * the nodes' map keys, for a format that keeps nodes in a map. @internal
+ */
 export const pendingDag = (
   fields: Pick<PendingDag, 'path' | 'nodesKey' | 'parentsKey' | 'headsKey' | 'headIds' | 'into'>,
-  keyed: boolean,
+  size: number,
+  keys?: string[],
 ): PendingDag => ({
   ...fields,
-  keys: keyed ? [] : undefined,
-  ids: [],
-  parents: [],
-  data: [],
-  meta: [],
+  keys,
+  ids: new Array<string>(size),
+  parents: new Array<readonly string[]>(size),
+  data: new Array<Entry>(size),
+  meta: new Array<Meta>(size),
 })
 
 const NO_PARENTS: readonly Conversation[] = Object.freeze([])

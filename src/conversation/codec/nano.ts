@@ -188,6 +188,8 @@ const pendingSub = (h: SubGraphHeader): PendingSubConversation => ({
 
 /** Checks the nodes of one DAG, queueing the DAGs of its sub-graphs. */
 const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
+  const nodes = job.nodes
+  const keys = Object.keys(nodes)
   const g = pendingDag(
     {
       path: job.path,
@@ -197,10 +199,11 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
       headIds: job.heads,
       into: job.into,
     },
-    true,
+    keys.length,
+    keys,
   )
-  const nodes = job.nodes
-  for (const key of Object.keys(nodes)) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
     const v = nodes[key]
     let node: NodeValue
     let data = isPlainShell(v) ? plainData(v.data) : undefined
@@ -228,11 +231,10 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
       }
     }
     if (errors.length > 0) continue
-    g.keys!.push(key)
-    g.ids.push(node.id)
-    g.parents.push(node.parent_ids)
-    g.data.push(data)
-    g.meta.push(metaOf(node.metadata, node.timestamp))
+    g.ids[i] = node.id
+    g.parents[i] = node.parent_ids
+    g.data[i] = data
+    g.meta[i] = metaOf(node.metadata, node.timestamp)
   }
   return g
 }

@@ -178,7 +178,7 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
       headIds: job.heads,
       into: job.into,
     },
-    false,
+    job.nodes.length,
   )
   const nodes = job.nodes
   for (let i = 0; i < nodes.length; i++) {
@@ -205,10 +205,10 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
       })
       data = into
     }
-    g.ids.push(value.id)
-    g.parents.push(value.parents)
-    g.data.push(data)
-    g.meta.push(value.meta === undefined || isEmpty(value.meta) ? EMPTY : value.meta)
+    g.ids[i] = value.id
+    g.parents[i] = value.parents
+    g.data[i] = data
+    g.meta[i] = value.meta === undefined || isEmpty(value.meta) ? EMPTY : value.meta
   }
   return g
 }

@@ -31,7 +31,12 @@ export interface PtyTerminalOptions {
   readonly killGraceMs?: number
   /** Milliseconds a timed-out or interrupted execute waits for the prompt before the next one runs. Default: 2000. */
   readonly drainMs?: number
-  /** Characters of output kept by `read()`; older output is dropped. Default: 16 Mi. */
+  /**
+   * Characters of output kept by `read()`, and by each execute for its answer;
+   * older output is dropped. An answer that lost its start has lost the echo
+   * of its input too: the none parser then gives the output kept up to the
+   * prompt, with `isComplete` false. Default: 16 Mi.
+   */
   readonly maxBufferChars?: number
 }
 
@@ -189,6 +194,7 @@ class Pty implements PtyTerminal {
           quietMs: this.quietOf(undefined, parser),
           afterLineEnd: false,
           prompt: undefined,
+          maxChars: this.maxBufferChars,
           onReady: () => {
             clearTimeout(timer)
             this.active = undefined
@@ -326,6 +332,7 @@ class Pty implements PtyTerminal {
         quietMs: this.quietOf(options.quietMs, parser),
         afterLineEnd: true,
         prompt,
+        maxChars: this.maxBufferChars,
         onReady: () => {
           finish()
           this.becomeReady('busy')
@@ -385,6 +392,7 @@ class Pty implements PtyTerminal {
       quietMs: this.quietOf(undefined, parser),
       afterLineEnd: false,
       prompt: undefined,
+      maxChars: this.maxBufferChars,
       onReady: end,
     })
     const active: Active = { watcher, onChunk: undefined, onExit: end }
@@ -448,9 +456,9 @@ class Pty implements PtyTerminal {
  * only the group is signalled).
  *
  * It reads the raw output stream, not a rendered screen: each execute
- * collects the chunks that came after its own input, asks the parser's
- * `isReady` on their tail as each arrives, and parses them when readiness
- * held through the quiet window (the none parser strips ANSI and drops the
+ * collects the chunks that came after its own input (the newest
+ * `maxBufferChars` of them), asks the parser's `isReady` on their tail as
+ * each arrives, and parses them when readiness held through the quiet window (the none parser strips ANSI and drops the
  * echoed input line). That is right and fast for shells and REPLs; full
  * screen programs (TUIs such as Claude Code) redraw the screen, so drive them
  * through tmux or WezTerm panes, which give rendered screens.

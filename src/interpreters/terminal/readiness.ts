@@ -43,12 +43,14 @@ export interface WatchOptions {
   readonly prompt: string | undefined
   /** Called once, when readiness held through its quiet window. */
   readonly onReady: () => void
+  /** Characters of the output kept (the newest); default: all. */
+  readonly maxChars?: number
 }
 
 /** Watches the output of one execute for readiness. */
 export class ReadyWatcher {
-  /** The output since the watch began. */
-  private readonly output = new OutputBuffer()
+  /** The output since the watch began (the newest `maxChars` of it). */
+  private readonly output: OutputBuffer
   private sawLineEnd: boolean
   private timer: ReturnType<typeof setTimeout> | undefined
   private idle: ReturnType<typeof setImmediate> | undefined
@@ -60,10 +62,11 @@ export class ReadyWatcher {
   private done = false
 
   constructor(private readonly options: WatchOptions) {
+    this.output = new OutputBuffer(options.maxChars)
     this.sawLineEnd = !options.afterLineEnd
   }
 
-  /** The output since the watch began. */
+  /** The output since the watch began (the newest `maxChars` of it). */
   text(): string {
     return this.output.text()
   }

@@ -195,6 +195,22 @@ describe('a PTY terminal running bash', () => {
     expect(t.read()).toContain('four')
   })
 
+  it('keeps the newest maxBufferChars characters of a long answer, and says it is not whole', async () => {
+    const t = openPty(pty('sh', BASH), { maxBufferChars: 2000 })
+    opened.push(t)
+    await t.start()
+    const long = await t.execute('seq 1 5000')
+    expect(long.raw.length).toBeLessThanOrEqual(2000)
+    expect(long.isComplete).toBe(false)
+    // the newest lines, up to the prompt: consecutive numbers ending at 5000
+    const lines = long.text.split('\n').slice(1).map(Number)
+    expect(lines.length).toBeGreaterThan(100)
+    expect(lines).toEqual(lines.map((_, i) => 5001 - lines.length + i))
+    expect(t.read().length).toBeLessThanOrEqual(2000)
+    const short = await t.execute('echo hi')
+    expect([short.text, short.isComplete]).toEqual(['hi', true])
+  })
+
   it('writes raw data with write, no newline added', async () => {
     const t = await shell()
     await t.write('echo raw')

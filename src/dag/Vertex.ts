@@ -34,6 +34,17 @@ export let parentCount: (v: Vertex<unknown>) => number
 /** @internal */
 export let parentAt: <T>(v: Vertex<T>, i: number) => Vertex<T>
 /**
+ * A vertex's walk slot: what the last traversal that met it left there (a
+ * traversal that dedupes vertices by identity marks them met with a token of
+ * its own, instead of keeping a set of 10⁵ entries). Not part of the value.
+ *
+ * @internal
+ */
+export let walkSlot: {
+  readonly get: (v: Vertex<unknown>) => unknown
+  readonly set: (v: Vertex<unknown>, mark: unknown) => void
+}
+/**
  * A vertex's memo slot: one value a layer above may keep with a vertex (the
  * conversation keeps its projections of some heads there). A slot is
  * cheaper to write than a WeakMap entry, and lives and dies with its vertex
@@ -64,6 +75,7 @@ export class Vertex<T> {
   // first read of `parents`. Roots and merges hold their frozen tuple here.
   #up: Vertex<T> | readonly Vertex<T>[]
   #memo: unknown
+  #walk: unknown
   readonly data: T
   readonly meta: Meta
 
@@ -108,6 +120,12 @@ export class Vertex<T> {
     parentAt = <U>(v: Vertex<U>, i: number): Vertex<U> => {
       const up = v.#up
       return up instanceof Vertex ? up : up[i]!
+    }
+    walkSlot = {
+      get: (v) => v.#walk,
+      set: (v, mark) => {
+        v.#walk = mark
+      },
     }
     memoSlot = {
       get: (v) => v.#memo,

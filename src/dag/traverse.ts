@@ -1,5 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js'
-import { parentAt, parentCount, type Vertex } from './Vertex.js'
+import { parentAt, parentCount, walkSlot, type Vertex } from './Vertex.js'
 
 /**
  * Every vertex reachable from `v` through `parents`, in causal order: each
@@ -30,15 +30,37 @@ export const ancestors = <T>(v: Vertex<T>): readonly Vertex<T>[] => ancestorsOfA
  */
 export const ancestorsOfAll = <T>(
   vs: readonly Vertex<T>[],
-  key: (v: Vertex<T>) => unknown = (v) => v,
+  key?: (v: Vertex<T>) => unknown,
 ): readonly Vertex<T>[] => {
-  const out: Vertex<T>[] = []
+  if (key === undefined) {
+    const met = {}
+    return walk(vs, (v) => {
+      if (walkSlot.get(v) === met) return false
+      walkSlot.set(v, met)
+      return true
+    })
+  }
   const seen = new Set<unknown>()
-  const firstVisit = (v: Vertex<T>): boolean => {
+  return walk(vs, (v) => {
     const size = seen.size
     seen.add(key(v))
     return seen.size !== size
-  }
+  })
+}
+
+/**
+ * The ancestors of `vs` in causal order, depth first: `firstVisit(v)` says
+ * whether `v` is met for the first time (and remembers it); `metAgain` is
+ * told of each vertex met again (one with several children in the walk).
+ *
+ * @internal
+ */
+export const walk = <T>(
+  vs: readonly Vertex<T>[],
+  firstVisit: (v: Vertex<T>) => boolean,
+  metAgain?: (v: Vertex<T>) => void,
+): Vertex<T>[] => {
+  const out: Vertex<T>[] = []
   // The depth-first stack: frames of a vertex and the index of its next
   // parent to visit, side by side in chunks (each twice the last, up to
   // MAX_FRAMES). A chain of 10⁵ vertices is 10⁵ deep, and one growing array
@@ -62,7 +84,10 @@ export const ancestorsOfAll = <T>(
     at += 2
   }
   for (const start of vs) {
-    if (!firstVisit(start)) continue
+    if (!firstVisit(start)) {
+      metAgain?.(start)
+      continue
+    }
     push(start)
     while (at > 0) {
       const v = chunk[at - 2] as Vertex<T>
@@ -71,6 +96,7 @@ export const ancestorsOfAll = <T>(
         chunk[at - 1] = i + 1
         const p = parentAt(v, i)
         if (firstVisit(p)) push(p)
+        else metAgain?.(p)
         continue
       }
       out.push(v)

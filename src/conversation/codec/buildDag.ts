@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { deepFreeze } from '../../dag/freeze.js'
-import { ancestorsOfAll } from '../../dag/traverse.js'
-import { parentAt, parentCount, vertex, type Meta } from '../../dag/Vertex.js'
+import { ancestorsOfAll, walk } from '../../dag/traverse.js'
+import { parentAt, parentCount, vertex, walkSlot, type Meta } from '../../dag/Vertex.js'
 import type { Conversation, Entry, SubConversation } from '../Entry.js'
 import type * as t from 'io-ts'
 import type { JsonRecord } from './combinators.js'
@@ -269,10 +269,63 @@ export const buildAll = (
  * vertex objects with the same id (equal content built twice, or a file
  * loaded twice) are one vertex of a file.
  *
+ * The walk dedupes by identity, which needs no set of every id. Two objects
+ * with one id hold equal parent ids, so if there are such twins, some pair
+ * of them are both roots or share their first parent (go up from any pair
+ * until the first parents are one object): checking roots, and the children
+ * of the vertices the walk met more than once, finds out; only then is the
+ * walk done again by id.
+ *
  * @internal
  */
-export const causalOrder = (heads: readonly Conversation[]): readonly Conversation[] =>
-  ancestorsOfAll(heads, (v) => v.id)
+export const causalOrder = (heads: readonly Conversation[]): readonly Conversation[] => {
+  const met = {}
+  const forks: Conversation[] = []
+  const order = walk(
+    heads,
+    (v) => {
+      const mark = walkSlot.get(v)
+      if (mark === met || mark === forks) return false
+      walkSlot.set(v, met)
+      return true
+    },
+    (v) => {
+      if (walkSlot.get(v) !== met) return
+      walkSlot.set(v, forks)
+      forks.push(v)
+    },
+  )
+  const twins = hasTwins(order, forks)
+  for (const f of forks) walkSlot.set(f, met)
+  return twins ? ancestorsOfAll(heads, (v) => v.id) : order
+}
+
+/**
+ * Whether two of `order` with one id are roots, or children (by their first
+ * parent) of one of the `forks`, whose walk slots hold `forks`. Each fork's
+ * slot keeps the id of its first child, then a set of its children's ids.
+ */
+const hasTwins = (order: readonly Conversation[], forks: readonly Conversation[]): boolean => {
+  const rootIds = new Set<string>()
+  for (const v of order) {
+    if (parentCount(v) === 0) {
+      const size = rootIds.size
+      if (rootIds.add(v.id).size === size) return true
+      continue
+    }
+    const p = parentAt(v, 0)
+    const ids = walkSlot.get(p)
+    if (ids === forks) walkSlot.set(p, v.id)
+    else if (typeof ids === 'string') {
+      if (ids === v.id) return true
+      walkSlot.set(p, new Set([ids, v.id]))
+    } else if (ids instanceof Set) {
+      const size = ids.size
+      if (ids.add(v.id).size === size) return true
+    }
+  }
+  return false
+}
 
 /** The ids of a vertex's parents, as a fresh array. @internal */
 export const parentIds = (v: Conversation): string[] => {

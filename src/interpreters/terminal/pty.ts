@@ -458,10 +458,11 @@ class Pty implements PtyTerminal {
  * It reads the raw output stream, not a rendered screen: each execute
  * collects the chunks that came after its own input (the newest
  * `maxBufferChars` of them), asks the parser's `isReady` on their tail as
- * each arrives, and parses them when readiness held through the quiet window (the none parser strips ANSI and drops the
- * echoed input line). That is right and fast for shells and REPLs; full
- * screen programs (TUIs such as Claude Code) redraw the screen, so drive them
- * through tmux or WezTerm panes, which give rendered screens.
+ * each arrives, and parses them when readiness held through the quiet window
+ * (the none parser strips ANSI and drops the echoed input line). That is
+ * right and fast for shells and REPLs; full screen programs (TUIs such as
+ * Claude Code) redraw the screen, so drive them through tmux or WezTerm
+ * panes, which give rendered screens.
  *
  * Readiness counts only after a line end came back (the echo of the input),
  * so the prompt the input was typed at is never taken for the answer. The

@@ -4,13 +4,15 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: {
     alias: {
-      'nerve/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      'nerve/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
-      'nerve/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
-      'nerve/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
-      'nerve/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
-      'nerve/distributed': fileURLToPath(new URL('./src/distributed/index.ts', import.meta.url)),
-      nerve: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+      'nerve-agents/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'nerve-agents/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
+      'nerve-agents/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
+      'nerve-agents/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
+      'nerve-agents/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
+      'nerve-agents/distributed': fileURLToPath(
+        new URL('./src/distributed/index.ts', import.meta.url),
+      ),
+      'nerve-agents': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },
   test: {

@@ -5,7 +5,7 @@
  *
  * @category errors
  * @example
- * import { UsageError, user } from 'nerve'
+ * import { UsageError, user } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.throws(() => user(['hi', { type: 'text', text: 'there' }] as never), UsageError)

@@ -11,7 +11,7 @@
  *
  * @category client
  * @example
- * import { NerveClient, ConnectionError } from 'nerve/client'
+ * import { NerveClient, ConnectionError } from 'nerve-agents/client'
  * import assert from 'assert'
  *
  * const e = await NerveClient.connect('/nonexistent/nerve.sock').catch((x: unknown) => x)

@@ -78,7 +78,7 @@ const tokenOf = (options: TokenOptions): string => {
  *
  * @category client
  * @example
- * import { NerveClient } from 'nerve/client'
+ * import { NerveClient } from 'nerve-agents/client'
  * import assert from 'assert'
  *
  * const client = await NerveClient.standalone({ history: false })

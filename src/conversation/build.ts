@@ -42,7 +42,7 @@ const headsOf = (on: Heads): readonly Conversation[] =>
  *
  * @category builders
  * @example
- * import { append, empty, messages } from 'nerve'
+ * import { append, empty, messages } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -60,7 +60,7 @@ export const append =
  *
  * @category builders
  * @example
- * import { appendTo, assistant, empty, messages, system, user } from 'nerve'
+ * import { appendTo, assistant, empty, messages, system, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -114,7 +114,7 @@ const message = (role: Role, content: Content, options?: VertexOptions): Builder
  *
  * @category builders
  * @example
- * import { empty, messages, user } from 'nerve'
+ * import { empty, messages, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -172,7 +172,7 @@ export const execution = (toolName: string, result: ToolResult, options?: Vertex
  *
  * @category builders
  * @example
- * import { assistant, empty, messages, toolResults, user } from 'nerve'
+ * import { assistant, empty, messages, toolResults, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

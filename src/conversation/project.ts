@@ -23,7 +23,7 @@ import { projectionOf } from './projectionMemo.js'
  *
  * @category projections
  * @example
- * import { assistant, empty, messages, system, user } from 'nerve'
+ * import { assistant, empty, messages, system, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -40,7 +40,7 @@ export const messages = (on: Heads): readonly Message[] => {
  *
  * @category projections
  * @example
- * import { assistant, empty, messageCount, user } from 'nerve'
+ * import { assistant, empty, messageCount, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -54,7 +54,7 @@ export const messageCount = (on: Heads): number => projectionOf(on).messageCount
  *
  * @category projections
  * @example
- * import { assistant, empty, toolExecutions, toolResults, user } from 'nerve'
+ * import { assistant, empty, toolExecutions, toolResults, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -86,7 +86,7 @@ export const subConversations = (on: Heads): readonly SubConversation[] => {
  *
  * @category projections
  * @example
- * import { empty, system, systemPrompt } from 'nerve'
+ * import { empty, system, systemPrompt } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -100,7 +100,7 @@ export const systemPrompt = (on: Heads): string => projectionOf(on).system
  *
  * @category projections
  * @example
- * import { empty, toolDefinitions, tools } from 'nerve'
+ * import { empty, toolDefinitions, tools } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -120,7 +120,7 @@ export const toolDefinitions = (on: Heads): readonly ToolDefinition[] => project
  *
  * @category projections
  * @example
- * import { empty, stop, usage, user } from 'nerve'
+ * import { empty, stop, usage, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -146,7 +146,7 @@ export interface NotSingleHead {
  *
  * @category projections
  * @example
- * import { child, head, root, type Entry } from 'nerve'
+ * import { child, head, root, type Entry } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

@@ -180,7 +180,7 @@ export const isVertex = (u: unknown): u is Vertex<unknown> => u instanceof Verte
  *
  * @category constructors
  * @example
- * import { vertex } from 'nerve'
+ * import { vertex } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const a = vertex([], 'a')
@@ -224,7 +224,7 @@ export const vertex = <T>(
  *
  * @category constructors
  * @example
- * import { root } from 'nerve'
+ * import { root } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(root('hello').parents, [])
@@ -237,7 +237,7 @@ export const root = <T>(data: T, options?: VertexOptions): Vertex<T> => vertex([
  *
  * @category constructors
  * @example
- * import { child, root } from 'nerve'
+ * import { child, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -256,7 +256,7 @@ export const child =
  *
  * @category constructors
  * @example
- * import { merge, root } from 'nerve'
+ * import { merge, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -8,7 +8,7 @@ import { parentAt, parentCount, walkSlot, type Vertex } from './Vertex.js'
  *
  * @category traversal
  * @example
- * import { ancestors, child, merge, root } from 'nerve'
+ * import { ancestors, child, merge, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -120,7 +120,7 @@ const MAX_FRAMES = 4096
  *
  * @category traversal
  * @example
- * import { child, fold, root } from 'nerve'
+ * import { child, fold, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -141,7 +141,7 @@ export const fold =
  *
  * @category traversal
  * @example
- * import { child, heads, root } from 'nerve'
+ * import { child, heads, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -166,7 +166,7 @@ export const heads = <T>(vs: readonly Vertex<T>[]): readonly Vertex<T>[] => {
  *
  * @category traversal
  * @example
- * import { child, lowestCommonAncestor, root } from 'nerve'
+ * import { child, lowestCommonAncestor, root } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
  * import assert from 'assert'

@@ -1,5 +1,5 @@
 /**
- * `nerve/distributed`: steps that run on other machines, as BullMQ jobs on
+ * `nerve-agents/distributed`: steps that run on other machines, as BullMQ jobs on
  * Redis — `remoteInterpreters` on the side that runs the graph,
  * `startWorker` on the machines that run the steps.
  *

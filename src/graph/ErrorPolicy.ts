@@ -67,7 +67,7 @@ export type ErrorPolicy = FailPolicy | RetryPolicy | SkipPolicy | FallbackPolicy
  *
  * @category error policies
  * @example
- * import { afterAttempts, retry, skip } from 'nerve'
+ * import { afterAttempts, retry, skip } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(afterAttempts(retry({ count: 2, then: skip(0) })), skip(0))
@@ -82,7 +82,7 @@ export const afterAttempts = (policy: ErrorPolicy): FailPolicy | SkipPolicy | Fa
  *
  * @category error policies
  * @example
- * import { fallback, fn, maxAttempts, retry } from 'nerve'
+ * import { fallback, fn, maxAttempts, retry } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(maxAttempts(retry({ count: 2 })), 3)
@@ -97,7 +97,7 @@ export const maxAttempts = (policy: ErrorPolicy): number =>
  *
  * @category error policies
  * @example
- * import { fallback, fallbackNode, fn, retry, skip } from 'nerve'
+ * import { fallback, fallbackNode, fn, retry, skip } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const spare = fn('spare', () => 0)
@@ -116,7 +116,7 @@ export const fallbackNode = (policy: ErrorPolicy): Node | undefined => {
  *
  * @category error policies
  * @example
- * import { fallback, fallbackNode, fn, mapFallbackNode, retry, skip } from 'nerve'
+ * import { fallback, fallbackNode, fn, mapFallbackNode, retry, skip } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const spare = fn('spare', () => 0)
@@ -149,7 +149,7 @@ export const fail: FailPolicy = Object.freeze({ _tag: 'fail' })
  *
  * @category error policies
  * @example
- * import { skip } from 'nerve'
+ * import { skip } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(skip(null), { _tag: 'skip', value: null })
@@ -256,7 +256,7 @@ export const policyProblems = (policy: unknown, prefix = ''): readonly PolicyPro
  *
  * @category error policies
  * @example
- * import { retry, skip } from 'nerve'
+ * import { retry, skip } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const p = retry({ count: 3, delayMs: 100, backoff: 2, then: skip(null) })
@@ -291,7 +291,7 @@ export const retry = (options: RetryOptions): RetryPolicy => {
  *
  * @category error policies
  * @example
- * import { retry, retryDelay } from 'nerve'
+ * import { retry, retryDelay } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const p = retry({ count: 5, delayMs: 100, backoff: 2, maxDelayMs: 300, jitter: 0.5 })

@@ -294,7 +294,7 @@ export const isMaxParallel = (n: unknown): n is number =>
  *
  * @category graphs
  * @example
- * import { graph } from 'nerve'
+ * import { graph } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const g = graph('review', { maxParallel: 4 })

@@ -136,7 +136,7 @@ const where = (path: readonly string[]): string =>
  *
  * @category graph errors
  * @example
- * import { showGraphError } from 'nerve'
+ * import { showGraphError } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(

@@ -89,7 +89,7 @@ const show = (u: unknown): string => {
  *
  * @category graph files
  * @example
- * import { showGraphFileError } from 'nerve'
+ * import { showGraphFileError } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(

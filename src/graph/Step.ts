@@ -207,7 +207,7 @@ const copyLinks = (links: Links): Links => {
  *
  * @category steps
  * @example
- * import { addStep, fn, graph, listSteps, stepInput } from 'nerve'
+ * import { addStep, fn, graph, listSteps, stepInput } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

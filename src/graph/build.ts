@@ -16,7 +16,7 @@ const requireGraph = (api: string, g: unknown): Graph => {
  *
  * @category builders
  * @example
- * import { addStep, fn, graph, listSteps } from 'nerve'
+ * import { addStep, fn, graph, listSteps } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -36,7 +36,7 @@ export const addStep =
  *
  * @category builders
  * @example
- * import { addStepRef, graph, getStep } from 'nerve'
+ * import { addStepRef, graph, getStep } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
  * import assert from 'assert'
@@ -61,7 +61,7 @@ export const addStepRef =
  *
  * @category builders
  * @example
- * import { addStep, chain, executionOrder, fn, graph } from 'nerve'
+ * import { addStep, chain, executionOrder, fn, graph } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -105,7 +105,7 @@ export const chain =
  *
  * @category accessors
  * @example
- * import { addStep, fn, getStep, graph } from 'nerve'
+ * import { addStep, fn, getStep, graph } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as O from 'fp-ts/lib/Option.js'
  * import assert from 'assert'

@@ -287,7 +287,7 @@ export const compile = (g: Graph): E.Either<readonly GraphError[], CompiledGraph
  *
  * @category validation
  * @example
- * import { addStep, fn, graph, validate } from 'nerve'
+ * import { addStep, fn, graph, validate } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -315,7 +315,7 @@ export const validate = (g: Graph): E.Either<readonly GraphError[], Graph> =>
  *
  * @category validation
  * @example
- * import { addStep, executionOrder, fn, graph } from 'nerve'
+ * import { addStep, executionOrder, fn, graph } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

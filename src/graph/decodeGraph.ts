@@ -328,7 +328,7 @@ const graphOrder = (
  *
  * @category graph files
  * @example
- * import { decodeGraph, executionOrder, fn, nodeRegistry } from 'nerve'
+ * import { decodeGraph, executionOrder, fn, nodeRegistry } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

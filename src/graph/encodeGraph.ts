@@ -39,7 +39,7 @@ const describe = (n: Node): NodeDescription => {
  *
  * @category graph files
  * @example
- * import { addStep, encodeGraph, fn, graph, makeNode, retry } from 'nerve'
+ * import { addStep, encodeGraph, fn, graph, makeNode, retry } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -74,7 +74,7 @@ const walk = (maps: PartMaps): ((g: Graph) => Graph) => {
  *
  * @category graph walks
  * @example
- * import { addStep, fn, graph, listSteps, mapNodes } from 'nerve'
+ * import { addStep, fn, graph, listSteps, mapNodes } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -96,7 +96,7 @@ export const mapNodes =
  *
  * @category graph walks
  * @example
- * import { addStepRef, graph, listSteps, mapNodeRefs } from 'nerve'
+ * import { addStepRef, graph, listSteps, mapNodeRefs } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

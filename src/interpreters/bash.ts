@@ -265,7 +265,7 @@ export const bashInterpreterWith = (
  *
  * @category interpreters
  * @example
- * import { bash, bashInterpreter } from 'nerve'
+ * import { bash, bashInterpreter } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const greet = bash('greet', { command: 'echo "hi $WHO"; echo oops >&2', env: { WHO: 'you' } })

@@ -51,7 +51,7 @@ export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './t
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters } from 'nerve'
+ * import { defaultInterpreters, interpreters } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }

@@ -168,8 +168,8 @@ const HISTORY = 'nerve://nodes/{nodeId}/history'
  * import assert from 'node:assert'
  * import { Client } from '@modelcontextprotocol/sdk/client/index.js'
  * import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
- * import { NerveClient } from 'nerve/client'
- * import { createMcpServer } from 'nerve/mcp'
+ * import { NerveClient } from 'nerve-agents/client'
+ * import { createMcpServer } from 'nerve-agents/mcp'
  *
  * const nerve = await NerveClient.standalone({ history: false })
  * const [serverSide, clientSide] = InMemoryTransport.createLinkedPair()

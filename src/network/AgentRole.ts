@@ -25,7 +25,7 @@ const READ = ['read', 'glob', 'grep'] as const
  *
  * @category roles
  * @example
- * import { role } from 'nerve'
+ * import { role } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const tester = role('Tester', { system: 'You write tests first.', tools: ['read', 'write'] })
@@ -72,7 +72,7 @@ export const role = (
  *
  * @category roles
  * @example
- * import { roles } from 'nerve'
+ * import { roles } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(Object.keys(roles), ['Orchestrator', 'Planner', 'Coder', 'Verifier', 'DocReviewer'])

@@ -99,7 +99,7 @@ export interface EnvelopeError {
  *
  * @category envelopes
  * @example
- * import { decodeEnvelope } from 'nerve'
+ * import { decodeEnvelope } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *
@@ -146,7 +146,7 @@ const deepFreezeEnvelope = (e: Envelope): Envelope => {
  *
  * @category envelopes
  * @example
- * import { envelope } from 'nerve'
+ * import { envelope } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const e = envelope({ id: 'e1', kind: 'message', fromNodeId: 'a', toNodeId: 'b', payload: { message: 'hi' }, time: 5 })

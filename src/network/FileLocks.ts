@@ -40,7 +40,7 @@ const overlaps = (a: string, b: string): boolean =>
  *
  * @category locks
  * @example
- * import { FileLocks } from 'nerve'
+ * import { FileLocks } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const locks = new FileLocks()

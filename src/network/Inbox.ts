@@ -13,7 +13,7 @@ import type { Delivery } from './Network.js'
  *
  * @category delivery
  * @example
- * import { Inbox, systemClock } from 'nerve'
+ * import { Inbox, systemClock } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const inbox = new Inbox({ type: 'latest' }, systemClock, () => undefined)

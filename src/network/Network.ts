@@ -219,7 +219,7 @@ export const defaultLimits: Limits = Object.freeze({
  *
  * @category network
  * @example
- * import { edgeId } from 'nerve'
+ * import { edgeId } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(edgeId('a', 'b', 'both'), 'a<->b')
@@ -297,7 +297,7 @@ export const edgeBetween = (net: Network, a: string, b: string): Edge | undefine
  *
  * @category network
  * @example
- * import { addNode, connect, loops, network } from 'nerve'
+ * import { addNode, connect, loops, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

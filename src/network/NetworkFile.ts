@@ -250,7 +250,7 @@ const nameProblem = (path: string, name: string): NetworkFileError[] => {
  *
  * @category network files
  * @example
- * import { decodeNetwork } from 'nerve'
+ * import { decodeNetwork } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *
@@ -338,7 +338,7 @@ export const decodeNetwork = (u: unknown): E.Either<readonly NetworkFileError[],
  *
  * @category network files
  * @example
- * import { addNode, connect, decodeNetwork, encodeNetwork, network } from 'nerve'
+ * import { addNode, connect, decodeNetwork, encodeNetwork, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

@@ -61,7 +61,7 @@ interface Pending {
  *
  * @category run control
  * @example
- * import { RunControl } from 'nerve'
+ * import { RunControl } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const control = new RunControl()

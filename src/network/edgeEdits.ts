@@ -15,7 +15,7 @@ import { checked, DeliveryCodec, DirectionCodec } from './parts.js'
  *
  * @category network builders
  * @example
- * import { addNode, connect, network } from 'nerve'
+ * import { addNode, connect, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

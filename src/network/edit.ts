@@ -26,7 +26,7 @@ export type { NetworkChange, NetworkEdit } from './editCore.js'
  *
  * @category network builders
  * @example
- * import { network } from 'nerve'
+ * import { network } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const net = network('team', { workflow: 'planning' })
@@ -100,7 +100,7 @@ export const setLimits = (limits: Partial<Limits>): NetworkEdit => {
  *
  * @category network builders
  * @example
- * import { addNode, applyChange, change, network, setMode } from 'nerve'
+ * import { addNode, applyChange, change, network, setMode } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -149,7 +149,7 @@ export const applyChange =
  *
  * @category network builders
  * @example
- * import { addNode, change, fromPatches, network } from 'nerve'
+ * import { addNode, change, fromPatches, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -17,7 +17,7 @@ import { BudgetCodec, checked, ModeCodec, ProviderCodec, TriggerCodec } from './
  *
  * @category network builders
  * @example
- * import { addNode, network } from 'nerve'
+ * import { addNode, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -71,7 +71,7 @@ const setField = <K extends keyof NetworkNode>(
  *
  * @category network builders
  * @example
- * import { addNode, network, setRole } from 'nerve'
+ * import { addNode, network, setRole } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -103,7 +103,7 @@ export const setMode = (id: string, mode: NodeMode): NetworkEdit =>
  *
  * @category network builders
  * @example
- * import { addNode, network, setTrigger } from 'nerve'
+ * import { addNode, network, setTrigger } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -26,7 +26,7 @@ export const cliAgents: Readonly<
  *
  * @category providers
  * @example
- * import { mockProvider } from 'nerve'
+ * import { mockProvider } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const p = mockProvider('m', ['one', { text: 'two' }])

@@ -38,7 +38,7 @@ const depths = (vs: readonly Vertex<Envelope>[]): number[] => {
  *
  * @category envelopes
  * @example
- * import { EnvelopeLog, renderEnvelopesMermaid } from 'nerve'
+ * import { EnvelopeLog, renderEnvelopesMermaid } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const log = new EnvelopeLog()
@@ -102,7 +102,7 @@ const GAP_Y = 40
  *
  * @category envelopes
  * @example
- * import { EnvelopeLog, renderEnvelopesHtml } from 'nerve'
+ * import { EnvelopeLog, renderEnvelopesHtml } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const log = new EnvelopeLog()

@@ -48,7 +48,7 @@ export interface NetworkRunOptions {
   readonly onEvent?: (event: NetworkEvent) => void
   /**
    * The order in which nodes are offered a firing on each pass (default:
-   * network order). A deterministic scheduler from `nerve/testing`
+   * network order). A deterministic scheduler from `nerve-agents/testing`
    * (`seededSchedule`) explores interleavings reproducibly.
    */
   readonly schedule?: (nodeIds: readonly string[]) => readonly string[]

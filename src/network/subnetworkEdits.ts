@@ -17,7 +17,7 @@ import { BudgetCodec, checked, StringList } from './parts.js'
  *
  * @category network builders
  * @example
- * import { addNode, defineSubnetwork, network } from 'nerve'
+ * import { addNode, defineSubnetwork, network } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

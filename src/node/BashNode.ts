@@ -85,7 +85,7 @@ export const BashOptionsCodec: t.Type<BashOptions> = optionsCodec<BashOptions>(
  *
  * @category bash nodes
  * @example
- * import { bash } from 'nerve'
+ * import { bash } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const ls = bash('ls', { command: 'ls -1', cwd: '/tmp', timeoutMs: 5000 })
@@ -117,7 +117,7 @@ export const isBashNode = (node: Node): node is BashNode => node.kind === 'bash'
  *
  * @category bash nodes
  * @example
- * import { bash, forkBash } from 'nerve'
+ * import { bash, forkBash } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -78,7 +78,7 @@ export const ClaudeWeztermOptionsCodec: t.Type<ClaudeWeztermOptions> =
  *
  * @category claude nodes
  * @example
- * import { claudeWezterm } from 'nerve'
+ * import { claudeWezterm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const id = '123e4567-e89b-12d3-a456-426614174000'
@@ -110,7 +110,7 @@ export const isClaudeWeztermNode = (node: Node): node is ClaudeWeztermNode =>
  *
  * @category claude nodes
  * @example
- * import { claudeArgs, claudeWezterm } from 'nerve'
+ * import { claudeArgs, claudeWezterm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'
@@ -141,7 +141,7 @@ export const claudeArgs =
  *
  * @category claude nodes
  * @example
- * import { claudeWezterm, forkClaudeWezterm } from 'nerve'
+ * import { claudeWezterm, forkClaudeWezterm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'

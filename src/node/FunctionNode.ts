@@ -50,7 +50,7 @@ const build = <I, O>(
  *
  * @category function nodes
  * @example
- * import { fn } from 'nerve'
+ * import { fn } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const double = fn('double', (ctx: { input: number }) => ctx.input * 2)

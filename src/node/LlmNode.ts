@@ -146,7 +146,7 @@ export const LlmOptionsCodec: t.Type<LlmOptions> = optionsCodec<LlmOptions>(
  *
  * @category llm
  * @example
- * import { llm } from 'nerve'
+ * import { llm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const dev = llm('dev', { system: 'You write code.', tools: ['bash', 'read'] })

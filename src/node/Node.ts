@@ -51,7 +51,7 @@ export const EMPTY_METADATA: Meta = Object.freeze({})
  *
  * @category constructors
  * @example
- * import { makeNode } from 'nerve'
+ * import { makeNode } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const n = makeNode({ id: 'ls', kind: 'bash', persistent: false, metadata: {}, command: 'ls' })

@@ -20,7 +20,7 @@ export interface NodeInfo {
  *
  * @category lifecycle
  * @example
- * import { fn, nodeInfo } from 'nerve'
+ * import { fn, nodeInfo } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

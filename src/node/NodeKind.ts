@@ -35,7 +35,7 @@ const kind = <O>(
  *
  * @category model
  * @example
- * import { nodeKinds } from 'nerve'
+ * import { nodeKinds } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

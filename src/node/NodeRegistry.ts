@@ -39,7 +39,7 @@ export interface NodeRegistry {
  *
  * @category context
  * @example
- * import { fn, nodeRegistry } from 'nerve'
+ * import { fn, nodeRegistry } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const one = fn('one', () => 1)

@@ -83,7 +83,7 @@ export const PtyOptionsCodec: t.Type<PtyOptions> = optionsCodec<PtyOptions>(
  *
  * @category pty nodes
  * @example
- * import { pty } from 'nerve'
+ * import { pty } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const sh = pty('sh', { command: 'bash', args: ['--norc'], env: { PS1: '$ ' }, cols: 100 })
@@ -110,7 +110,7 @@ export const isPtyNode = (node: Node): node is PtyNode => node.kind === 'pty' &&
  *
  * @category pty nodes
  * @example
- * import { forkPty, pty } from 'nerve'
+ * import { forkPty, pty } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

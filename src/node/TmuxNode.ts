@@ -89,7 +89,7 @@ export const TmuxOptionsCodec: t.Type<TmuxOptions> = optionsCodec<TmuxOptions>(
  *
  * @category tmux nodes
  * @example
- * import { tmux } from 'nerve'
+ * import { tmux } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const sh = tmux('sh', { command: 'bash', args: ['--norc'], cols: 100 })
@@ -118,7 +118,7 @@ export const isTmuxNode = (node: Node): node is TmuxNode => node.kind === 'tmux'
  *
  * @category tmux nodes
  * @example
- * import { forkTmux, tmux } from 'nerve'
+ * import { forkTmux, tmux } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const copy = forkTmux('sh-2', '2025-01-01T00:00:00.000Z')(tmux('sh', { command: 'bash' }))

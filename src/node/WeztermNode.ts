@@ -82,7 +82,7 @@ export const WeztermOptionsCodec: t.Type<WeztermOptions> = optionsCodec<WeztermO
  *
  * @category wezterm nodes
  * @example
- * import { wezterm } from 'nerve'
+ * import { wezterm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const sh = wezterm('sh', { command: 'bash', cwd: '/tmp', wezterm: '/opt/wezterm/bin/wezterm' })
@@ -108,7 +108,7 @@ export const isWeztermNode = (node: Node): node is WeztermNode => node.kind === 
  *
  * @category wezterm nodes
  * @example
- * import { forkWezterm, wezterm } from 'nerve'
+ * import { forkWezterm, wezterm } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const copy = forkWezterm('sh-2', '2025-01-01T00:00:00.000Z')(wezterm('sh', { command: 'zsh' }))

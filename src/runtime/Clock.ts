@@ -1,7 +1,7 @@
 /**
  * Where the runtime reads the time and waits: retries' delays, per-attempt
  * timeouts and the time budget all go through one. Pass a fake one
- * (`fakeClock` from `nerve/testing`) to run them without sleeping.
+ * (`fakeClock` from `nerve-agents/testing`) to run them without sleeping.
  *
  * @category runtime
  */
@@ -26,7 +26,7 @@ const ORIGIN = performance.timeOrigin
  *
  * @category runtime
  * @example
- * import { systemClock } from 'nerve'
+ * import { systemClock } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const before = systemClock.now()

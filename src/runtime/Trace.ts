@@ -76,7 +76,7 @@ export interface Trace {
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run, traceRecord } from 'nerve'
+ * import { addStep, defaultInterpreters, fn, graph, run, traceRecord } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -95,7 +95,7 @@ export const traceRecord =
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run, traceUsage } from 'nerve'
+ * import { addStep, defaultInterpreters, fn, graph, run, traceUsage } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

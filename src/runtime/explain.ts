@@ -81,7 +81,7 @@ const lines = (trace: Trace, indent: string, out: string[]): void => {
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, explain, fn, graph, run } from 'nerve'
+ * import { addStep, defaultInterpreters, explain, fn, graph, run } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

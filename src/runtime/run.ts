@@ -220,7 +220,7 @@ const result = (state: RunState, outcome: GraphOutcome): RunResult => {
  *
  * @category runtime
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve'
+ * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

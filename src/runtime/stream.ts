@@ -35,7 +35,7 @@ const DEFAULT_BUFFER = 10_000
  *
  * @category runtime
  * @example
- * import { addStep, chain, defaultInterpreters, fn, graph, stream } from 'nerve'
+ * import { addStep, chain, defaultInterpreters, fn, graph, stream } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

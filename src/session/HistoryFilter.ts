@@ -74,8 +74,8 @@ export const historyPredicate = (
  *
  * @category history
  * @example
- * import { filterHistory } from 'nerve'
- * import type { HistoryRecord } from 'nerve'
+ * import { filterHistory } from 'nerve-agents'
+ * import type { HistoryRecord } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const at = (seq: number, op: 'send' | 'read'): HistoryRecord =>

@@ -25,7 +25,7 @@ export abstract class SessionError extends Error {
  *
  * @category session errors
  * @example
- * import { createSession, fn, NameTaken } from 'nerve'
+ * import { createSession, fn, NameTaken } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const session = createSession({ name: 'demo' })

@@ -40,7 +40,7 @@ export interface SessionRecord {
  * Where sessions are persisted: the records of sessions by id, what a
  * {@link SessionManager} saves and removes. Two implementations: files
  * ({@link sessionStore}, one JSON file) and SQLite (`sqliteStore` in
- * `nerve/store`, the daemon's default), which also keeps node snapshots,
+ * `nerve-agents/store`, the daemon's default), which also keeps node snapshots,
  * conversations, histories, traces, envelopes and artifacts.
  *
  * The calls of one store run one after another, in call order: two
@@ -299,7 +299,7 @@ const NONE: readonly SessionRecord[] = Object.freeze([])
  *
  * @category sessions
  * @example
- * import { sessionStore } from 'nerve'
+ * import { sessionStore } from 'nerve-agents'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

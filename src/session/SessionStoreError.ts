@@ -22,7 +22,7 @@ const at = (pointer: string): string => (pointer === '' ? 'the top' : pointer)
  *
  * @category sessions
  * @example
- * import { isStoreCorrupt, sessionStore } from 'nerve'
+ * import { isStoreCorrupt, sessionStore } from 'nerve-agents'
  * import assert from 'assert'
  * import { mkdtemp, writeFile } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

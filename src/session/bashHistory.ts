@@ -36,7 +36,7 @@ const TAIL_CHARS = 4000
  *
  * @category history
  * @example
- * import { bash, bashHistory, bashInterpreterWith, readHistory } from 'nerve'
+ * import { bash, bashHistory, bashInterpreterWith, readHistory } from 'nerve-agents'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -63,7 +63,7 @@ const configOf = (options: SessionOptions): SessionConfig => {
  *
  * @category session
  * @example
- * import { createSession, fn } from 'nerve'
+ * import { createSession, fn } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const session = createSession({ name: 'demo' })

@@ -58,7 +58,7 @@ const registerAndStart = async <N extends Node>(
  *
  * @category session
  * @example
- * import { createFunction, createSession } from 'nerve'
+ * import { createFunction, createSession } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const session = createSession()

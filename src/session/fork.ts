@@ -26,7 +26,7 @@ const notASession = (api: string, session: unknown): Promise<never> =>
  *
  * @category fork
  * @example
- * import { bash, createSession, fork } from 'nerve'
+ * import { bash, createSession, fork } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const session = createSession()

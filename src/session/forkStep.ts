@@ -46,7 +46,7 @@ export interface ForkOpOptions extends NodeOptions {
  *
  * @category fork
  * @example
- * import { addStep, addStepRef, bash, createSession, forkOp, graph } from 'nerve'
+ * import { addStep, addStepRef, bash, createSession, forkOp, graph } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

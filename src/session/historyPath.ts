@@ -22,7 +22,7 @@ export interface HistoryLocation {
  *
  * @category history
  * @example
- * import { historyPath } from 'nerve'
+ * import { historyPath } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const path = historyPath({ root: '/srv', server: 'local', session: 'dev', node: 'shell' })

@@ -62,7 +62,7 @@ const jsonIn = (text: string): unknown => {
  *
  * @category patterns
  * @example
- * import { readCoachVerdict } from 'nerve'
+ * import { readCoachVerdict } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(readCoachVerdict('{"approved": true, "feedback": "Good."}'), {
@@ -181,8 +181,8 @@ const say = async (
  *
  * @category patterns
  * @example
- * import { createSession, devCoachLoop, interpreters, llm, llmInterpreter } from 'nerve'
- * import { scriptedProvider } from 'nerve/testing'
+ * import { createSession, devCoachLoop, interpreters, llm, llmInterpreter } from 'nerve-agents'
+ * import { scriptedProvider } from 'nerve-agents/testing'
  * import assert from 'assert'
  *
  * const providers = {

@@ -191,7 +191,7 @@ export const streamHistory = (
  *
  * @category history
  * @example
- * import { openHistory, readHistory } from 'nerve'
+ * import { openHistory, readHistory } from 'nerve-agents'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -65,7 +65,7 @@ const failureOf = (e: unknown): HistoryFields => {
  *
  * @category history
  * @example
- * import { openPty, pty, readHistory, withHistory } from 'nerve'
+ * import { openPty, pty, readHistory, withHistory } from 'nerve-agents'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -181,8 +181,8 @@ type NodeRow = [string, string, string, string, string | null, string | null]
  *
  * @category store
  * @example
- * import { sqliteStore } from 'nerve/store'
- * import { empty, user, assistant } from 'nerve'
+ * import { sqliteStore } from 'nerve-agents/store'
+ * import { empty, user, assistant } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * `nerve/store`: where sessions and what their work leaves are kept — one
+ * `nerve-agents/store`: where sessions and what their work leaves are kept — one
  * SQLite database (the daemon's default) or files, and moving data between them.
  *
  * @packageDocumentation

@@ -30,7 +30,7 @@ export interface OpenStoreOptions {
  *
  * @category store
  * @example
- * import { defaultStorePath } from 'nerve/store'
+ * import { defaultStorePath } from 'nerve-agents/store'
  * import assert from 'assert'
  * import { homedir } from 'node:os'
  * import { join } from 'node:path'
@@ -47,7 +47,7 @@ export const defaultStorePath = (kind: StoreKind = 'sqlite'): string =>
  *
  * @category store
  * @example
- * import { openStore } from 'nerve/store'
+ * import { openStore } from 'nerve-agents/store'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -84,8 +84,8 @@ const stepJson = (r: StepRecord): StepRecordJson => ({
  *
  * @category store
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve'
- * import { traceJson } from 'nerve/store'
+ * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+ * import { traceJson } from 'nerve-agents/store'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

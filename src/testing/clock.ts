@@ -49,7 +49,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
  *
  * @category clocks
  * @example
- * import { fakeClock } from 'nerve/testing'
+ * import { fakeClock } from 'nerve-agents/testing'
  * import assert from 'assert'
  *
  * const clock = fakeClock()

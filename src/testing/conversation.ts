@@ -145,8 +145,8 @@ export const settingsOf = (api: string, constraints?: ConversationConstraints): 
  *
  * @category arbitraries
  * @example
- * import { messages } from 'nerve'
- * import { conversation } from 'nerve/testing'
+ * import { messages } from 'nerve-agents'
+ * import { conversation } from 'nerve-agents/testing'
  * import fc from 'fast-check'
  * import assert from 'assert'
  *
@@ -171,8 +171,8 @@ export const conversation = (constraints?: ConversationConstraints): fc.Arbitrar
  *
  * @category arbitraries
  * @example
- * import { heads } from 'nerve'
- * import { conversationHeads } from 'nerve/testing'
+ * import { heads } from 'nerve-agents'
+ * import { conversationHeads } from 'nerve-agents/testing'
  * import fc from 'fast-check'
  * import assert from 'assert'
  *

@@ -135,8 +135,8 @@ interface Planned {
  *
  * @category arbitraries
  * @example
- * import { executionOrder } from 'nerve'
- * import { graph } from 'nerve/testing'
+ * import { executionOrder } from 'nerve-agents'
+ * import { graph } from 'nerve-agents/testing'
  * import fc from 'fast-check'
  * import assert from 'assert'
  *
@@ -217,8 +217,8 @@ const referenceContext = (stepId: string, input: unknown, upstream: Upstream): N
  *
  * @category arbitraries
  * @example
- * import { addStep, graph as emptyGraph } from 'nerve'
- * import { hashNode, hashStep, referenceResults } from 'nerve/testing'
+ * import { addStep, graph as emptyGraph } from 'nerve-agents'
+ * import { hashNode, hashStep, referenceResults } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -1,5 +1,5 @@
 /**
- * `nerve/testing`: fast-check arbitraries and deterministic interpreters for
+ * `nerve-agents/testing`: fast-check arbitraries and deterministic interpreters for
  * testing workflows built with Nerve.
  *
  * @packageDocumentation

@@ -68,7 +68,7 @@ const deliveryOf = (type: Delivery['type'], ms: number): Delivery =>
  *
  * @category arbitraries
  * @example
- * import { agentNetwork } from 'nerve/testing'
+ * import { agentNetwork } from 'nerve-agents/testing'
  * import fc from 'fast-check'
  * import assert from 'assert'
  *
@@ -213,7 +213,7 @@ export const networkEdit = (net: Network): fc.Arbitrary<NetworkEdit> => {
  *
  * @category schedulers
  * @example
- * import { seededSchedule } from 'nerve/testing'
+ * import { seededSchedule } from 'nerve-agents/testing'
  * import assert from 'assert'
  *
  * const a = seededSchedule(7)

@@ -139,7 +139,7 @@ const turnOf = (reply: string | readonly Block[] | ScriptedTurn): ScriptedTurn =
  *
  * @category scripted
  * @example
- * import { scriptedProvider, toolUse } from 'nerve/testing'
+ * import { scriptedProvider, toolUse } from 'nerve-agents/testing'
  * import assert from 'assert'
  *
  * const model = scriptedProvider([[toolUse('bash', { command: 'ls' })], 'Done.'])

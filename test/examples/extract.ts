@@ -1,7 +1,7 @@
 /**
  * Turns every `@example` of the doc comments under `src/` into a vitest file
  * under `test/examples/generated/`, so that `npm test` type-checks and runs
- * them. Examples import from `nerve` and assert with `node:assert`.
+ * them. Examples import from `nerve-agents` and assert with `node:assert`.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'

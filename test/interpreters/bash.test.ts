@@ -19,7 +19,7 @@ import {
   type NodeContext,
   type RunEvent,
   type StreamEvent,
-} from 'nerve'
+} from 'nerve-agents'
 import { gone, goneSoon } from '../processes.js'
 
 const ctxOf = (input?: unknown, signal = new AbortController().signal): NodeContext =>

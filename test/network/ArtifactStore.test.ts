@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ArtifactStore, UsageError } from 'nerve'
+import { ArtifactStore, UsageError } from 'nerve-agents'
 
 describe('the artifact store', () => {
   it('stores content by its SHA-256 once, lists every put, and reads by ref', async () => {

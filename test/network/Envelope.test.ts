@@ -8,7 +8,7 @@ import {
   renderEnvelopesMermaid,
   UsageError,
   type Envelope,
-} from 'nerve'
+} from 'nerve-agents'
 
 const at = (id: string, causedBy?: readonly string[]): Envelope => ({
   id,

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Inbox, UsageError, type Envelope } from 'nerve'
-import { fakeClock } from 'nerve/testing'
+import { Inbox, UsageError, type Envelope } from 'nerve-agents'
+import { fakeClock } from 'nerve-agents/testing'
 
 const env = (n: number): Envelope => ({
   id: `e${n}`,

@@ -1,8 +1,13 @@
 import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { decodeNetwork, encodeNetwork, showNetworkFileError, type NetworkFileError } from 'nerve'
-import { agentNetwork } from 'nerve/testing'
+import {
+  decodeNetwork,
+  encodeNetwork,
+  showNetworkFileError,
+  type NetworkFileError,
+} from 'nerve-agents'
+import { agentNetwork } from 'nerve-agents/testing'
 
 const errorsOf = (u: unknown): readonly NetworkFileError[] => {
   const r = decodeNetwork(u)
@@ -26,7 +31,7 @@ describe('network files', () => {
       ],
     })
     expect(E.isRight(r)).toBe(true)
-    const net = (r as E.Right<import('nerve').Network>).right
+    const net = (r as E.Right<import('nerve-agents').Network>).right
     expect(net.workflow).toBe('planning')
     expect(net.nodes.scout).toMatchObject({ role: 'Scout', system: 'Look around.', mode: 'auto' })
     expect(net.edges['plan->scout']!.delivery).toEqual({ type: 'debounce', ms: 5 })

@@ -19,8 +19,8 @@ import {
   type NetworkEvent,
   type NetworkRunOptions,
   type Provider,
-} from 'nerve'
-import { agentNetwork, fakeClock, scriptedProvider, seededSchedule } from 'nerve/testing'
+} from 'nerve-agents'
+import { agentNetwork, fakeClock, scriptedProvider, seededSchedule } from 'nerve-agents/testing'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-network-run-'))
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { RunControl, UsageError } from 'nerve'
-import { fakeClock } from 'nerve/testing'
+import { RunControl, UsageError } from 'nerve-agents'
+import { fakeClock } from 'nerve-agents/testing'
 
 const ask = {
   runId: 'r',

@@ -17,8 +17,8 @@ import {
   type Network,
   type NetworkEvent,
   type NetworkRunOptions,
-} from 'nerve'
-import { agentNetwork, fakeClock, scriptedProvider } from 'nerve/testing'
+} from 'nerve-agents'
+import { agentNetwork, fakeClock, scriptedProvider } from 'nerve-agents/testing'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-network-budgets-'))
 

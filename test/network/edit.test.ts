@@ -25,8 +25,8 @@ import {
   setTrigger,
   setWorkflow,
   UsageError,
-} from 'nerve'
-import { agentNetwork, networkEdit } from 'nerve/testing'
+} from 'nerve-agents'
+import { agentNetwork, networkEdit } from 'nerve-agents/testing'
 
 const pair = pipe(network('team'), addNode({ id: 'a' }), addNode({ id: 'b' }))
 

@@ -12,7 +12,7 @@ import {
   writeTool,
   type NetworkEvent,
   type WorkflowMode,
-} from 'nerve'
+} from 'nerve-agents'
 
 const bash = (command: string) => ({ tools: [{ name: 'bash', input: { command } }] })
 const write = (path: string, content: string) => ({

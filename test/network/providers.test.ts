@@ -13,7 +13,7 @@ import {
   removeNode,
   runCommand,
   startNetwork,
-} from 'nerve'
+} from 'nerve-agents'
 
 const fakes = ['claude', 'codex', 'gemini'] as const
 const bin = mkdtempSync(join(tmpdir(), 'nerve-fake-bin-'))

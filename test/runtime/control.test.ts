@@ -10,8 +10,8 @@ import {
   run,
   type RunError,
   type Interpreter,
-} from 'nerve'
-import { fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const node = scriptedNode('m')
 const withDefaults = (...more: Interpreter[]) =>

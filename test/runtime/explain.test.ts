@@ -11,8 +11,8 @@ import {
   run,
   skip,
   type RunError,
-} from 'nerve'
-import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
+} from 'nerve-agents'
+import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 describe('explain', () => {
   it('prints one line per step, nested graphs indented, with policies and errors', async () => {

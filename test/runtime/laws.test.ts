@@ -15,7 +15,7 @@ import {
   type CompiledGraph,
   type Graph,
   type NodeContext,
-} from 'nerve'
+} from 'nerve-agents'
 import {
   failure,
   fakeClock,
@@ -24,7 +24,7 @@ import {
   scripted,
   scriptedNode,
   succeed,
-} from 'nerve/testing'
+} from 'nerve-agents/testing'
 
 const compiled = (g: Graph): CompiledGraph => {
   const c = compile(g)

@@ -1,7 +1,15 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import { addStep, defaultInterpreters, fn, graph, interpreters, run, type Interpreter } from 'nerve'
-import { scriptedNode } from 'nerve/testing'
+import {
+  addStep,
+  defaultInterpreters,
+  fn,
+  graph,
+  interpreters,
+  run,
+  type Interpreter,
+} from 'nerve-agents'
+import { scriptedNode } from 'nerve-agents/testing'
 
 /** `doc` nodes output their input; their artifact is `[output + artifacts of their "refs" links]`. */
 const docs = (): Interpreter & { materialized: string[] } => {

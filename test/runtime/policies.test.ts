@@ -12,8 +12,8 @@ import {
   skip,
   type RunEvent,
   type Interpreter,
-} from 'nerve'
-import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
+} from 'nerve-agents'
+import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const node = scriptedNode('m')
 const withDefaults = (...more: Interpreter[]) =>

@@ -15,8 +15,8 @@ import {
   type Node,
   type StreamEvent,
   UsageError,
-} from 'nerve'
-import { fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const one = fn('one', () => 1)
 const plus = fn('plus', (ctx) => Number(ctx.input) + 1)

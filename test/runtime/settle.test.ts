@@ -18,8 +18,8 @@ import {
   type NodeContext,
   type NodeRegistry,
   type RunEvent,
-} from 'nerve'
-import { fakeClock, scriptedNode } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock, scriptedNode } from 'nerve-agents/testing'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -11,7 +11,7 @@ import {
   stream,
   UsageError,
   type StreamEvent,
-} from 'nerve'
+} from 'nerve-agents'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void

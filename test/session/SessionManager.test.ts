@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { defaultInterpreters, fn, interpreters } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
-import { sessionManager, type SessionRecord, type SessionRecordSink } from 'nerve'
+import { sessionManager, type SessionRecord, type SessionRecordSink } from 'nerve-agents'
 import { counter, counterInterpreter } from './kit.js'
 
 /** A store in memory that remembers what it was asked. */

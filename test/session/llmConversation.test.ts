@@ -14,8 +14,8 @@ import {
   messages,
   saveConversation,
   UnknownNode,
-} from 'nerve'
-import { scriptedProvider } from 'nerve/testing'
+} from 'nerve-agents'
+import { scriptedProvider } from 'nerve-agents/testing'
 
 const setup = async () => {
   const model = scriptedProvider([(r) => `reply ${r.messages.length}`], { loop: true })

@@ -17,8 +17,8 @@ import {
   NameTaken,
   type Graph,
   type SessionEvent,
-} from 'nerve'
-import { fakeClock, scriptedProvider } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock, scriptedProvider } from 'nerve-agents/testing'
 
 const setup = () => {
   const model = scriptedProvider([(r) => `seen ${r.messages.length}`], { loop: true })

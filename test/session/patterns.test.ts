@@ -12,8 +12,8 @@ import {
   readCoachVerdict,
   type ModelRequest,
   type Provider,
-} from 'nerve'
-import { scriptedProvider } from 'nerve/testing'
+} from 'nerve-agents'
+import { scriptedProvider } from 'nerve-agents/testing'
 
 const lastText = (r: ModelRequest): string => {
   const c = r.messages.at(-1)?.content

@@ -29,9 +29,9 @@ import {
   UsageError,
   type Conversation,
   type SessionRecord,
-} from 'nerve'
-import { conversationHeads, scriptedProvider } from 'nerve/testing'
-import { isStoreTooNew, SCHEMA_VERSION, sqliteStore, type SqliteStore } from 'nerve/store'
+} from 'nerve-agents'
+import { conversationHeads, scriptedProvider } from 'nerve-agents/testing'
+import { isStoreTooNew, SCHEMA_VERSION, sqliteStore, type SqliteStore } from 'nerve-agents/store'
 
 const base = mkdtempSync(join(tmpdir(), 'nerve-sqlite-'))
 let n = 0

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { sqliteStore } from 'nerve/store'
+import { sqliteStore } from 'nerve-agents/store'
 import { checkGeneration, generation } from './fixtures/generations.js'
 
 const base = mkdtempSync(join(tmpdir(), 'nerve-crash-'))

@@ -12,9 +12,16 @@ import {
   encodeGraph,
   interpreters,
   UsageError,
-} from 'nerve'
-import { graph, hashNode, hashStep, scripted } from 'nerve/testing'
-import { migrations, record, replay, sqliteStore, traceJson, type SqliteStore } from 'nerve/store'
+} from 'nerve-agents'
+import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
+import {
+  migrations,
+  record,
+  replay,
+  sqliteStore,
+  traceJson,
+  type SqliteStore,
+} from 'nerve-agents/store'
 
 const opened: SqliteStore[] = []
 afterEach(async () => {

@@ -12,8 +12,8 @@ import {
   pty,
   sessionRecord,
   user,
-} from 'nerve'
-import { restoreNodes, sqliteStore, type SqliteStore } from 'nerve/store'
+} from 'nerve-agents'
+import { restoreNodes, sqliteStore, type SqliteStore } from 'nerve-agents/store'
 
 const opened: SqliteStore[] = []
 afterEach(async () => {

@@ -14,9 +14,15 @@ import {
   type Conversation,
   type HistoryRecord,
   type SessionRecord,
-} from 'nerve'
-import { conversationHeads } from 'nerve/testing'
-import { copySessions, exportStore, importStore, sqliteStore, type SqliteStore } from 'nerve/store'
+} from 'nerve-agents'
+import { conversationHeads } from 'nerve-agents/testing'
+import {
+  copySessions,
+  exportStore,
+  importStore,
+  sqliteStore,
+  type SqliteStore,
+} from 'nerve-agents/store'
 
 const base = mkdtempSync(join(tmpdir(), 'nerve-transfer-'))
 let n = 0

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { UsageError } from 'nerve'
-import { fakeClock } from 'nerve/testing'
+import { UsageError } from 'nerve-agents'
+import { fakeClock } from 'nerve-agents/testing'
 
 describe('fakeClock', () => {
   it('wakes sleepers in time order as time advances, and not before', async () => {

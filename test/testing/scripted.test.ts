@@ -1,7 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import { addStep, fn, graph, interpreters, retry, run, type RunEvent } from 'nerve'
-import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve/testing'
+import { addStep, fn, graph, interpreters, retry, run, type RunEvent } from 'nerve-agents'
+import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 describe('scripted', () => {
   it('plays the outcomes planned for each attempt, the last one repeating', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { scriptedProvider, ScriptExhausted } from 'nerve/testing'
+import { scriptedProvider, ScriptExhausted } from 'nerve-agents/testing'
 
 const signal = new AbortController().signal
 const ask = { system: '', messages: [], tools: [] }

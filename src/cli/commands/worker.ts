@@ -1,6 +1,6 @@
 /**
  * `nerve worker --redis URL --queue NAME`: runs the steps a graph run sends
- * to a BullMQ queue (see `nerve/distributed`), with the built-in
+ * to a BullMQ queue (see `nerve-agents/distributed`), with the built-in
  * interpreters (function, graph, bash) and the functions of `--functions
  * MODULE`: every function the module exports, under its export name (a
  * default export that is an object of functions counts too). SIGINT or

@@ -9,7 +9,7 @@ import type { Conversation } from '../Entry.js'
  *
  * @category codecs
  * @example
- * import { empty, encodeConversation, user, type ConversationDocument } from 'nerve'
+ * import { empty, encodeConversation, user, type ConversationDocument } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -131,7 +131,7 @@ const at = (path: string): string => (path === '' ? 'the top' : path)
  *
  * @category errors
  * @example
- * import { formatDecodeError, parseNano } from 'nerve'
+ * import { formatDecodeError, parseNano } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

@@ -399,7 +399,7 @@ export const stringifyNano = (doc: ConversationDocument, options?: NanoEncodeOpt
  *
  * @category codecs
  * @example
- * import { messages, parseNano } from 'nerve'
+ * import { messages, parseNano } from 'nerve-agents'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

@@ -221,7 +221,7 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
  *
  * @category codecs
  * @example
- * import { decodeConversation, empty, encodeConversation, messages, user } from 'nerve'
+ * import { decodeConversation, empty, encodeConversation, messages, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
@@ -305,7 +305,7 @@ const vertexJson = (v: Conversation, jobs: EncodeJob[]): NerveVertexJson => ({
  *
  * @category codecs
  * @example
- * import { empty, encodeVertex, user } from 'nerve'
+ * import { empty, encodeVertex, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -361,7 +361,7 @@ const fileEnd = (doc: ConversationDocument) => ({
  *
  * @category codecs
  * @example
- * import { empty, parseConversation, stringifyConversation, system, user } from 'nerve'
+ * import { empty, parseConversation, stringifyConversation, system, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

@@ -91,7 +91,7 @@ export interface HtmlDocumentData {
  *
  * @category render
  * @example
- * import { empty, renderHtml, user } from 'nerve'
+ * import { empty, renderHtml, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -47,7 +47,7 @@ interface Settings {
  *
  * @category render
  * @example
- * import { assistant, empty, renderMermaid, user } from 'nerve'
+ * import { assistant, empty, renderMermaid, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -45,7 +45,7 @@ interface Settings {
  *
  * @category render
  * @example
- * import { assistant, empty, renderText, toolResults, user } from 'nerve'
+ * import { assistant, empty, renderText, toolResults, user } from 'nerve-agents'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -169,8 +169,8 @@ const addInto = (total: Record<string, number>, more: Usage): void => {
  *
  * @category agent
  * @example
- * import { empty, messages, runAgent, system, user } from 'nerve'
- * import { scriptedProvider } from 'nerve/testing'
+ * import { empty, messages, runAgent, system, user } from 'nerve-agents'
+ * import { scriptedProvider } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

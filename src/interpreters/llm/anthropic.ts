@@ -128,7 +128,7 @@ const wire = (m: Message): AnthropicMessage => {
  *
  * @category providers
  * @example
- * import { anthropicRequest } from 'nerve'
+ * import { anthropicRequest } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const body = anthropicRequest({
@@ -264,7 +264,7 @@ const responseOf = (
  *
  * @category providers
  * @example
- * import { anthropicResponse } from 'nerve'
+ * import { anthropicResponse } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const r = anthropicResponse({
@@ -459,7 +459,7 @@ const CACHE_RATES: CacheRates = { write: 1.25, read: 0.1 }
  *
  * @category providers
  * @example
- * import { anthropic } from 'nerve'
+ * import { anthropic } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const claude = anthropic({ apiKey: 'sk-test', model: 'claude-haiku-4-5', stream: true })

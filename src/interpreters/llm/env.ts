@@ -15,7 +15,7 @@ import type { Provider } from './Provider.js'
  *
  * @category providers
  * @example
- * import { providerFromEnv } from 'nerve'
+ * import { providerFromEnv } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(providerFromEnv({}), undefined)

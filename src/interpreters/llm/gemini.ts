@@ -212,7 +212,7 @@ const partsOf = (m: Message, names: ReadonlyMap<string, string>): GeminiPart[] =
  *
  * @category providers
  * @example
- * import { geminiRequest } from 'nerve'
+ * import { geminiRequest } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const body = geminiRequest({
@@ -451,7 +451,7 @@ const responseOf = (a: Answer, nextId: () => string): ModelResponse => {
  *
  * @category providers
  * @example
- * import { geminiResponse } from 'nerve'
+ * import { geminiResponse } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const r = geminiResponse({
@@ -542,7 +542,7 @@ const gatherStream = (onDelta: ((d: ModelDelta) => void) | undefined, taken: Ite
  *
  * @category providers
  * @example
- * import { gemini } from 'nerve'
+ * import { gemini } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const flash = gemini({ apiKey: 'test-key', model: 'gemini-2.5-flash', stream: true })

@@ -49,7 +49,7 @@ export interface ThinkingChunk {
  *
  * @category llm
  * @example
- * import { isThinkingChunk } from 'nerve'
+ * import { isThinkingChunk } from 'nerve-agents'
  * import assert from 'assert'
  *
  * assert.strictEqual(isThinkingChunk({ type: 'thinking', text: 'hm' }), true)

@@ -208,7 +208,7 @@ const messagesOf = (request: ModelRequest): ChatMessage[] => {
  *
  * @category providers
  * @example
- * import { openaiChatRequest } from 'nerve'
+ * import { openaiChatRequest } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const body = openaiChatRequest({

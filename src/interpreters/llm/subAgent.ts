@@ -39,8 +39,8 @@ const TaskInput = t.type({ task: t.string })
  *
  * @category agent
  * @example
- * import { empty, runAgent, subAgent, subConversations, toolbox, user } from 'nerve'
- * import { scriptedProvider, toolUse } from 'nerve/testing'
+ * import { empty, runAgent, subAgent, subConversations, toolbox, user } from 'nerve-agents'
+ * import { scriptedProvider, toolUse } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

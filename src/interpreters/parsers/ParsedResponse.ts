@@ -83,7 +83,7 @@ export interface Parser {
  *
  * @category parsers
  * @example
- * import { section } from 'nerve'
+ * import { section } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const call = section('tool_call', 'a.txt', { tool: 'Bash', args: 'ls' })
@@ -102,7 +102,7 @@ export const section = (
  *
  * @category parsers
  * @example
- * import { parsedResponse, section } from 'nerve'
+ * import { parsedResponse, section } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const r = parsedResponse({ raw: 'hi\n$ ', sections: [section('text', 'hi')], isReady: true })

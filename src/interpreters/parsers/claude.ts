@@ -128,7 +128,7 @@ const isReady = (raw: string): boolean => {
  *
  * @category parsers
  * @example
- * import { claudeParser } from 'nerve'
+ * import { claudeParser } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const box = ['─────', '> ', '─────', '  ? for shortcuts          19.6k tokens']

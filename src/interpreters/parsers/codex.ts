@@ -82,7 +82,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  *
  * @category parsers
  * @example
- * import { codexParser } from 'nerve'
+ * import { codexParser } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const screen = ['› hi', '', '• Ran ls', '  └ a.txt', '', '• Hello!', '', '› ', '', '  100% context left']

@@ -44,7 +44,7 @@ const isReady = (raw: string): boolean => {
  *
  * @category parsers
  * @example
- * import { geminiParser } from 'nerve'
+ * import { geminiParser } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const box = ['╭────────╮', '│ >   Type your message │', '╰────────╯']

@@ -146,7 +146,7 @@ export interface ClaudeWeztermInterpreterOptions {
  *
  * @category interpreters
  * @example
- * import { claudeWeztermInterpreter, defaultInterpreters, interpreters } from 'nerve'
+ * import { claudeWeztermInterpreter, defaultInterpreters, interpreters } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), claudeWeztermInterpreter())

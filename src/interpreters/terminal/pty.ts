@@ -489,7 +489,7 @@ export const openPty = (node: PtyNode, options: PtyTerminalOptions = {}): PtyTer
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, ptyInterpreter } from 'nerve'
+ * import { defaultInterpreters, interpreters, ptyInterpreter } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), ptyInterpreter())

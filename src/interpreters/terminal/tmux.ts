@@ -95,7 +95,7 @@ export interface TmuxInterpreterOptions extends TmuxTerminalOptions {
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, tmuxInterpreter } from 'nerve'
+ * import { defaultInterpreters, interpreters, tmuxInterpreter } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), tmuxInterpreter())

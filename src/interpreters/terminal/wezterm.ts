@@ -123,7 +123,7 @@ export interface WeztermInterpreterOptions {
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, weztermInterpreter } from 'nerve'
+ * import { defaultInterpreters, interpreters, weztermInterpreter } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), weztermInterpreter())

@@ -125,7 +125,7 @@ const checkDefinition = (api: string, what: string, definition: unknown): ToolDe
  *
  * @category tools
  * @example
- * import { tool, toolbox, UsageError } from 'nerve'
+ * import { tool, toolbox, UsageError } from 'nerve-agents'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
@@ -190,7 +190,7 @@ export const inputProblems = (errors: t.Errors): string => {
  *
  * @category tools
  * @example
- * import { callTool, tool, toolbox } from 'nerve'
+ * import { callTool, tool, toolbox } from 'nerve-agents'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
@@ -256,7 +256,7 @@ const outputOf = (name: string, answer: unknown): ToolOutput => {
  *
  * @category tools
  * @example
- * import { callTool, toolbox } from 'nerve'
+ * import { callTool, toolbox } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const ctx = { signal: new AbortController().signal, toolUseId: 'x', depth: 0 }
@@ -291,7 +291,7 @@ export const callTool = async (
  *
  * @category tools
  * @example
- * import { tool, toolbox, toolDefinitionsOf } from 'nerve'
+ * import { tool, toolbox, toolDefinitionsOf } from 'nerve-agents'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

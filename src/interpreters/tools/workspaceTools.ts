@@ -13,7 +13,7 @@ import { writeTool } from './write.js'
  *
  * @category tools
  * @example
- * import { toolbox, toolDefinitionsOf, workspaceTools } from 'nerve'
+ * import { toolbox, toolDefinitionsOf, workspaceTools } from 'nerve-agents'
  * import assert from 'assert'
  *
  * const box = toolbox(...workspaceTools({ root: '.' }))

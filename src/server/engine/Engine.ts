@@ -26,7 +26,7 @@ export interface Engine {
  *
  * @category engine
  * @example
- * import { createEngine } from 'nerve/server'
+ * import { createEngine } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const engine = createEngine({ history: false })

@@ -22,7 +22,7 @@ const textOf = (content: Content): string =>
  *
  * @category engine
  * @example
- * import { echoProvider } from 'nerve/server'
+ * import { echoProvider } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const r = await echoProvider.call(

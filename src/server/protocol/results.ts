@@ -90,7 +90,7 @@ export interface RunInfo {
   readonly results?: Readonly<Record<string, unknown>>
   readonly error?: WireErrorShape
   readonly trace?: TraceJson
-  /** With `EXECUTE_GRAPH { record: true }`: everything its interpreters, clock and random source answered (`nerve/store`'s `Recording`). */
+  /** With `EXECUTE_GRAPH { record: true }`: everything its interpreters, clock and random source answered (`nerve-agents/store`'s `Recording`). */
   readonly recording?: unknown
   /** Where the engine's store keeps that recording (`nerve replay ID --store`), when it has one. */
   readonly recordingId?: string

@@ -15,7 +15,7 @@ export const DEFAULT_MAX_CONNECTIONS = 256
  *
  * @category server
  * @example
- * import { ConnectionSet } from 'nerve/server'
+ * import { ConnectionSet } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const set = new ConnectionSet(1)

@@ -32,7 +32,7 @@ export interface LineHandlers {
  *
  * @category server
  * @example
- * import { LineReader } from 'nerve/server'
+ * import { LineReader } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const lines: string[] = []

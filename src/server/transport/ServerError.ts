@@ -11,7 +11,7 @@
  *
  * @category server
  * @example
- * import { ServerStartError } from 'nerve/server'
+ * import { ServerStartError } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const e = new ServerStartError('TokenRequired', '0.0.0.0:7070', 'binding 0.0.0.0 needs a token')
@@ -56,7 +56,7 @@ export const TransportCodes = {
  *
  * @category server
  * @example
- * import { refusalLine } from 'nerve/server'
+ * import { refusalLine } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * const line = refusalLine(-32020, 'Unauthorized', 'wrong token')

@@ -16,7 +16,7 @@ import { ServerStartError } from './ServerError.js'
  *
  * @category server
  * @example
- * import { defaultDaemonDir } from 'nerve/server'
+ * import { defaultDaemonDir } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * assert.strictEqual(defaultDaemonDir({ XDG_RUNTIME_DIR: '/run/user/1000' }), '/run/user/1000/nerve')

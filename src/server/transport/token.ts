@@ -21,7 +21,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
  *
  * @category server
  * @example
- * import { tokenMatches } from 'nerve/server'
+ * import { tokenMatches } from 'nerve-agents/server'
  * import assert from 'assert'
  *
  * assert.ok(tokenMatches('s3cret', 's3cret'))

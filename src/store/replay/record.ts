@@ -198,8 +198,8 @@ export interface Recorded {
  *
  * @category replay
  * @example
- * import { addStep, defaultInterpreters, fn, graph } from 'nerve'
- * import { record } from 'nerve/store'
+ * import { addStep, defaultInterpreters, fn, graph } from 'nerve-agents'
+ * import { record } from 'nerve-agents/store'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -124,8 +124,8 @@ const rebuilt = (call: RecordedCall & { outcome: { _tag: 'error' } }): Error => 
  *
  * @category replay
  * @example
- * import { addStep, defaultInterpreters, fn, graph } from 'nerve'
- * import { record, replay } from 'nerve/store'
+ * import { addStep, defaultInterpreters, fn, graph } from 'nerve-agents'
+ * import { record, replay } from 'nerve-agents/store'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

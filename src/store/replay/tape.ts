@@ -128,9 +128,9 @@ const kept = async <A>(
  *
  * @category replay
  * @example
- * import { runAgent, user, empty } from 'nerve'
- * import { scriptedProvider } from 'nerve/testing'
- * import { replayTape, tapeRecorder } from 'nerve/store'
+ * import { runAgent, user, empty } from 'nerve-agents'
+ * import { scriptedProvider } from 'nerve-agents/testing'
+ * import { replayTape, tapeRecorder } from 'nerve-agents/store'
  * import assert from 'assert'
  *
  * const rec = tapeRecorder()

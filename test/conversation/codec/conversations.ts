@@ -25,7 +25,7 @@ import {
   type Meta,
   type ToolResult,
   type VertexOptions,
-} from 'nerve'
+} from 'nerve-agents'
 
 const KNOWN = new Set([
   'text',

@@ -1,4 +1,4 @@
-import { formatDecodeError, type DecodeError } from 'nerve'
+import { formatDecodeError, type DecodeError } from 'nerve-agents'
 import { describe, expect, it } from 'vitest'
 
 describe('formatDecodeError', () => {

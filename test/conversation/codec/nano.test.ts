@@ -20,7 +20,7 @@ import {
   type ConversationDocument,
   type DecodeError,
   type Meta,
-} from 'nerve'
+} from 'nerve-agents'
 import { describe, expect, it } from 'vitest'
 import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'

@@ -18,7 +18,7 @@ import {
   type Conversation,
   type ConversationDocument,
   type DecodeError,
-} from 'nerve'
+} from 'nerve-agents'
 import { describe, expect, it } from 'vitest'
 import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'

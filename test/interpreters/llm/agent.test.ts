@@ -16,8 +16,8 @@ import {
   type Conversation,
   type Tool,
   type ToolUseBlock,
-} from 'nerve'
-import { fakeClock, scriptedProvider, toolUse } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock, scriptedProvider, toolUse } from 'nerve-agents/testing'
 
 const schema = { type: 'object', properties: {}, required: [] }
 

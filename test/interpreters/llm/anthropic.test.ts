@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { UsageError } from 'nerve'
+import { UsageError } from 'nerve-agents'
 import {
   anthropic,
   anthropicRequest,

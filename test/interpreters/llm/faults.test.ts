@@ -20,8 +20,8 @@ import {
   type ProviderOptions,
   type RetryNotice,
   type Tool,
-} from 'nerve'
-import { fakeClock } from 'nerve/testing'
+} from 'nerve-agents'
+import { fakeClock } from 'nerve-agents/testing'
 import { anthropicCase } from './fixtures/anthropic.js'
 import { geminiCase } from './fixtures/gemini.js'
 import { chatCase } from './fixtures/openaiChat.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { UsageError } from 'nerve'
+import { UsageError } from 'nerve-agents'
 import { gemini, geminiRequest, geminiResponse } from '../../../src/interpreters/llm/gemini.js'
 import type { ModelRequest, ToolChoice } from '../../../src/interpreters/llm/Provider.js'
 import { answer, chunks, expected, geminiCase, parts } from './fixtures/gemini.js'

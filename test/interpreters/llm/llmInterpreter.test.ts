@@ -21,8 +21,8 @@ import {
   type RunEvent,
   type StateCell,
   type Tool,
-} from 'nerve'
-import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve/testing'
+} from 'nerve-agents'
+import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve-agents/testing'
 
 /** A registry with cells, as a session is. */
 const registry = (...nodes: Node[]): NodeRegistry & { readonly values: Map<string, unknown> } => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { expect, it, onTestFinished, vi } from 'vitest'
-import { messages, systemPrompt, toolDefinitions, UsageError } from 'nerve'
-import { conversation } from 'nerve/testing'
+import { messages, systemPrompt, toolDefinitions, UsageError } from 'nerve-agents'
+import { conversation } from 'nerve-agents/testing'
 import type { Pricing, ProviderOptions } from '../../../src/interpreters/llm/httpProvider.js'
 import type {
   ModelDelta,

@@ -11,8 +11,8 @@ import {
   user,
   type Block,
   type SubConversation,
-} from 'nerve'
-import { scriptedProvider, toolUse, type ScriptedProvider } from 'nerve/testing'
+} from 'nerve-agents'
+import { scriptedProvider, toolUse, type ScriptedProvider } from 'nerve-agents/testing'
 
 const ask = pipe(empty, user('go'))
 

@@ -20,7 +20,7 @@ import {
   type ClaudeWeztermOptions,
   type ClaudeWeztermTerminal,
   type ParsedResponse,
-} from 'nerve'
+} from 'nerve-agents'
 import { needsTmux } from './needsTmux.js'
 
 const FAKE_WEZTERM = fileURLToPath(new URL('../../fake-wezterm/wezterm', import.meta.url))

@@ -23,7 +23,7 @@ import {
   type RunEvent,
   type TmuxOptions,
   type TmuxTerminal,
-} from 'nerve'
+} from 'nerve-agents'
 import { needsTmux } from './needsTmux.js'
 import { eventually, running, sessionMembers } from './processes.js'
 

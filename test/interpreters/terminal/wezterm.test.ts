@@ -23,7 +23,7 @@ import {
   type RunEvent,
   type WeztermOptions,
   type WeztermTerminal,
-} from 'nerve'
+} from 'nerve-agents'
 import { needsTmux } from './needsTmux.js'
 import { eventually, running, sessionMembers, sessionOf } from './processes.js'
 

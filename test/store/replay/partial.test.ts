@@ -8,9 +8,9 @@ import {
   interpreters,
   type NodeContext,
   type RunResult,
-} from 'nerve'
-import { scripted, scriptedNode } from 'nerve/testing'
-import { record, replay } from 'nerve/store'
+} from 'nerve-agents'
+import { scripted, scriptedNode } from 'nerve-agents/testing'
+import { record, replay } from 'nerve-agents/store'
 
 const right = (e: E.Either<unknown, RunResult>): RunResult => {
   if (E.isLeft(e)) throw e.left as Error

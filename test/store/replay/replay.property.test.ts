@@ -10,9 +10,9 @@ import {
   type Graph,
   type NodeContext,
   type RunResult,
-} from 'nerve'
-import { graph, hashNode, hashStep, scripted } from 'nerve/testing'
-import { isReplayDivergence, record, replay, traceJson } from 'nerve/store'
+} from 'nerve-agents'
+import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
+import { isReplayDivergence, record, replay, traceJson } from 'nerve-agents/store'
 
 /** A scripted interpreter for the generated steps: a salted hash, some steps failing, some answering late. */
 interface Script {

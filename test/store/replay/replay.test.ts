@@ -14,8 +14,8 @@ import {
   retry,
   type Interpreter,
   type RunResult,
-} from 'nerve'
-import { failure, scripted, scriptedNode, succeed } from 'nerve/testing'
+} from 'nerve-agents'
+import { failure, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 import {
   isReplayDivergence,
   loadRecording,
@@ -24,7 +24,7 @@ import {
   saveRecording,
   traceJson,
   type ReplayDivergence,
-} from 'nerve/store'
+} from 'nerve-agents/store'
 
 const base = mkdtempSync(join(tmpdir(), 'nerve-replay-'))
 afterAll(() => {

@@ -17,9 +17,9 @@ import {
   toolbox,
   user,
   type Block,
-} from 'nerve'
-import { fakeClock, scriptedProvider } from 'nerve/testing'
-import { isReplayDivergence, replayTape, tapeRecorder, TapeCodec } from 'nerve/store'
+} from 'nerve-agents'
+import { fakeClock, scriptedProvider } from 'nerve-agents/testing'
+import { isReplayDivergence, replayTape, tapeRecorder, TapeCodec } from 'nerve-agents/store'
 
 /** A tool that doubles a number, counting its runs. */
 const doubler = () => {

@@ -50,6 +50,11 @@ export interface NodeRun {
   sameProgress: number
   /** What the next tick of an auto node tells besides its envelopes. */
   notes: string[]
+  /**
+   * An auto node outside a loop of the network ended an iteration without
+   * Done: nothing upstream will wake it, so it owes itself the next tick.
+   */
+  owed: boolean
   /** Artifacts written during the firing in flight. */
   written: ArtifactRef[]
   usage: Usage

@@ -1,8 +1,8 @@
 /**
  * What a node fires with now, if it can, by its trigger and mode: an
  * explicit trigger or a due schedule takes everything waiting; an auto
- * node takes everything new once its trigger is met (or its prompt starts
- * it); an interactive node takes one envelope — the user's first, else a
+ * node takes everything new once its trigger is met, its prompt starts it,
+ * or it owes itself its next tick; an interactive node takes one envelope — the user's first, else a
  * join's one per input, else the next inbox in round-robin order.
  *
  * @internal
@@ -40,12 +40,15 @@ export const select = (s: RunState, node: NetworkNode, st: NodeRun): Selection |
   if (node.mode === 'auto') {
     if (!st.started && node.prompt !== undefined) return { envelopes: takeAll() }
     const ready =
+      st.owed ||
       st.user.size > 0 ||
       stale.length > 0 ||
       (node.trigger.type === 'all'
         ? ins.length > 0 && ins.every((i) => i.size > 0)
         : ins.some((i) => i.size > 0))
-    return ready ? { envelopes: takeAll() } : undefined
+    if (!ready) return undefined
+    st.owed = false
+    return { envelopes: takeAll() }
   }
   const user = st.user.take()
   if (user !== undefined) return { envelopes: [user] }

@@ -1,7 +1,8 @@
 /**
  * After a firing: its result becomes envelopes (a handoff, an auto node's
  * message, a command's status, an error), artifacts are stored, the
- * acceptance check runs, Done ends the node, and stall detection watches
+ * acceptance check runs, Done ends the node (else an auto node outside a
+ * loop of the network owes itself its next tick), and stall detection watches
  * the loop — the same output or error digest, or no file change, too many
  * times in a row halts it with a {@link StallError}.
  *
@@ -33,6 +34,7 @@ export const settle = async (
     }
     send(s, node.id, 'error', { message }, causes)
     checkStall(s, node, st, `error:${message}`, 'same-error', message)
+    continueLoop(s, node, st)
     return
   }
   const answer = answerOf(output)
@@ -79,6 +81,18 @@ export const settle = async (
     answer.text,
   )
   if (!stalled && node.mode === 'auto') await checkProgress(s, node, st)
+  continueLoop(s, node, st)
+}
+
+/**
+ * An auto node's loop goes on until Done or its acceptance passes: one in a
+ * loop of the network is woken by what comes back along it; one outside any
+ * (no edges, or only edges out) schedules its own next tick, which carries
+ * the failed check's verdict. Max iterations and stall detection bound it.
+ */
+const continueLoop = (s: RunState, node: NetworkNode, st: NodeRun): void => {
+  if (node.mode !== 'auto' || st.done || st.halted !== undefined) return
+  if (!s.loopOf.has(node.id)) st.owed = true
 }
 
 /** Reads the workspace after an auto iteration: no file change `stallAfter` times in a row halts the loop. */

@@ -28,6 +28,7 @@ export const joinNode = (s: RunState, node: NetworkNode): void => {
     lastProgress: undefined,
     sameProgress: 0,
     notes: [],
+    owed: false,
     written: [],
     usage: noUsage(),
     user: new Inbox({ type: 'queue' }, s.clock, () => {

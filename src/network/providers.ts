@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { access, constants } from 'node:fs/promises'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { zeroUsage, type Block } from '../conversation/index.js'
 import type { ModelResponse, Provider } from '../interpreters/index.js'
+import { startBash } from '../interpreters/bashProcess.js'
 import { fn, llm, pty, type Node } from '../node/index.js'
 import type { CliAgent, MockReply, NetworkNode } from './Network.js'
 import { MissingBinary } from './NetworkError.js'
@@ -72,45 +72,46 @@ export interface CommandResult {
 }
 
 const MAX_OUTPUT = 64 * 1024
+const KILL_GRACE_MS = 2000
 
 /**
- * Runs `command` with `bash -c` in `cwd`; resolves with its exit code and
- * output (never rejects for a non-zero exit). Aborting `signal`, or
- * `timeoutMs` passing, kills it.
+ * Runs `command` with `bash -c` in `cwd`, in a process group of its own;
+ * resolves with its exit code and output (never rejects for a non-zero
+ * exit). Aborting `signal` ends the whole group (`SIGINT`, then `SIGKILL`
+ * after a grace period — a verifier's `npm test` and whatever it started,
+ * not only bash) and rejects with the signal's reason once it is gone;
+ * `timeoutMs` passing ends the group the same way (`SIGTERM` first) and
+ * resolves with exit code 124, as `timeout(1)` does.
  *
  * @category providers
  */
-export const runCommand = (
+export const runCommand = async (
   command: string,
   cwd: string,
-  signal?: AbortSignal,
+  signal: AbortSignal = new AbortController().signal,
   timeoutMs = 60_000,
-): Promise<CommandResult> =>
-  new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', command], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SHLVL: '1' },
-      signal:
-        signal === undefined
-          ? AbortSignal.timeout(timeoutMs)
-          : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    })
-    let output = ''
-    const take = (chunk: Buffer): void => {
-      output += chunk.toString('utf8')
+): Promise<CommandResult> => {
+  signal.throwIfAborted()
+  let output = ''
+  const result = await startBash({
+    command,
+    cwd,
+    env: { ...process.env, SHLVL: '1' },
+    timeoutMs,
+    maxOutputBytes: MAX_OUTPUT,
+    killGraceMs: KILL_GRACE_MS,
+    signal,
+    onChunk: (chunk) => {
+      output += chunk.data
       if (output.length > MAX_OUTPUT * 2) output = output.slice(-MAX_OUTPUT)
-    }
-    child.stdout.on('data', take)
-    child.stderr.on('data', take)
-    child.on('error', reject)
-    child.on('close', (code, sig) => {
-      resolvePromise({
-        exitCode: code ?? (sig === null ? 1 : 128),
-        output: output.length > MAX_OUTPUT ? output.slice(-MAX_OUTPUT) : output,
-      })
-    })
-  })
+    },
+  }).result
+  if (result.interrupted) throw signal.reason
+  return {
+    exitCode: result.timedOut ? 124 : (result.exitCode ?? 128),
+    output: output.length > MAX_OUTPUT ? output.slice(-MAX_OUTPUT) : output,
+  }
+}
 
 /**
  * Whether `command` names an executable: a path, or a name found in a

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, mkdtempSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -93,6 +93,30 @@ describe('network providers', () => {
     )
   })
 
+  it('end the whole process group of a command when its signal aborts (rejecting) or its timeout passes (exit 124)', async () => {
+    for (const end of ['abort', 'timeout'] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'nerve-command-'))
+      const abort = new AbortController()
+      // like `npm test`: a child that is not bash, which a signal to bash alone leaves running
+      const running = runCommand(
+        'sleep 60 >/dev/null 2>&1 & echo $! > child.pid; wait',
+        dir,
+        abort.signal,
+        end === 'timeout' ? 500 : 60_000,
+      )
+      const pidFile = join(dir, 'child.pid')
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))
+      const child = Number(readFileSync(pidFile, 'utf8'))
+      expect(alive(child)).toBe(true)
+      if (end === 'abort') {
+        abort.abort(new Error('cancelled'))
+        await expect(running).rejects.toThrow('cancelled')
+      } else expect((await running).exitCode).toBe(124)
+      await until(() => !alive(child))
+      expect(alive(child)).toBe(false)
+    }
+  })
+
   it('run commands in the workspace and answer their exit code and output', async () => {
     expect(await runCommand('echo out; echo err >&2; exit 3', tmpdir())).toEqual({
       exitCode: 3,
@@ -100,3 +124,24 @@ describe('network providers', () => {
     })
   })
 })
+
+/** Whether `pid` names a live process (a zombie is dead). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** Resolves once `ok()` holds; gives up after 5 s (the caller's next assertion then says what is wrong). */
+const until = async (ok: () => boolean): Promise<void> => {
+  const end = Date.now() + 5000
+  while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+}

@@ -20,6 +20,27 @@ export class RedisUnreachable extends Error {
 }
 
 /**
+ * No worker listened on `queue` for `timeoutMs` while a step waited for
+ * one (none was started, or the last one died): the step fails instead of
+ * waiting for ever, and its job is withdrawn.
+ *
+ * @category distributed
+ */
+export class NoLiveWorker extends Error {
+  readonly _tag = 'NoLiveWorker'
+  readonly queue: string
+  readonly path: readonly string[]
+  readonly timeoutMs: number
+  constructor(queue: string, path: readonly string[], timeoutMs: number) {
+    super(`step "${path.join('/')}": no worker listened on queue "${queue}" for ${timeoutMs} ms`)
+    this.name = 'NoLiveWorker'
+    this.queue = queue
+    this.path = Object.freeze([...path])
+    this.timeoutMs = timeoutMs
+  }
+}
+
+/**
  * A step sent to a worker failed there (its interpreter threw, the worker
  * knew no interpreter or function for it, or the job stalled more often than
  * allowed). `path` names the step, `jobId` the BullMQ job, `remoteName` the

@@ -10,7 +10,7 @@ export type { RemoteInterpreters, RemoteOptions } from './remote.js'
 export { startWorker } from './worker.js'
 export type { NerveWorker, WorkerOptions } from './worker.js'
 export type { RedisConnection } from './connection.js'
-export { RedisUnreachable, RemoteStepFailed, WireDecodeError } from './DistError.js'
+export { NoLiveWorker, RedisUnreachable, RemoteStepFailed, WireDecodeError } from './DistError.js'
 export {
   BudgetShareCodec,
   NodeDescriptionCodec,

@@ -18,7 +18,7 @@ import {
   within,
   type RedisConnection,
 } from './connection.js'
-import { RedisUnreachable, RemoteStepFailed } from './DistError.js'
+import { NoLiveWorker, RedisUnreachable, RemoteStepFailed } from './DistError.js'
 import {
   decodeOrThrow,
   describeNode,
@@ -54,9 +54,19 @@ export interface RemoteOptions {
    * to come back when it is lost while steps are out. Default 5000 ms.
    */
   readonly connectTimeoutMs?: number
+  /**
+   * How long a step waits while no worker listens on the queue (none was
+   * started, or the last one died) before it fails with `NoLiveWorker`.
+   * Checked about every second (a quarter of the bound when that is
+   * shorter). Default 10000 ms.
+   */
+  readonly noWorkerTimeoutMs?: number
   /** BullMQ's key prefix. Default `bull`. */
   readonly prefix?: string
 }
+
+/** The default of {@link RemoteOptions.noWorkerTimeoutMs}. @internal */
+export const DEFAULT_NO_WORKER_TIMEOUT_MS = 10_000
 
 /**
  * An interpreter registry whose chosen kinds run on workers, and the Redis
@@ -70,6 +80,7 @@ export interface RemoteInterpreters {
 }
 
 interface Pending {
+  readonly path: readonly string[]
   readonly onProgress: (data: unknown) => void
   readonly onCompleted: (value: unknown) => void
   readonly onFailed: (reason: string) => void
@@ -116,7 +127,8 @@ const failureOf = (reason: string): { readonly name: string; readonly message: s
  * node goes by name) and decoded on both sides. Aborting the step's signal
  * cancels the job: a waiting job is removed, a running one's signal fires
  * on its worker. When Redis does not answer within `connectTimeoutMs` the
- * step fails with `RedisUnreachable`.
+ * step fails with `RedisUnreachable`; when no worker listens on the queue
+ * for `noWorkerTimeoutMs`, the steps out fail with `NoLiveWorker`.
  *
  * @category distributed
  */
@@ -134,6 +146,12 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
     'connectTimeoutMs',
     options.connectTimeoutMs,
     DEFAULT_CONNECT_TIMEOUT_MS,
+  )
+  const noWorkerMs = requireTimeout(
+    api,
+    'noWorkerTimeoutMs',
+    options.noWorkerTimeoutMs,
+    DEFAULT_NO_WORKER_TIMEOUT_MS,
   )
   const prefix = options.prefix ?? 'bull'
   const functionName = options.functionName ?? ((n: Node) => n.id)
@@ -213,6 +231,47 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
     })
   }
 
+  /**
+   * While steps are out, asks Redis which workers listen on the queue (their
+   * connections, by the name BullMQ gives them); when none has for
+   * `noWorkerMs`, the steps out fail with {@link NoLiveWorker} and their
+   * jobs are withdrawn. A failed look (Redis lost) counts as neither.
+   */
+  let census: NodeJS.Timeout | undefined
+  const watchWorkers = (c: Connected): void => {
+    if (census !== undefined) return
+    let seen = Date.now()
+    let asking = false
+    census = setInterval(
+      () => {
+        if (pending.size === 0) {
+          clearInterval(census)
+          census = undefined
+          return
+        }
+        if (asking) return
+        asking = true
+        c.queue.getWorkersCount().then(
+          (n) => {
+            asking = false
+            if (n > 0) seen = Date.now()
+            else if (Date.now() - seen >= noWorkerMs) {
+              for (const [jobId, p] of [...pending]) {
+                p.onLost(new NoLiveWorker(options.queue, p.path, noWorkerMs))
+                void cancel(c, jobId)
+              }
+            }
+          },
+          () => {
+            asking = false
+          },
+        )
+      },
+      Math.min(1000, Math.max(50, noWorkerMs / 4)),
+    )
+    census.unref()
+  }
+
   const cancel = async (c: Connected, jobId: string): Promise<void> => {
     await quietly(() => c.publisher.set(cancelKey(prefix, options.queue, jobId), '1', 'EX', 3600))
     await quietly(() => c.publisher.publish(cancelChannel(prefix, options.queue), jobId))
@@ -256,6 +315,7 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
       }
       ctx.signal.addEventListener('abort', onAbort, { once: true })
       pending.set(jobId, {
+        path: ctx.path,
         onProgress: (raw) => {
           try {
             const p = decodeOrThrow(StepProgressCodec, 'a step progress message', raw)
@@ -303,6 +363,7 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
       pending.delete(jobId)
       throw e
     }
+    watchWorkers(c)
     return done
   }
 
@@ -314,6 +375,8 @@ export const remoteInterpreters = (options: RemoteOptions): RemoteInterpreters =
     interpreters: registryOf(...locals, ...[...kinds].map(remote)),
     async close() {
       closed = true
+      clearInterval(census)
+      census = undefined
       const c = connecting
       connecting = undefined
       if (c === undefined) return

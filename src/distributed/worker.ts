@@ -134,11 +134,22 @@ const runStep = async (
       : setTimeout(() => {
           own.abort(new DOMException('the step went past its time share', 'TimeoutError'))
         }, share.maxTimeMs)
+  // Progress goes out in order, one report after the other. The chain never rejects: a step
+  // cut short leaves without waiting for it, and its job may be gone (removed by the run's
+  // cancel) before the last reports are out — a rejection nobody awaits would end the worker.
+  // The first failure stops the reports; a step that completes fails with it.
   let seq = 0
-  let reported: Promise<unknown> = Promise.resolve()
+  let lost: unknown
+  let reported: Promise<void> = Promise.resolve()
   const report = (message: object): void => {
     const next = { ...message, seq: seq++ }
-    reported = reported.then(() => job.updateProgress(next))
+    reported = reported
+      .then(async () => {
+        if (lost === undefined) await job.updateProgress(next)
+      })
+      .catch((e: unknown) => {
+        lost ??= e
+      })
   }
   const used = { tokens: 0, apiCalls: 0, cost: 0 }
   const ctx: NodeContext = {
@@ -185,6 +196,7 @@ const runStep = async (
     const result = await Promise.race([work(), aborted(signal)])
     requireJson('startWorker', `the result of step "${data.path.join('/')}"`, result)
     await reported
+    if (lost !== undefined) throw lost instanceof Error ? lost : new Error(JSON.stringify(lost))
     return { result }
   } finally {
     clearTimeout(timer)

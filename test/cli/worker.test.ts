@@ -25,6 +25,7 @@ beforeAll(async () => {
     [
       'export const shout = (ctx) => `${String(ctx.input).toUpperCase()} from ${process.pid}`',
       'export const notAFunction = 42',
+      "export const stray = () => { void Promise.reject(new Error('nobody awaits this')); return 'left' }",
     ].join('\n'),
   )
   redis = await startRedisServer()
@@ -69,7 +70,7 @@ describe('nerve worker', () => {
       '--functions',
       functions,
     ])
-    expect(w.err()).toMatch(/functions: shout\n/)
+    expect(w.err()).toMatch(/functions: shout, stray\n/)
     const remote = remoteInterpreters({
       connection: redis.url,
       queue: 'cli',
@@ -92,6 +93,48 @@ describe('nerve worker', () => {
     w.child.kill('SIGTERM')
     expect(await exited).toBe(0)
     expect(w.err()).toMatch(/nerve worker: stopped/)
+  }, 60_000)
+
+  it('outlives an unhandled rejection: it says so on stderr and takes the next step', async () => {
+    const w = await startWorkerProcess([
+      '--redis',
+      redis.url,
+      '--queue',
+      'stray',
+      '--functions',
+      functions,
+    ])
+    const died = exitOf(w.child).then((code) => {
+      throw new Error(`worker exited (${code}): ${w.err()}`)
+    })
+    const remote = remoteInterpreters({
+      connection: redis.url,
+      queue: 'stray',
+      kinds: ['function'],
+    })
+    try {
+      const strayStep = pipe(graph('g'), addStep({ id: 's', node: fn('stray', () => 'here') }))
+      const shoutStep = pipe(
+        graph('g'),
+        addStep({ id: 'a', node: fn('shout', () => 'here'), input: 'hi' }),
+      )
+      expect(
+        (await Promise.race([run(strayStep, { interpreters: remote.interpreters }), died])).results
+          .s,
+      ).toBe('left')
+      expect(
+        (await Promise.race([run(shoutStep, { interpreters: remote.interpreters }), died])).results
+          .a,
+      ).toBe(`HI from ${w.child.pid}`)
+      expect(w.err()).toMatch(
+        /nerve worker: an unhandled rejection \(the worker goes on\): Error: nobody awaits this/,
+      )
+    } finally {
+      await remote.close()
+    }
+    const exited = exitOf(w.child)
+    w.child.kill('SIGTERM')
+    expect(await exited).toBe(0)
   }, 60_000)
 
   it('fails in one line when Redis is not there, or no Redis is named', async () => {

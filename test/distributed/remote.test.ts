@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
+import { Queue, type Job } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addStep, fn, graph, retry, run, type RunEvent } from 'nerve-agents'
 import { remoteInterpreters, startWorker, type RemoteInterpreters } from 'nerve-agents/distributed'
@@ -17,6 +18,15 @@ const timed = named('timed')
 const spell = named('spell')
 const sum = named('sum')
 const failing = named('fail')
+const chatty = named('chatty')
+
+/** Rejects when the worker process exits (with what it wrote to stderr). */
+const exited = (w: WorkerChild, stderr: () => string): Promise<never> =>
+  new Promise((_, reject) => {
+    w.child.once('exit', (code, signal) => {
+      reject(new Error(`worker ${w.pid} exited (${String(code ?? signal)}): ${stderr()}`))
+    })
+  })
 
 const lines = (file: string): string[] =>
   existsSync(file)
@@ -25,9 +35,15 @@ const lines = (file: string): string[] =>
         .filter((l) => l !== '')
     : []
 
-const until = async (check: () => boolean, ms = 15_000): Promise<void> => {
+const until = async (
+  check: () => boolean,
+  ms = 15_000,
+  refresh?: () => Promise<void>,
+): Promise<void> => {
   const deadline = Date.now() + ms
-  while (!check()) {
+  for (;;) {
+    await refresh?.()
+    if (check()) return
     if (Date.now() > deadline) throw new Error('timed out waiting')
     await new Promise((r) => setTimeout(r, 25))
   }
@@ -185,6 +201,75 @@ describe('steps on workers over BullMQ', () => {
     await expect(done).rejects.toMatchObject({ _tag: 'Cancelled' })
     await until(() => lines(join(dir, 'aborted')).includes(String(w!.pid)), 5_000)
     expect(Date.now() - t0).toBeLessThan(5_000)
+  }, 60_000)
+
+  it('keeps a worker alive when a budget cuts its step short while its progress is still going out', async () => {
+    const [w] = await workers('chatty', 1)
+    let stderr = ''
+    w!.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+    const died = exited(w!, () => stderr)
+    died.catch(() => undefined)
+    const { interpreters } = remote('chatty')
+    const g = pipe(
+      graph('g'),
+      addStep({ id: 'talk', node: chatty, input: { n: 20_000, ms: 20_000 } }),
+    )
+    await expect(
+      Promise.race([run(g, { interpreters, budget: { maxTokens: 3 } }), died]),
+    ).rejects.toMatchObject({ _tag: 'BudgetExceeded', path: ['talk'] })
+    // The run's cancel removes the job; when the job has failed by then, the removal succeeds
+    // while the step's progress reports are still going out. Done here without the race:
+    const queue = new Queue('chatty', { connection: redis.connection })
+    try {
+      let failed: Job[] = []
+      await until(
+        () => failed.length > 0,
+        5_000,
+        async () => {
+          failed = await queue.getFailed()
+        },
+      )
+      await Promise.all(failed.map((j) => j.remove()))
+    } finally {
+      await queue.close()
+    }
+    // the same worker (concurrency 1) takes the next step, and is still there after it
+    const next = pipe(graph('next'), addStep({ id: 'w', node: spell, input: 'ok' }))
+    const { results } = await Promise.race([run(next, { interpreters }), died])
+    expect(results.w).toBe('OK')
+    const again = await Promise.race([run(next, { interpreters }), died])
+    expect(again.results.w).toBe('OK')
+    expect(w!.child.exitCode).toBeNull()
+  }, 60_000)
+
+  it('fails a step with NoLiveWorker within the bound once no worker is alive for its queue', async () => {
+    const r = remoteInterpreters({
+      connection: redis.url,
+      queue: 'orphan',
+      kinds: ['function'],
+      noWorkerTimeoutMs: 1000,
+    })
+    remotes.push(r)
+    const g = pipe(graph('g'), addStep({ id: 'long', node: timed, input: { ms: 20_000 } }))
+    let t0 = Date.now()
+    let error: unknown = await run(g, { interpreters: r.interpreters }).catch((e: unknown) => e)
+    expect(Date.now() - t0).toBeLessThan(3_500)
+    expect((error as Error).cause).toMatchObject({
+      _tag: 'NoLiveWorker',
+      queue: 'orphan',
+      timeoutMs: 1000,
+    })
+    const [w] = await workers('orphan', 1)
+    const startedFile = join(dir, 'started')
+    const before = lines(startedFile).length
+    const done = run(g, { interpreters: r.interpreters }).catch((e: unknown) => e)
+    await until(() => lines(startedFile).length > before)
+    t0 = Date.now()
+    process.kill(w!.pid, 'SIGKILL')
+    error = await done
+    expect(Date.now() - t0).toBeLessThan(3_500)
+    expect(error).toMatchObject({ _tag: 'StepFailed', path: ['long'] })
+    expect((error as Error).cause).toMatchObject({ _tag: 'NoLiveWorker', queue: 'orphan' })
   }, 60_000)
 
   it('stops a step on its worker once it goes past its budget share', async () => {

@@ -45,6 +45,17 @@ const functions = {
       (a: number, r) => a + (r as { step: string }).step.length,
       0,
     ),
+  /** Emits `input.n` chunks, one token each, without waiting for them to go out; then waits `input.ms`. */
+  chatty: async (ctx: NodeContext) => {
+    const { n, ms } = ctx.input as { n: number; ms: number }
+    appendFileSync(join(dir, 'started'), `${ctx.stepId} ${process.pid}\n`)
+    for (let i = 0; i < n; i++) {
+      ctx.emit(`chunk ${i}`)
+      ctx.reportUsage({ tokens: 1 })
+    }
+    await sleep(ms, ctx.signal)
+    return n
+  },
   fail: () => {
     appendFileSync(join(dir, 'failed'), 'x\n')
     throw new RangeError('no such thing')

@@ -4,7 +4,9 @@
  * interpreters (function, graph, bash) and the functions of `--functions
  * MODULE`: every function the module exports, under its export name (a
  * default export that is an object of functions counts too). SIGINT or
- * SIGTERM lets the running steps finish, then leaves.
+ * SIGTERM lets the running steps finish, then leaves. An unhandled
+ * rejection (a promise a step's function left unawaited) is one line on
+ * stderr, never the end of the worker.
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -74,6 +76,12 @@ export const worker = async (o: WorkerCommandOptions): Promise<void> => {
     )
   }
   const functions = o.functions === undefined ? {} : await loadFunctions(o.functions)
+  // A promise a step's function left unawaited must not take the other steps down with it.
+  const stray = (e: unknown): void => {
+    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+    process.stderr.write(`nerve worker: an unhandled rejection (the worker goes on): ${text}\n`)
+  }
+  process.on('unhandledRejection', stray)
   const w = await startWorker({ connection: redis, queue: o.queue, functions, concurrency })
   const names = Object.keys(functions)
   process.stderr.write(
@@ -88,5 +96,6 @@ export const worker = async (o: WorkerCommandOptions): Promise<void> => {
     })
   })
   await w.close()
+  process.off('unhandledRejection', stray)
   process.stderr.write('nerve worker: stopped\n')
 }

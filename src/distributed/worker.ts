@@ -239,14 +239,14 @@ export const startWorker = async (options: WorkerOptions): Promise<NerveWorker> 
   let worker: Worker | undefined
   const checker = new Redis({ ...redis, maxRetriesPerRequest: 1, lazyConnect: true })
   checker.on('error', ignore)
-  // Cancels heard since this worker subscribed, which it did before taking any job: a job
-  // cancelled before it started here is in it. A re-delivered job may have been cancelled
-  // before this worker was there: for it, the cancel key in Redis is asked.
+  // Cancels heard since this worker subscribed (the notice of a running job's cancel), and
+  // before every step the cancel mark in Redis: the notice of a waiting job's cancel can
+  // arrive after a freed slot took the job, but the run sets the mark before it sends the
+  // notice and before it lets go of the step that freed the slot.
   const heard = new Set<string>()
   const cancelledBefore = async (job: Job): Promise<boolean> =>
     heard.has(job.id ?? '') ||
-    (job.attemptsStarted > 1 &&
-      (await checker.get(cancelKey(prefix, options.queue, job.id ?? ''))) !== null)
+    (await checker.get(cancelKey(prefix, options.queue, job.id ?? ''))) !== null
   subscriber.on('message', (_channel: string, jobId: string) => {
     heard.add(jobId)
     if (heard.size > 10_000) heard.delete(heard.values().next().value!)

@@ -242,6 +242,28 @@ describe('steps on workers over BullMQ', () => {
     expect(w!.child.exitCode).toBeNull()
   }, 60_000)
 
+  it('never starts a waiting step of a cancelled run', async () => {
+    await workers('race', 1)
+    const { interpreters } = remote('race')
+    const startedFile = join(dir, 'started')
+    for (let i = 0; i < 12; i++) {
+      const g = pipe(
+        graph('race'),
+        addStep({ id: `slow${i}`, node: timed, input: { ms: 20_000 } }),
+        addStep({ id: `waiting${i}`, node: timed, input: { ms: 1 } }),
+      )
+      const abort = new AbortController()
+      const done = run(g, { interpreters, signal: abort.signal })
+      await until(() => lines(startedFile).some((l) => l.startsWith(`slow${i} `)))
+      abort.abort('enough')
+      await expect(done).rejects.toMatchObject({ _tag: 'Cancelled' })
+      // one worker, first in first out: once a later step ran, the waiting one was passed
+      const after = pipe(graph('after'), addStep({ id: 'w', node: spell, input: 'x' }))
+      expect((await run(after, { interpreters })).results.w).toBe('X')
+      expect(lines(startedFile).filter((l) => l.startsWith(`waiting${i} `))).toEqual([])
+    }
+  }, 120_000)
+
   it('fails a step with NoLiveWorker within the bound once no worker is alive for its queue', async () => {
     const r = remoteInterpreters({
       connection: redis.url,

@@ -202,6 +202,11 @@ export class GraphRun implements StepHost {
     if (!this.done && slots.idle && this.#head === this.#tail) this.#finish()
   }
 
+  /** When step `i` started: the clock reading taken as it did. */
+  startOf(i: number): number {
+    return this.#starts[i]!
+  }
+
   /** The path of step `i`: the graph's path and the step id. */
   pathOf(i: number): readonly string[] {
     const known = this.#paths[i]

@@ -40,6 +40,8 @@ export interface StepHost {
   /** Whether the graph finished or stopped. */
   readonly done: boolean
   pathOf(i: number): readonly string[]
+  /** The clock reading step `i` started at (its first attempt starts then too). */
+  startOf(i: number): number
   upstreamOf(i: number): Upstream
   addUsage(i: number, usage: UsageReport): void
   /** Resolves when step `i` has finished with a value; rejects if the graph stops first. */

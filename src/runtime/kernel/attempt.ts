@@ -73,7 +73,10 @@ const attemptOnce = async (
   const timeoutMs = run.steps[i]!.timeoutMs
   st.attempts++
   run.attemptsOf[i] = attempt
-  emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, st.clock.now())
+  // The first attempt starts with the step: the same reading as the fast path's, so a step
+  // reads the clock as often whichever way its interpreter runs (a replay answers by `execute`).
+  const at = attempt === 1 ? run.startOf(i) : st.clock.now()
+  emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, at)
   let signal = run.signal
   let attemptController: AbortController | undefined
   let timer: AbortController | undefined

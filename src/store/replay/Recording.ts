@@ -45,6 +45,12 @@ export interface RecordedCall {
   readonly input: unknown
   readonly async: boolean
   readonly outcome: RecordedOutcome
+  /**
+   * Its place among the calls in the order they ended (absent while
+   * pending, and in recordings made before it was kept): a replay answers
+   * in that order, so every clock reading lands on the step it was read for.
+   */
+  readonly end?: number
 }
 
 /**
@@ -77,19 +83,22 @@ const RecordedErrorCodec: t.Type<RecordedError> = t.intersection([
 ])
 
 const RecordedCallCodec: t.Type<RecordedCall> = t.readonly(
-  t.type({
-    path: t.readonlyArray(t.string),
-    attempt: t.number,
-    kind: t.string,
-    nodeId: t.string,
-    input: t.unknown,
-    async: t.boolean,
-    outcome: t.union([
-      t.type({ _tag: t.literal('value'), value: t.unknown }),
-      t.type({ _tag: t.literal('error'), error: RecordedErrorCodec }),
-      t.type({ _tag: t.literal('pending') }),
-    ]),
-  }),
+  t.intersection([
+    t.type({
+      path: t.readonlyArray(t.string),
+      attempt: t.number,
+      kind: t.string,
+      nodeId: t.string,
+      input: t.unknown,
+      async: t.boolean,
+      outcome: t.union([
+        t.type({ _tag: t.literal('value'), value: t.unknown }),
+        t.type({ _tag: t.literal('error'), error: RecordedErrorCodec }),
+        t.type({ _tag: t.literal('pending') }),
+      ]),
+    }),
+    t.partial({ end: t.number }),
+  ]),
 )
 
 /**

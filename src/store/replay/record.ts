@@ -124,6 +124,7 @@ export const recorder = (options: {
   readonly random?: () => number
 }): Recorder => {
   const calls: RecordedCall[] = []
+  let ended = 0
   const clockReadings: number[] = []
   const randoms: number[] = []
   const inner = options.clock ?? systemClock
@@ -140,7 +141,7 @@ export const recorder = (options: {
     }
     calls.push(Object.freeze({ ...base, async: true, outcome: { _tag: 'pending' as const } }))
     const keep: Keep = (async, outcome) => {
-      calls[slot] = Object.freeze({ ...base, async, outcome })
+      calls[slot] = Object.freeze({ ...base, async, outcome, end: ended++ })
     }
     return keep
   }

@@ -10,6 +10,7 @@ import {
   type RunOptions,
   type RunResult,
 } from '../../runtime/index.js'
+import { endOrder } from './endOrder.js'
 import { PASS_THROUGH } from './record.js'
 import { jsonOf, type RecordedCall, type Recording } from './Recording.js'
 
@@ -159,6 +160,12 @@ export const replay = async (
   }
   const byKey = new Map<string, RecordedCall>()
   recording.calls.slice(0, liveAt).forEach((c) => byKey.set(keyOf(c.path, c.attempt), c))
+  const rankOf = new Map<RecordedCall, number>()
+  ;[...byKey.values()]
+    .filter((c) => c.end !== undefined)
+    .sort((a, b) => a.end! - b.end!)
+    .forEach((c, rank) => rankOf.set(c, rank))
+  const order = endOrder(rankOf.size)
   const used = new Set<string>()
   let isLive = false
   let divergence: ReplayDivergence | undefined
@@ -194,8 +201,9 @@ export const replay = async (
     if (!same(call.input, input)) {
       diverge(new ReplayDivergence(ctx.path, ctx.attempt, 'input', call.input, input))
     }
-    const outcome = call.outcome
-    return outcome._tag === 'pending' ? cancelled(ctx) : answered(call)
+    return call.outcome._tag === 'pending'
+      ? cancelled(ctx)
+      : order.answer(rankOf.get(call), call.async, ctx.signal, () => answered(call))
   }
   const kinds = new Set([...recording.calls.map((c) => c.kind), ...(live?.keys() ?? [])])
   const registry = new Map<string, Interpreter>([['graph', graphInterpreter]])

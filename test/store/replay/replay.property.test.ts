@@ -14,32 +14,56 @@ import {
 import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
 import { isReplayDivergence, record, replay, traceJson } from 'nerve-agents/store'
 
-/** A scripted interpreter for the generated steps: a salted hash, some steps failing, some answering late. */
+/**
+ * A scripted interpreter for the generated steps: a salted hash, some steps
+ * failing, some answering in a later microtask, some after a timer (as a
+ * process or a model would); the interpreter runs by `execute`, or streams.
+ */
 interface Script {
   readonly salt: number
   readonly failing: readonly number[]
   readonly async: readonly number[]
+  readonly late: readonly number[]
+  readonly streams: boolean
 }
 
 const script: fc.Arbitrary<Script> = fc.record({
   salt: fc.nat(),
   failing: fc.uniqueArray(fc.nat({ max: 9 }), { maxLength: 2 }),
   async: fc.uniqueArray(fc.nat({ max: 9 }), { maxLength: 10 }),
+  late: fc.uniqueArray(fc.nat({ max: 9 }), { maxLength: 4 }),
+  streams: fc.boolean(),
 })
 
-const registry = (s: Script) =>
-  interpreters(
+const registry = (s: Script) => {
+  const answer = (ctx: NodeContext): unknown => {
+    const n = Number(ctx.stepId.slice(1))
+    if (s.failing.includes(n)) throw new Error(`step ${ctx.stepId} failed`)
+    const value = hashStep(ctx.stepId, ctx.input, ctx.upstream) ^ s.salt
+    if (s.late.includes(n))
+      return new Promise((resolve) =>
+        setTimeout(
+          () => {
+            resolve(value)
+          },
+          1 + ((n * 7) % 5),
+        ),
+      )
+    return s.async.includes(n) ? Promise.resolve(value) : value
+  }
+  return interpreters(
     defaultInterpreters.get('graph')!,
-    scripted({
-      kind: 'function',
-      otherwise: (_node, ctx: NodeContext) => {
-        const n = Number(ctx.stepId.slice(1))
-        if (s.failing.includes(n)) throw new Error(`step ${ctx.stepId} failed`)
-        const value = hashStep(ctx.stepId, ctx.input, ctx.upstream) ^ s.salt
-        return s.async.includes(n) ? Promise.resolve(value) : value
-      },
-    }),
+    s.streams
+      ? {
+          kind: 'function',
+          // eslint-disable-next-line require-yield
+          executeStream: async function* (_node: unknown, ctx: NodeContext) {
+            return await answer(ctx)
+          },
+        }
+      : scripted({ kind: 'function', otherwise: (_node, ctx: NodeContext) => answer(ctx) }),
   )
+}
 
 const sameOutcome = (a: E.Either<unknown, RunResult>, b: E.Either<unknown, RunResult>): void => {
   if (E.isRight(a) && E.isRight(b)) {
@@ -67,7 +91,7 @@ const withInput = (g: Graph, id: string): Graph =>
   )
 
 describe('replay, for any graph and scripted interpreters', () => {
-  it('gives what was recorded', async () => {
+  it('law: a recorded run replays to an equal trace (every time field) and equal results', async () => {
     await fc.assert(
       fc.asyncProperty(graph({ maxSteps: 8 }), script, async (g, s) => {
         const { result, recording } = await record(g, { interpreters: registry(s), input: 'in' })

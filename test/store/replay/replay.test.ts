@@ -6,6 +6,7 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   addStep,
+  bash,
   defaultInterpreters,
   fn,
   graph,
@@ -101,6 +102,22 @@ describe('replay', () => {
     const again = right(await replay(recording, g))
     expect(again.results).toEqual(recorded.results)
     expect(traceJson(again.trace)).toEqual(traceJson(recorded.trace))
+  })
+
+  it('gives the recorded trace of a parallel graph, every time on its own step', async () => {
+    const g = pipe(
+      graph('parallel'),
+      addStep({ id: 'sh', node: bash('sh', { command: 'sleep 0.01; echo sh' }) }),
+      addStep({ id: 'quick', node: fn('quick', () => 'q') }),
+      addStep({ id: 'later', node: fn('later', () => Promise.resolve('l')) }),
+      addStep({ id: 'after', node: fn('after', () => 'a'), dependsOn: ['sh', 'quick'] }),
+      addStep({ id: 'last', node: bash('last', { command: 'echo last' }), dependsOn: ['later'] }),
+    )
+    for (let k = 0; k < 3; k++) {
+      const { result, recording } = await record(g, { interpreters: live() })
+      const again = right(await replay(recording, g))
+      expect(traceJson(again.trace)).toEqual(traceJson(right(result).trace))
+    }
   })
 
   it('answers from a recording saved to a file and loaded back', async () => {

@@ -66,10 +66,10 @@ export const isReplayDivergence = (u: unknown): u is ReplayDivergence =>
 
 /**
  * How to replay. Without `from`, every step is answered from the recording.
- * With `from` (a step's path, or a root step's id), the calls recorded
- * before that step's first call are answered from the recording and from
- * it on everything runs live, with `live`'s interpreters, `clock` and
- * `random`.
+ * With `from` (a step's path, or a root step's id; a nested graph step too,
+ * whose first nested call is then the point), the calls recorded before
+ * that step's first call are answered from the recording and from it on
+ * everything runs live, with `live`'s interpreters, `clock` and `random`.
  *
  * @category replay
  */
@@ -88,6 +88,34 @@ const keyOf = (path: readonly string[], attempt: number): string =>
   `${JSON.stringify(path)}#${attempt}`
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** Whether `path` is `prefix` or a step nested under it. */
+const startsWith = (path: readonly string[], prefix: readonly string[]): boolean =>
+  prefix.length <= path.length && prefix.every((id, k) => path[k] === id)
+
+/**
+ * The registry of a replay: graphs run as they do; every other kind, also
+ * one the recording never used, is answered by `answer` — so a step of a
+ * new kind is a divergence (`missing`), not a `MissingInterpreter`.
+ */
+class AnsweringRegistry extends Map<string, Interpreter> {
+  constructor(private readonly answer: (kind: string, node: Node, ctx: NodeContext) => unknown) {
+    super([['graph', graphInterpreter]])
+  }
+  override get(kind: string): Interpreter | undefined {
+    const known = super.get(kind)
+    if (known !== undefined || PASS_THROUGH.has(kind)) return known
+    const made: Interpreter = Object.freeze({
+      kind,
+      execute: (node: Node, ctx: NodeContext) => this.answer(kind, node, ctx),
+    })
+    this.set(kind, made)
+    return made
+  }
+  override has(kind: string): boolean {
+    return this.get(kind) !== undefined
+  }
+}
 
 /** A call that never answered: it waits for its step to be cancelled. */
 const cancelled = (ctx: NodeContext): Promise<never> =>
@@ -121,7 +149,8 @@ const rebuilt = (call: RecordedCall & { outcome: { _tag: 'error' } }): Error => 
  * results equal the recorded run's. Resolves with the run's result (or the
  * error it failed with, as recorded); rejects with a
  * {@link ReplayDivergence} at the first step whose kind, node or input
- * differs from the recording.
+ * differs from the recording, or that it does not hold (`missing`, also a
+ * step of a kind it never used).
  *
  * @category replay
  * @example
@@ -145,12 +174,16 @@ export const replay = async (
 ): Promise<E.Either<unknown, RunResult>> => {
   const from = options?.from === undefined ? undefined : [options.from].flat()
   const live = options?.live
+  // A graph step is not recorded itself: going live from it is going live from its first nested call.
   const liveAt =
     from === undefined
       ? recording.calls.length
-      : recording.calls.findIndex((c) => same(c.path, from))
+      : recording.calls.findIndex((c) => startsWith(c.path, from))
   if (liveAt < 0) {
-    throw new UsageError('replay', `options.from: step ${from!.join('/')} is not in the recording`)
+    throw new UsageError(
+      'replay',
+      `options.from: neither step ${from!.join('/')} nor a step nested in it is in the recording`,
+    )
   }
   if (from !== undefined && live === undefined) {
     throw new UsageError(
@@ -205,15 +238,7 @@ export const replay = async (
       ? cancelled(ctx)
       : order.answer(rankOf.get(call), call.async, ctx.signal, () => answered(call))
   }
-  const kinds = new Set([...recording.calls.map((c) => c.kind), ...(live?.keys() ?? [])])
-  const registry = new Map<string, Interpreter>([['graph', graphInterpreter]])
-  for (const kind of kinds) {
-    if (PASS_THROUGH.has(kind)) continue
-    registry.set(
-      kind,
-      Object.freeze({ kind, execute: (node: Node, ctx: NodeContext) => answer(kind, node, ctx) }),
-    )
-  }
+  const registry = new AnsweringRegistry((kind, node, ctx) => answer(kind, node, ctx))
   const liveClock = options?.clock ?? systemClock
   const liveRandom = options?.random ?? Math.random
   let tick = 0

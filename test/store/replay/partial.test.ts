@@ -108,4 +108,31 @@ describe('partial replay', () => {
       what: 'input',
     })
   })
+
+  it('re-runs from a nested graph step: its steps and what follows run live, what precedes is reused', async () => {
+    const inner = pipe(
+      graph('inner'),
+      addStep({ id: 'draft', node: scriptedNode('draft', 'model'), input: 'write' }),
+      addStep({ id: 'polish', node: scriptedNode('polish', 'model'), dependsOn: ['draft'] }),
+    )
+    const outer = pipe(
+      graph('outer'),
+      addStep({ id: 'plan', node: scriptedNode('plan', 'model'), input: 'plan it' }),
+      addStep({ id: 'inner', node: inner, dependsOn: ['plan'] }),
+      addStep({ id: 'review', node: scriptedNode('review', 'human'), dependsOn: ['inner'] }),
+    )
+    const first = people(['fine'])
+    const { recording } = await record(outer, { interpreters: first.registry })
+    const later = people(['again'])
+    const again = right(await replay(recording, outer, { from: 'inner', live: later.registry }))
+    expect(later.model.calls.map((c) => c.path)).toEqual([
+      ['inner', 'draft'],
+      ['inner', 'polish'],
+    ])
+    expect(again.results.review).toBe('again')
+    const fromPath = right(
+      await replay(recording, outer, { from: ['inner', 'polish'], live: people(['x']).registry }),
+    )
+    expect(fromPath.results.review).toBe('x')
+  })
 })

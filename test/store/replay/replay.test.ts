@@ -180,4 +180,12 @@ describe('replay', () => {
     expect(d.what).toBe('unused')
     expect(d.path).toEqual(['polish'])
   })
+
+  it('names a step of a kind the recording never used as missing', async () => {
+    const g = pipeline('p')
+    const { recording } = await record(g, { interpreters: live() })
+    const other = pipe(g, addStep({ id: 'shell', node: bash('shell', { command: 'echo hi' }) }))
+    const d = await divergence(replay(recording, other))
+    expect(d).toMatchObject({ path: ['shell'], attempt: 1, what: 'missing' })
+  })
 })

@@ -71,14 +71,20 @@ afterAll(async () => {
   else process.env.NERVE_FAKE_WEZTERM_SOCKET = saved
 })
 
-/** Reads the pane until `seen` shows (the fake has no events: a test may wait on the screen). */
-const screenShows = async (pane: string, seen: string): Promise<string> => {
-  for (let i = 0; i < 200; i++) {
-    const text = cli('get-text', '--pane-id', pane)
-    if (text.includes(seen)) return text
+/**
+ * Reads the pane until `seen` shows (the fake has no events: a test may wait
+ * on the screen). Bounded by a deadline far above any loaded machine's delay,
+ * not by a number of reads, which a slow `wezterm cli` would use up early.
+ */
+const screenShows = async (pane: string, seen: string | RegExp): Promise<string> => {
+  const deadline = Date.now() + 15_000
+  let text = ''
+  while (Date.now() < deadline) {
+    text = cli('get-text', '--pane-id', pane)
+    if (typeof seen === 'string' ? text.includes(seen) : seen.test(text)) return text
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  throw new Error(`pane ${pane} never showed ${seen}`)
+  throw new Error(`pane ${pane} never showed ${String(seen)}; it shows:\n${text}`)
 }
 
 describe('the fake wezterm', () => {
@@ -87,7 +93,11 @@ describe('the fake wezterm', () => {
   it('spawns panes, types text, reads it back, lists, activates and kills them', async () => {
     const pane = cli('spawn', '--cwd', '/tmp', '--', 'env', 'PS1=$ ', 'bash', '--norc').trim()
     expect(pane).toMatch(/^\d+$/)
+    // Type only at a prompt: text typed before bash reads it, or while a command runs, is
+    // echoed by the terminal where it lands, not after the prompt.
+    await screenShows(pane, /^\$ ?$/m)
     cli('send-text', '--pane-id', pane, '--no-paste', 'echo from-arg;\r')
+    await screenShows(pane, /^from-arg\n\$ ?$/m)
     cliWithInput('echo from-stdin\r', 'send-text', '--pane-id', pane, '--no-paste')
     const screen = await screenShows(pane, 'from-stdin\n')
     expect(screen).toContain('$ echo from-arg;\nfrom-arg\n')

@@ -1,8 +1,8 @@
+import { spawn } from 'node:child_process'
 import { access, constants } from 'node:fs/promises'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { zeroUsage, type Block } from '../conversation/index.js'
 import type { ModelResponse, Provider } from '../interpreters/index.js'
-import { startBash } from '../interpreters/bashProcess.js'
 import { fn, llm, pty, type Node } from '../node/index.js'
 import type { CliAgent, MockReply, NetworkNode } from './Network.js'
 import { MissingBinary } from './NetworkError.js'
@@ -85,33 +85,86 @@ const KILL_GRACE_MS = 2000
  *
  * @category providers
  */
-export const runCommand = async (
+export const runCommand = (
   command: string,
   cwd: string,
   signal: AbortSignal = new AbortController().signal,
   timeoutMs = 60_000,
-): Promise<CommandResult> => {
-  signal.throwIfAborted()
-  let output = ''
-  const result = await startBash({
-    command,
-    cwd,
-    env: { ...process.env, SHLVL: '1' },
-    timeoutMs,
-    maxOutputBytes: MAX_OUTPUT,
-    killGraceMs: KILL_GRACE_MS,
-    signal,
-    onChunk: (chunk) => {
-      output += chunk.data
+): Promise<CommandResult> =>
+  new Promise((resolvePromise, reject) => {
+    signal.throwIfAborted()
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', command], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SHLVL: '1' },
+      detached: true,
+    })
+    const group = child.pid
+    let output = ''
+    let stopping: 'aborted' | 'timedOut' | undefined
+    let exited = false
+    let closed = false
+    let grace: NodeJS.Timeout | undefined
+    const killGroup = (sig: NodeJS.Signals): void => {
+      if (group === undefined || closed) return
+      try {
+        process.kill(-group, sig)
+      } catch {
+        // the group is gone already
+      }
+    }
+    const stop = (why: 'aborted' | 'timedOut', sig: NodeJS.Signals): void => {
+      if (stopping !== undefined || closed) return
+      stopping = why
+      if (exited) {
+        killGroup('SIGKILL')
+        return
+      }
+      killGroup(sig)
+      grace = setTimeout(() => {
+        killGroup('SIGKILL')
+      }, KILL_GRACE_MS)
+    }
+    const onAbort = (): void => {
+      stop('aborted', 'SIGINT')
+    }
+    const timer = setTimeout(() => {
+      stop('timedOut', 'SIGTERM')
+    }, timeoutMs)
+    signal.addEventListener('abort', onAbort, { once: true })
+    const take = (chunk: Buffer): void => {
+      output += chunk.toString('utf8')
       if (output.length > MAX_OUTPUT * 2) output = output.slice(-MAX_OUTPUT)
-    },
-  }).result
-  if (result.interrupted) throw signal.reason
-  return {
-    exitCode: result.timedOut ? 124 : (result.exitCode ?? 128),
-    output: output.length > MAX_OUTPUT ? output.slice(-MAX_OUTPUT) : output,
-  }
-}
+    }
+    child.stdout.on('data', take)
+    child.stderr.on('data', take)
+    const done = (): void => {
+      closed = true
+      clearTimeout(timer)
+      clearTimeout(grace)
+      signal.removeEventListener('abort', onAbort)
+    }
+    child.once('error', (e) => {
+      done()
+      reject(e)
+    })
+    child.once('exit', () => {
+      exited = true
+      // after a cancel or a timeout, nothing of the group may outlive bash
+      if (stopping !== undefined) killGroup('SIGKILL')
+    })
+    child.once('close', (code, sig) => {
+      done()
+      if (stopping === 'aborted') {
+        reject(signal.reason as Error)
+        return
+      }
+      resolvePromise({
+        exitCode: stopping === 'timedOut' ? 124 : (code ?? (sig === null ? 1 : 128)),
+        output: output.length > MAX_OUTPUT ? output.slice(-MAX_OUTPUT) : output,
+      })
+    })
+  })
 
 /**
  * Whether `command` names an executable: a path, or a name found in a

@@ -117,6 +117,30 @@ describe('network providers', () => {
     }
   })
 
+  it("end a verifier's children when its network run is cancelled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nerve-command-'))
+    const net = pipe(
+      network('verify'),
+      addNode({
+        id: 'verifier',
+        provider: {
+          type: 'command',
+          command: 'sleep 60 >/dev/null 2>&1 & echo $! > child.pid; wait',
+        },
+      }),
+    )
+    const run = await startNetwork(net, { root: dir })
+    run.send('verifier', 'check')
+    const pidFile = join(dir, 'child.pid')
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))
+    const child = Number(readFileSync(pidFile, 'utf8'))
+    expect(alive(child)).toBe(true)
+    run.cancel()
+    await run.stop()
+    await until(() => !alive(child))
+    expect(alive(child)).toBe(false)
+  })
+
   it('run commands in the workspace and answer their exit code and output', async () => {
     expect(await runCommand('echo out; echo err >&2; exit 3', tmpdir())).toEqual({
       exitCode: 3,

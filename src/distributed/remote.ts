@@ -58,7 +58,9 @@ export interface RemoteOptions {
    * How long a step waits while no worker listens on the queue (none was
    * started, or the last one died) before it fails with `NoLiveWorker`.
    * Checked about every second (a quarter of the bound when that is
-   * shorter). Default 10000 ms.
+   * shorter), by the client names BullMQ's workers give their connections
+   * (`CLIENT LIST`); on a Redis without `CLIENT SETNAME`, pass `Infinity`
+   * to turn the check off. Default 10000 ms.
    */
   readonly noWorkerTimeoutMs?: number
   /** BullMQ's key prefix. Default `bull`. */

@@ -25,6 +25,8 @@ export interface LineHandlers {
   readonly line: (line: string) => void
   /** A line grew past the bound; its bytes up to the next newline are dropped. Called once per such line. */
   readonly oversize: (bytes: number) => void
+  /** A line just grew past the bound (before its newline came): a peer that is not trusted can be cut off here. */
+  readonly overflowing?: () => void
 }
 
 /**
@@ -51,9 +53,19 @@ export class LineReader {
   private discarded = 0
 
   constructor(
-    private readonly maxLineBytes: number,
+    private maxLineBytes: number,
     private readonly handlers: LineHandlers,
   ) {}
+
+  /** The bound on one line. */
+  get limit(): number {
+    return this.maxLineBytes
+  }
+
+  /** Changes the bound for the lines still to come (a peer that authenticated may send longer ones). */
+  set limit(bytes: number) {
+    this.maxLineBytes = bytes
+  }
 
   /** Feeds one chunk; calls the handlers for every line it completes. */
   push(chunk: Buffer): void {
@@ -73,6 +85,7 @@ export class LineReader {
         this.discarded = this.pendingBytes + (end - start)
         this.pending = []
         this.pendingBytes = 0
+        this.handlers.overflowing?.()
         if (nl !== -1) {
           this.discarding = false
           this.handlers.oversize(this.discarded)

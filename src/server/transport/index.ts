@@ -1,4 +1,4 @@
-export { LineReader, DEFAULT_MAX_LINE_BYTES, type LineHandlers } from './LineReader.js'
+export { LineReader, DEFAULT_MAX_LINE_BYTES, LINE_ENDS, type LineHandlers } from './LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'
 export {
@@ -6,11 +6,12 @@ export {
   tokenMatches,
   bearerToken,
   checkToken,
+  writeTokenFile,
   MIN_TOKEN_LENGTH,
   AUTH_METHOD,
 } from './token.js'
 export { hostAllowed, originAllowed, browserRefusal } from './origin.js'
-export { defaultDaemonDir, defaultSocketPath, socketIsLive } from './socketFile.js'
+export { defaultDaemonDir, defaultSocketPath, ensureSocketDir, socketIsLive } from './socketFile.js'
 export {
   startServer,
   isLoopback,

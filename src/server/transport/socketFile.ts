@@ -44,6 +44,8 @@ export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string 
  * (a group or other bit) is set back to 0700; one that belongs to another
  * user is refused with a {@link ServerStartError} `UnsafeDirectory`, since
  * its owner could replace our files.
+ *
+ * @category server
  */
 export const ensureSocketDir = async (file: string): Promise<void> => {
   const dir = dirname(file)

@@ -63,7 +63,11 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 export const tokenMatches = (token: string, given: string | undefined): boolean =>
   given !== undefined && timingSafeEqual(digest(token), digest(given))
 
-/** Writes `token` to `file` atomically, mode 0600. */
+/**
+ * Writes `token` to `file` atomically, mode 0600.
+ *
+ * @category server
+ */
 export const writeTokenFile = (file: string, token: string): Promise<void> =>
   writeFileAtomic(file, `${token}\n`, { mode: 0o600 })
 

@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -224,5 +225,44 @@ describe('MCP over stdio', () => {
       mcp.callTool({ name: 'nerve_execute', arguments: { nodeId: 'sh', input: huge } }),
     ).rejects.toThrow(/-32600: a line of \d+ bytes is over the limit of 16777216 bytes/)
     expect((await mcp.listTools()).tools).toHaveLength(12)
+  }, 60_000)
+})
+
+describe('nerve mcp --http', () => {
+  beforeAll(() => {
+    ensureBuilt()
+  }, 180_000)
+
+  it('generates a token into NERVE_HOME, prints it once, and serves only the client that presents it', async () => {
+    const home3 = mkdtempSync(join(tmpdir(), 'nerve-mcp-http-'))
+    const { NERVE_TOKEN: _, ...withoutToken } = process.env
+    const child = spawn(process.execPath, [bin, 'mcp', '--http', '127.0.0.1:0'], {
+      env: { ...withoutToken, HOME: home3, NERVE_HOME: home3 },
+      cwd: home3,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    try {
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      await expect.poll(() => stderr, { timeout: 20_000 }).toMatch(/Bearer \S+/)
+      const url = /serving (\S+)/.exec(stderr)![1]!
+      const token = /Bearer (\S+)/.exec(stderr)![1]!
+      expect(readFileSync(join(home3, 'mcp.token'), 'utf8').trim()).toBe(token)
+      expect(statSync(join(home3, 'mcp.token')).mode & 0o777).toBe(0o600)
+      expect(stderr.match(new RegExp(token, 'g'))).toHaveLength(1)
+      expect((await post(url, mcpHeaders, initialize)).status).toBe(401)
+      const mcp = new Client({ name: 'owner', version: '1.0.0' })
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      )
+      expect((await mcp.listTools()).tools).toHaveLength(12)
+      await mcp.close()
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+      rmSync(home3, { recursive: true, force: true })
+    }
   }, 60_000)
 })

@@ -9,9 +9,10 @@ import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.js'
+import { ensureBuilt, nerve } from '../cli/run.js'
 import { echoEngine } from './fixtures/echoEngine.js'
 import { rawPeer } from './fixtures/rawClient.js'
 
@@ -274,4 +275,22 @@ describe('HTTP and WebSocket', () => {
     expect(a.status).toBe(413)
     expect(tagOf(a)).toBe('LineTooLong')
   })
+})
+
+describe('the nerve executable', () => {
+  beforeAll(() => {
+    ensureBuilt()
+  }, 180_000)
+
+  it('refuses to serve TCP with an empty NERVE_TOKEN, and says why', async () => {
+    const ran = await nerve(
+      ['server', 'start', '--tcp', '0.0.0.0:0', '--socket', join(dir, 'n.sock')],
+      {
+        NERVE_TOKEN: '',
+        NERVE_HOME: dir,
+      },
+    )
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toMatch(/^error: ServerStartError at token: .*\(TokenTooWeak\)$/m)
+  }, 30_000)
 })

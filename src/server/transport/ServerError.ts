@@ -37,7 +37,7 @@ export class ServerStartError extends Error {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`startServer: ${message}`, options)
+    super(`startServer: ${message} (${reason})`, options)
     this.name = 'ServerStartError'
   }
 }

@@ -16,6 +16,7 @@ import { PassThrough } from 'node:stream'
 import type { NerveClient } from '../client/index.js'
 import {
   bearerToken,
+  boundNames,
   browserRefusal,
   checkToken,
   DEFAULT_MAX_LINE_BYTES,
@@ -184,7 +185,7 @@ export const serveMcpHttp = async (
     options.token === undefined
       ? (options.tokenFile ?? join(defaultDaemonDir(), 'mcp.token'))
       : undefined
-  const hosts = [host, ...(options.allowedHosts ?? [])]
+  const hosts = [...boundNames(host), ...(options.allowedHosts ?? [])]
 
   const refusal = (req: IncomingMessage): readonly [number, string] | undefined => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return [404, 'not found']

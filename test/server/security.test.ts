@@ -7,7 +7,7 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -250,6 +250,15 @@ describe('HTTP and WebSocket', () => {
       const a = await http(`${h.http!.url}/rpc`, { headers: { ...bearer, host }, body: ping })
       expect(a.status).toBe(200)
     }
+  })
+
+  it('on a wildcard bind, takes the names of this machine and refuses others', async () => {
+    const { h } = await start({ socket: false, http: { host: '0.0.0.0' }, token: TOKEN })
+    const url = `http://127.0.0.1:${h.http!.port}/rpc`
+    const named = await http(url, { headers: { ...bearer, host: hostname() }, body: ping })
+    expect(named.status).toBe(200)
+    const other = await http(url, { headers: { ...bearer, host: 'evil.example' }, body: ping })
+    expect(other.status).toBe(403)
   })
 
   it("refuses a browser Origin that is not the daemon's own, and lets its own in", async () => {

@@ -10,7 +10,7 @@ export {
   MIN_TOKEN_LENGTH,
   AUTH_METHOD,
 } from './token.js'
-export { hostAllowed, originAllowed, browserRefusal } from './origin.js'
+export { boundNames, hostAllowed, originAllowed, browserRefusal } from './origin.js'
 export { defaultDaemonDir, defaultSocketPath, ensureSocketDir, socketIsLive } from './socketFile.js'
 export {
   startServer,

@@ -6,6 +6,7 @@
  * the listener's own (a page elsewhere may not drive it; a dashboard served
  * by the listener itself may).
  */
+import { hostname, networkInterfaces } from 'node:os'
 
 const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1'])
 
@@ -19,6 +20,27 @@ const hostnameOf = (host: string): string | undefined => {
     return undefined
   }
 }
+
+/**
+ * The names a `Host` header may give for a listener bound to `host`: that
+ * address, or for a wildcard (`0.0.0.0`, `::`) every address of this
+ * machine and its host name.
+ *
+ * @category server
+ * @example
+ * import { boundNames } from 'nerve-agents/server'
+ * import assert from 'assert'
+ *
+ * assert.deepStrictEqual(boundNames('10.0.0.5'), ['10.0.0.5'])
+ * assert.ok(boundNames('0.0.0.0').includes('127.0.0.1'))
+ */
+export const boundNames = (host: string): readonly string[] =>
+  host === '0.0.0.0' || host === '::'
+    ? [
+        hostname(),
+        ...Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
+      ]
+    : [host]
 
 /**
  * Whether a `Host` header names a loopback host (`localhost`, `127.0.0.1`,

@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
+import { boundNames } from './origin.js'
 import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
 import {
@@ -310,7 +311,7 @@ export const startServer = async <E extends Engine>(
         maxLineBytes,
         token,
         connections,
-        hosts: [http.host, ...(options.allowedHosts ?? [])],
+        hosts: [...boundNames(http.host), ...(options.allowedHosts ?? [])],
         headersTimeoutMs: preAuth.timeoutMs,
       })
       servers.push(webServer)

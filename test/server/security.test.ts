@@ -193,6 +193,22 @@ describe('TCP before AUTH', () => {
     friend.close()
   })
 
+  it('turns away a peer that authenticates when the pool of authenticated connections is full', async () => {
+    const { h } = await start({ tcp: true, token: TOKEN, maxConnections: 1 })
+    const first = await rawPeer(h.tcp!)
+    first.send(auth(TOKEN))
+    expect((await first.next()).result).toEqual({ authenticated: true })
+    const second = await rawPeer(h.tcp!)
+    second.send(auth(TOKEN))
+    expect((await second.next()).error).toMatchObject({ data: { tag: 'TooManyConnections' } })
+    await second.ended
+    const owner = await rawPeer({ path: h.socket! })
+    owner.send(ping)
+    expect((await owner.next()).result).toEqual({ pong: true })
+    owner.close()
+    first.close()
+  })
+
   it('hangs up on a peer that does not authenticate within the deadline', async () => {
     const { h } = await start({ tcp: true, token: TOKEN, preAuth: { timeoutMs: 200 } })
     const peer = await rawPeer(h.tcp!)

@@ -16,14 +16,22 @@
  *   Unix socket while a 200-step graph on an echo LLM node runs, against the
  *   same graph with the subscriber in-process (higher is better): what the
  *   socket costs the event stream.
+ * - `daemon.slowreader.rss`: MiB of memory the daemon holds for a
+ *   subscriber on the Unix socket that never reads, once 10⁵ events of 64
+ *   KiB have been produced (V8 heap and external memory after a full
+ *   collection, over the same before the flood: what stays resident, which
+ *   a peak of RSS cannot tell once the allocator keeps freed pages), against
+ *   a subscriber that reads them all. Goal: ≤ 64 MiB (the buffer is bounded
+ *   by bytes, not only by count).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NerveClient } from '../src/client/index.js'
+import { zeroUsage, type Provider } from '../src/index.js'
 import { createEngine, startServer, type ServerHandle } from '../src/server/index.js'
-import { interleaveAsync, type Benchmark, type Result } from './harness.js'
+import { gc, interleaveAsync, type Benchmark, type Result } from './harness.js'
 
 const now = (): number => performance.now()
 
@@ -307,4 +315,92 @@ const events: Benchmark = {
   },
 }
 
-export const benchmarks: readonly Benchmark[] = [roundtrip, execute, throughput, events]
+const FLOOD_EVENTS = Number(process.env.NERVE_BENCH_FLOOD ?? 100_000)
+const FLOOD_CHUNK = 'x'.repeat(64 * 1024)
+
+/** A model that streams {@link FLOOD_EVENTS} deltas of 64 KiB, yielding now and then, then answers. */
+const flood: Provider = {
+  name: 'flood',
+  async call(_request, options) {
+    for (let i = 0; i < FLOOD_EVENTS; i++) {
+      options.onDelta?.({ type: 'text', text: FLOOD_CHUNK })
+      if (i % 64 === 63) await new Promise((resolve) => setImmediate(resolve))
+    }
+    return {
+      content: [{ type: 'text' as const, text: 'done' }],
+      stopReason: 'end_turn',
+      usage: zeroUsage,
+      cost: 0,
+      model: 'flood',
+    }
+  },
+}
+
+/** V8 heap and external memory (socket buffers) after a full collection. */
+const resident = (): number => {
+  gc()
+  const m = process.memoryUsage()
+  return m.heapUsed + m.external
+}
+
+/**
+ * The MiB the process holds once the flood ran with one subscriber on the
+ * Unix socket that reads everything (`reads`) or nothing (then what it was
+ * not sent is still held), over what it held before.
+ */
+const floodRss = async (reads: boolean): Promise<{ mib: number }> => {
+  const dir = mkdtempSync(join(tmpdir(), 'nerve-bench-flood-'))
+  const daemon = await startServer({
+    engine: createEngine({ history: false, providers: { flood } }),
+    socket: join(dir, 'nerve.sock'),
+    pidFile: false,
+  })
+  const producer = await NerveClient.connect(daemon.socket)
+  const reader = connect(daemon.socket!)
+  const connected = new Promise<void>((resolve) => reader.once('connect', resolve))
+  try {
+    await producer.createNode('bot', 'llm', { options: { provider: 'flood' } })
+    await connected
+    reader.on('data', () => undefined)
+    const subscribed = new Promise<void>((resolve) =>
+      reader.once('data', () => {
+        resolve()
+      }),
+    )
+    reader.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SUBSCRIBE', params: {} })}\n`)
+    await subscribed
+    if (!reads) reader.pause()
+    const before = resident()
+    await producer.node('bot').execute('go')
+    return { mib: Math.max(0, resident() - before) / 2 ** 20 }
+  } finally {
+    reader.destroy()
+    await producer.close()
+    await daemon.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const slowReader: Benchmark = {
+  name: 'daemon.slowreader.rss',
+  async run({ rounds }): Promise<readonly Result[]> {
+    const { ours, baseline } = await interleaveAsync({
+      rounds: rounds ?? 3,
+      warmup: 0,
+      ours: () => floodRss(false),
+      baseline: () => floodRss(true),
+    })
+    return [
+      {
+        name: 'daemon.slowreader.rss',
+        unit: 'MiB',
+        median: ours.mib,
+        baseline: 'the same flood to a subscriber that reads everything',
+        baselineMedian: baseline.mib,
+        target: { median: 64 },
+      },
+    ]
+  },
+}
+
+export const benchmarks: readonly Benchmark[] = [roundtrip, execute, throughput, events, slowReader]

@@ -5,4 +5,10 @@
  * @packageDocumentation
  */
 export { createMcpServer } from './createMcpServer.js'
-export { serveMcpHttp, serveMcpStdio, type McpHttpHandle, type McpHttpOptions } from './serveMcp.js'
+export {
+  serveMcpHttp,
+  serveMcpStdio,
+  type McpHttpHandle,
+  type McpHttpOptions,
+  type McpStdioOptions,
+} from './serveMcp.js'

@@ -1,60 +1,161 @@
 /**
  * Where the MCP server listens: standard input and output (what MCP clients
  * spawn), or Streamable HTTP at `POST /mcp` — stateless, one server per
- * request, on loopback unless a token guards it.
+ * request. Over HTTP it keeps the daemon's promises: a strong token always
+ * (generated into an owner-only file when none is given), a loopback `Host`
+ * and no foreign `Origin` (a web page must not reach it by DNS rebinding),
+ * checked before the body is read, and a bounded body.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { mkdir, unlink } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import type { NerveClient } from '../client/index.js'
-import { bearerToken, isLoopback, ServerStartError, tokenMatches } from '../server/index.js'
+import {
+  bearerToken,
+  boundNames,
+  browserRefusal,
+  checkToken,
+  DEFAULT_MAX_LINE_BYTES,
+  defaultDaemonDir,
+  ensureSocketDir,
+  generateToken,
+  isLoopback,
+  LineReader,
+  ServerStartError,
+  tokenMatches,
+  writeTokenFile,
+} from '../server/index.js'
 import { createMcpServer } from './createMcpServer.js'
 
+/** @category mcp */
+export interface McpStdioOptions {
+  /** The longest line taken; a longer one is answered with an error. 16 MiB by default. */
+  readonly maxLineBytes?: number
+  readonly stdin?: NodeJS.ReadableStream
+  readonly stdout?: NodeJS.WritableStream
+}
+
+/** A JSON-RPC id at the start (`{"jsonrpc":"2.0","id":…`) or at the end (`…,"id":…}`) of a line. */
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`)
+const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`)
+
 /**
- * Serves MCP on standard input and output until the input ends.
+ * The id of a request line that was too long to read, from its first and
+ * last bytes, when it can be told: the SDK's clients write the id last.
+ */
+const idOf = (ends: { readonly head: string; readonly tail: string }): string | number | null => {
+  const m = HEAD_ID.exec(ends.head) ?? TAIL_ID.exec(ends.tail)
+  return m === null ? null : (JSON.parse(m[1]!) as string | number)
+}
+
+/**
+ * Serves MCP on standard input and output until the input ends. A line
+ * longer than `maxLineBytes` is not handed to the SDK (whose buffer would
+ * give up and end the server): it is answered with an `InvalidRequest`
+ * error for that request, and the server goes on.
  *
  * @category mcp
  */
-export const serveMcpStdio = async (client: NerveClient): Promise<void> => {
+export const serveMcpStdio = async (
+  client: NerveClient,
+  options: McpStdioOptions = {},
+): Promise<void> => {
+  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+  const stdin = options.stdin ?? process.stdin
+  const stdout = options.stdout ?? process.stdout
+  const lines = new PassThrough()
   const server = createMcpServer(client)
-  const transport = new StdioServerTransport()
+  // Only whole lines within the bound reach the SDK, so its own buffer never overflows.
+  const transport = new StdioServerTransport(lines, stdout as never, { maxBufferSize: max + 1 })
+  const reader = new LineReader(max, {
+    line: (line) => {
+      lines.write(`${line}\n`)
+    },
+    oversize: (bytes, ends) => {
+      const message = `a line of ${bytes} bytes is over the limit of ${max} bytes`
+      process.stderr.write(`nerve mcp: ${message}\n`)
+      if (/"method"\s*:\s*"notifications\//.test(ends.head)) return
+      stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: idOf(ends), error: { code: -32600, message } })}\n`,
+      )
+    },
+  })
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve))
   await server.connect(transport)
-  process.stdin.once('end', () => void server.close())
+  stdin.on('data', (chunk: Buffer | string) => {
+    reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  })
+  stdin.once('end', () => void server.close())
   await closed
 }
 
 /** @category mcp */
 export interface McpHttpOptions {
-  /** Default `127.0.0.1`; any other address needs `token`. */
+  /** Default `127.0.0.1`. */
   readonly host?: string
   /** Default 0: a free port. */
   readonly port?: number
-  /** When given, every request must carry `Authorization: Bearer <token>`. */
+  /**
+   * The token every request must carry as `Authorization: Bearer <token>`,
+   * 16 characters at least; one is generated into `tokenFile` when none is
+   * given.
+   */
   readonly token?: string
+  /** Where a generated token is written (mode 0600); `mcp.token` in {@link defaultDaemonDir} by default. */
+  readonly tokenFile?: string
+  /** More host names the `Host` header may carry, beside the loopback names and the bound address. */
+  readonly allowedHosts?: readonly string[]
+  /** The largest request body taken (413 past it); 16 MiB by default. */
+  readonly maxBodyBytes?: number
 }
 
 /** @category mcp */
 export interface McpHttpHandle {
   /** `http://host:port/mcp` */
   readonly url: string
+  /** The token clients present. */
+  readonly token: string
+  /** The file a generated token was written to (removed on close). */
+  readonly tokenFile: string | undefined
   close(): Promise<void>
 }
 
 const reply = (res: ServerResponse, status: number, message: string): void => {
-  res.writeHead(status, { 'content-type': 'application/json' })
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
-const body = async (req: IncomingMessage): Promise<unknown> => {
-  const chunks: Buffer[] = []
-  for await (const c of req) chunks.push(c as Buffer)
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
-}
+/** The body, or `undefined` once it passed `max` bytes (then it is no longer read). */
+const body = (req: IncomingMessage, max: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let bytes = 0
+    const onData = (c: Buffer): void => {
+      bytes += c.length
+      if (bytes > max) {
+        req.off('data', onData)
+        req.pause()
+        resolve(undefined)
+      } else chunks.push(c)
+    }
+    req.on('data', onData)
+    req.once('end', () => {
+      resolve(Buffer.concat(chunks))
+    })
+    req.once('error', reject)
+  })
 
 /**
- * Serves MCP over Streamable HTTP at `POST /mcp` until `close()`.
+ * Serves MCP over Streamable HTTP at `POST /mcp` until `close()`. Each
+ * request is checked, in this order and before its body is read: the path
+ * (404), `Host` and `Origin` (403), the bearer token (401), the method
+ * (405), the content type (415), the declared length (413); the body is
+ * then read up to `maxBodyBytes` (413 past it).
  *
  * @category mcp
  */
@@ -63,16 +164,42 @@ export const serveMcpHttp = async (
   options: McpHttpOptions = {},
 ): Promise<McpHttpHandle> => {
   const host = options.host ?? '127.0.0.1'
-  const token = options.token
-  if (!isLoopback(host) && token === undefined) {
-    throw new ServerStartError('TokenRequired', host, `serving MCP on ${host} needs a token`)
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_LINE_BYTES
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new ServerStartError(
+      'BadOption',
+      'maxBodyBytes',
+      `maxBodyBytes must be a positive integer, got ${maxBodyBytes}`,
+    )
   }
+  if (options.token !== undefined) checkToken(options.token, 'serveMcpHttp')
+  else if (!isLoopback(host) && options.tokenFile === undefined) {
+    throw new ServerStartError(
+      'TokenRequired',
+      host,
+      `serving MCP on ${host} is reachable from other machines: give a token (or a tokenFile to generate one into)`,
+    )
+  }
+  const token = options.token ?? generateToken()
+  const tokenFile =
+    options.token === undefined
+      ? (options.tokenFile ?? join(defaultDaemonDir(), 'mcp.token'))
+      : undefined
+  const hosts = [...boundNames(host), ...(options.allowedHosts ?? [])]
+
   const refusal = (req: IncomingMessage): readonly [number, string] | undefined => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return [404, 'not found']
-    if (token !== undefined && !tokenMatches(token, bearerToken(req.headers.authorization))) {
+    const forbidden = browserRefusal(req.headers, hosts)
+    if (forbidden !== undefined) return [403, forbidden.message]
+    if (!tokenMatches(token, bearerToken(req.headers.authorization))) {
       return [401, 'missing or wrong bearer token']
     }
     if (req.method !== 'POST') return [405, 'only POST: this server keeps no sessions']
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    if (type !== 'application/json') return [415, 'the body must be application/json']
+    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
+      return [413, `the body is over the limit of ${maxBodyBytes} bytes`]
+    }
     return undefined
   }
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -81,15 +208,33 @@ export const serveMcpHttp = async (
       reply(res, ...refused)
       return
     }
+    const raw = await body(req, maxBodyBytes)
+    if (raw === undefined) {
+      reply(res, 413, `the body is over the limit of ${maxBodyBytes} bytes`)
+      return
+    }
     let parsed: unknown
     try {
-      parsed = await body(req)
+      parsed = JSON.parse(raw.toString('utf8')) as unknown
     } catch {
       reply(res, 400, 'the body is not JSON')
       return
     }
+    const port = (http.address() as AddressInfo).port
+    const names = [
+      'localhost',
+      '127.0.0.1',
+      '[::1]',
+      ...hosts.map((h) => (h.includes(':') ? `[${h}]` : h)),
+    ]
     const server = createMcpServer(client)
-    const transport = new StreamableHTTPServerTransport() // no session ids: stateless
+    // No session ids: stateless. The SDK's own Host/Origin checks stay on behind ours.
+    const transport = new StreamableHTTPServerTransport({
+      enableDnsRebindingProtection: true,
+      allowedHosts: names.map((n) => `${n}:${port}`),
+      allowedOrigins: names.map((n) => `http://${n}:${port}`),
+      maxRequestBodySize: maxBodyBytes,
+    })
     res.on('close', () => {
       void transport.close()
       void server.close()
@@ -102,19 +247,36 @@ export const serveMcpHttp = async (
       if (!res.headersSent) reply(res, 500, (e as Error).message)
     })
   })
+  // A client that has not sent its headers within a few seconds is let go.
+  http.headersTimeout = 5000
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
     http.listen(options.port ?? 0, host, resolve)
   })
+  try {
+    if (tokenFile !== undefined) {
+      // The default directory is ours alone; a file the caller named goes where it said.
+      if (options.tokenFile === undefined) await ensureSocketDir(tokenFile)
+      else await mkdir(dirname(tokenFile), { recursive: true, mode: 0o700 })
+      await writeTokenFile(tokenFile, token)
+    }
+  } catch (e) {
+    http.close()
+    throw e
+  }
   const { port } = http.address() as AddressInfo
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    token,
+    tokenFile,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections()
         http.close(() => {
           resolve()
         })
-      }),
+      }).then(() =>
+        tokenFile === undefined ? undefined : unlink(tokenFile).catch(() => undefined),
+      ),
   }
 }

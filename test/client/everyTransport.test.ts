@@ -21,7 +21,7 @@ beforeAll(async () => {
     socket: join(dir, 'n.sock'),
     tcp: true,
     http: true,
-    token: 'every-token',
+    token: 'every-token-every-token',
   })
 })
 afterAll(async () => {
@@ -33,10 +33,20 @@ const transports: readonly (readonly [string, () => Promise<NerveClient>])[] = [
   ['unix', () => NerveClient.connect(server.socket)],
   [
     'tcp',
-    () => NerveClient.connectTcp(server.tcp!.host, server.tcp!.port, { token: 'every-token' }),
+    () =>
+      NerveClient.connectTcp(server.tcp!.host, server.tcp!.port, {
+        token: 'every-token-every-token',
+      }),
   ],
-  ['http', () => NerveClient.connectHttp(server.http!.url, { token: 'every-token', post: true })],
-  ['websocket', () => NerveClient.connectHttp(server.http!.url, { token: 'every-token' })],
+  [
+    'http',
+    () =>
+      NerveClient.connectHttp(server.http!.url, { token: 'every-token-every-token', post: true }),
+  ],
+  [
+    'websocket',
+    () => NerveClient.connectHttp(server.http!.url, { token: 'every-token-every-token' }),
+  ],
   ['in-process', () => NerveClient.inProcess(server.engine)],
 ]
 
@@ -204,13 +214,15 @@ describe.each(transports)('SHUTDOWN over %s', (name) => {
       socket: join(own, 'n.sock'),
       tcp: true,
       http: true,
-      token: 't',
+      token: 'every-token-every-token',
     })
     const open = {
       unix: () => NerveClient.connect(s.socket),
-      tcp: () => NerveClient.connectTcp(s.tcp!.host, s.tcp!.port, { token: 't' }),
-      http: () => NerveClient.connectHttp(s.http!.url, { token: 't', post: true }),
-      websocket: () => NerveClient.connectHttp(s.http!.url, { token: 't' }),
+      tcp: () =>
+        NerveClient.connectTcp(s.tcp!.host, s.tcp!.port, { token: 'every-token-every-token' }),
+      http: () =>
+        NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token', post: true }),
+      websocket: () => NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token' }),
       'in-process': () => NerveClient.inProcess(s.engine),
     }[name]!
     const client = await open()

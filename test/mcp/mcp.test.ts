@@ -241,10 +241,14 @@ describe('nerve mcp against a running daemon', () => {
 describe('MCP over Streamable HTTP', () => {
   it('serves the tools at POST /mcp', async () => {
     const nerve = await NerveClient.standalone({ history: false })
-    const http = await serveMcpHttp(nerve)
+    const http = await serveMcpHttp(nerve, { tokenFile: join(dir, 'mcp.token') })
     const mcp = new Client({ name: 'nerve-test', version: '1.0.0' })
     try {
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(http.url)))
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(http.url), {
+          requestInit: { headers: { authorization: `Bearer ${http.token}` } },
+        }),
+      )
       expect((await mcp.listTools()).tools).toHaveLength(12)
       await call(mcp, 'nerve_create_node', { nodeId: 'h', kind: 'bash' })
       expect((await nerve.listNodes()).map((n) => n.id)).toEqual(['h'])
@@ -257,7 +261,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('refuses a client without the token, and a non-loopback address without one', async () => {
     const nerve = await NerveClient.standalone({ history: false })
-    const http = await serveMcpHttp(nerve, { token: 'secret' })
+    const http = await serveMcpHttp(nerve, { token: 'secret-secret-secret' })
     try {
       const stranger = new Client({ name: 'stranger', version: '1.0.0' })
       await expect(
@@ -266,7 +270,7 @@ describe('MCP over Streamable HTTP', () => {
       const friend = new Client({ name: 'friend', version: '1.0.0' })
       await friend.connect(
         new StreamableHTTPClientTransport(new URL(http.url), {
-          requestInit: { headers: { authorization: 'Bearer secret' } },
+          requestInit: { headers: { authorization: 'Bearer secret-secret-secret' } },
         }),
       )
       expect((await friend.listTools()).tools).toHaveLength(12)

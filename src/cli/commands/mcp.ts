@@ -37,7 +37,13 @@ export const mcp = async (o: McpOptions): Promise<void> => {
       ...hostPort(o.http),
       ...(token !== undefined && { token }),
     })
-    process.stderr.write(`nerve mcp: serving ${server.url}\n`)
+    process.stderr.write(
+      `nerve mcp: serving ${server.url}\n${
+        server.tokenFile !== undefined
+          ? `nerve mcp: clients send Authorization: Bearer ${server.token} (kept in ${server.tokenFile} while serving)\n`
+          : ''
+      }`,
+    )
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)

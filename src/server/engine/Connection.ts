@@ -91,6 +91,7 @@ export class Connection implements EngineConnection, Listener {
       (line) => sink.send(line),
       core.limits.eventBuffer,
       () => core.now(),
+      core.limits.eventBufferBytes,
     )
   }
 

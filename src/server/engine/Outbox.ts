@@ -31,6 +31,8 @@ interface Subscription {
   readonly filter: EventFilter
   /** The JSON of events waiting while the connection is congested, oldest first. */
   readonly held: string[]
+  /** The characters of `held`. */
+  heldBytes: number
   /** Events dropped from `held` since the last `LAGGED`. */
   dropped: number
 }
@@ -46,23 +48,31 @@ const unwritable = (event: EngineEvent): string =>
 /**
  * The outgoing side of one connection: responses go out at once; events go
  * to its subscriptions and out while the transport keeps up. Once `send`
- * answers false (congested), events wait in a bounded buffer per
- * subscription, the oldest dropped on overflow, until `drained`: then each
+ * answers false (congested), events wait in a buffer per subscription
+ * bounded by count and by size (characters of JSON; the newest event is
+ * always kept), the oldest dropped on overflow, until `drained`: then each
  * subscription first gets one `LAGGED { dropped }` if it lost any, then what
  * it held, in order.
  */
 export class Outbox {
   readonly #send: (line: string) => boolean
   readonly #capacity: number
+  readonly #maxBytes: number
   readonly #now: () => string
   readonly #subs = new Map<string, Subscription>()
   #congested = false
   #closed = false
   #next = 1
 
-  constructor(send: (line: string) => boolean, capacity: number, now: () => string) {
+  constructor(
+    send: (line: string) => boolean,
+    capacity: number,
+    now: () => string,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ) {
     this.#send = send
     this.#capacity = capacity
+    this.#maxBytes = maxBytes
     this.#now = now
   }
 
@@ -85,7 +95,7 @@ export class Outbox {
 
   subscribe(filter: EventFilter): string {
     const id = `s${this.#next++}`
-    this.#subs.set(id, { id, filter, held: [], dropped: 0 })
+    this.#subs.set(id, { id, filter, held: [], heldBytes: 0, dropped: 0 })
     return id
   }
 
@@ -116,7 +126,9 @@ export class Outbox {
         if (!this.#emit(sub, JSON.stringify({ type: 'LAGGED', time: this.#now(), dropped }))) return
       }
       while (sub.held.length > 0) {
-        if (!this.#emit(sub, sub.held.shift()!)) return
+        const next = sub.held.shift()!
+        sub.heldBytes -= next.length
+        if (!this.#emit(sub, next)) return
       }
     }
   }
@@ -127,11 +139,15 @@ export class Outbox {
   }
 
   #hold(sub: Subscription, text: string): void {
-    if (sub.held.length >= this.#capacity) {
-      sub.held.shift()
+    while (
+      sub.held.length > 0 &&
+      (sub.held.length >= this.#capacity || sub.heldBytes + text.length > this.#maxBytes)
+    ) {
+      sub.heldBytes -= sub.held.shift()!.length
       sub.dropped++
     }
     sub.held.push(text)
+    sub.heldBytes += text.length
   }
 
   /** Sends one event of `sub`; whether the transport keeps up. */

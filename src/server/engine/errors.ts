@@ -286,6 +286,17 @@ const detailsOf = (e: object): Record<string, unknown> => {
   return out
 }
 
+/** The errors JavaScript itself throws: a bug or an exhausted resource, never a node's failure. */
+const BUILT_IN: ReadonlySet<string> = new Set([
+  'RangeError',
+  'TypeError',
+  'ReferenceError',
+  'SyntaxError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+])
+
 /** The params keys that name nodes, where an error about a node name points. */
 const NODE_KEYS = ['nodeId', 'sourceId', 'targetId'] as const
 
@@ -307,7 +318,8 @@ const paramPath = (e: object, params: unknown): string | undefined => {
 /**
  * What the engine answers for an error a command ended with: the wire code
  * of its tag (an engine error's own; `ExecutionFailed` for the node
- * failures; `InternalError` for anything else), its message, and
+ * failures; `InternalError` for anything else, a plain `RangeError` or
+ * `TypeError` included), its message, and
  * `data: { tag, path?, ...details }`. An error about a node (`UnknownNode`,
  * `NameTaken`, …) points at the key of `params` that named it.
  *
@@ -322,7 +334,7 @@ export const toWireError = (e: unknown, params?: unknown): WireError => {
     e instanceof EngineError
       ? e.code
       : (CODES[tag] ??
-        (e instanceof Error && tag !== 'Error'
+        (e instanceof Error && tag !== 'Error' && !BUILT_IN.has(tag)
           ? ErrorCode.ExecutionFailed
           : ErrorCode.InternalError))
   const path = e instanceof EngineError ? e.path : paramPath(e, params)

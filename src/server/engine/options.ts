@@ -15,6 +15,8 @@ export interface EngineLimits {
   readonly maxSubscriptions?: number
   /** Events held for one subscription while its connection is congested; older ones are dropped (and counted in a `LAGGED` event). Default: 1024. */
   readonly eventBuffer?: number
+  /** Characters of event JSON held for one subscription while its connection is congested (the newest event is always kept); older events are dropped and counted alike. Default: 4 MiB. */
+  readonly eventBufferBytes?: number
   /** Requests of one connection running at once; more are refused with `TooManyRequests`. Default: 256. */
   readonly maxInFlight?: number
   /** Finished graph runs `GET_RUN` still knows (the oldest are forgotten first). Default: 256. */
@@ -86,6 +88,7 @@ export type Limits = Required<EngineLimits>
 const DEFAULTS: Limits = Object.freeze({
   maxSubscriptions: 64,
   eventBuffer: 1024,
+  eventBufferBytes: 4 * 1024 * 1024,
   maxInFlight: 256,
   keptRuns: 256,
 })

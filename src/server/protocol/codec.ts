@@ -3,6 +3,49 @@ import * as t from 'io-ts'
 
 /** The message of an error for a key the object must not have. */
 const UNKNOWN = 'is not a parameter of this command'
+/** The message of an error for a required key that is absent (or `undefined`). */
+const REQUIRED = 'required, got nothing'
+/** The message of an error for a value nested deeper than {@link MAX_DEPTH}. */
+const TOO_DEEP = 'nested too deep'
+
+/**
+ * 64: how deep objects and arrays may nest in a command's params (the
+ * params object counts as one). A deeper value is refused at decode, at the
+ * path where it goes too deep, before anything walks it recursively.
+ *
+ * @category protocol
+ */
+export const MAX_DEPTH = 64
+
+/**
+ * The keys to the first object or array of `value` that is more than `max`
+ * levels deep (`value` itself at level `level`), without recursion; or
+ * undefined when there is none.
+ */
+const tooDeep = (value: unknown, level: number, max: number): readonly string[] | undefined => {
+  interface Frame {
+    readonly value: unknown
+    readonly level: number
+    readonly key: string
+    readonly parent: Frame | undefined
+  }
+  const stack: Frame[] = [{ value, level, key: '', parent: undefined }]
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    const v = frame.value
+    if (typeof v !== 'object' || v === null) continue
+    if (frame.level > max) {
+      const keys: string[] = []
+      for (let f = frame; f.parent !== undefined; f = f.parent) keys.push(f.key)
+      return keys.reverse()
+    }
+    for (const [key, child] of Object.entries(v)) {
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, level: frame.level + 1, key, parent: frame })
+    }
+  }
+  return undefined
+}
 
 type Props = Record<string, t.Mixed>
 
@@ -32,14 +75,26 @@ const validator =
         })
       }
     }
-    const check = (key: string, type: t.Mixed, value: unknown): void => {
+    const check = (key: string, type: t.Mixed, value: unknown, isRequired: boolean): void => {
+      const deeper = tooDeep(value, 2, MAX_DEPTH)
+      if (deeper !== undefined) {
+        const context = deeper.reduce<t.Context>(
+          (c, k) => [...c, { key: k, type: t.unknown, actual: undefined }],
+          at(key, t.unknown, undefined),
+        )
+        errors.push({ value: undefined, context, message: TOO_DEEP })
+        return
+      }
       const r = type.validate(value, at(key, type, value))
       if (E.isLeft(r)) errors.push(...r.left)
-      else out[key] = r.right
+      else if (r.right === undefined && isRequired) {
+        // A type that takes anything (the input of a command) takes undefined too; a required key may not be missing.
+        errors.push({ value, context: at(key, type, value), message: REQUIRED })
+      } else out[key] = r.right
     }
-    for (const [key, type] of Object.entries(required)) check(key, type, record[key])
+    for (const [key, type] of Object.entries(required)) check(key, type, record[key], true)
     for (const [key, type] of Object.entries(optional)) {
-      if (record[key] !== undefined) check(key, type, record[key])
+      if (record[key] !== undefined) check(key, type, record[key], false)
     }
     return errors.length > 0 ? E.left(errors) : E.right(out)
   }
@@ -114,7 +169,8 @@ const show = (u: unknown): string => {
 export const describeError = (e: t.ValidationError): string => {
   const path = errorPath(e)
   const at = path === '' ? 'params' : path
-  if (e.message === UNKNOWN) return `${at}: ${UNKNOWN}`
+  if (e.message === UNKNOWN || e.message === REQUIRED) return `${at}: ${e.message}`
+  if (e.message === TOO_DEEP) return `${at}: nested deeper than ${MAX_DEPTH} levels`
   const expected = e.context[e.context.length - 1]?.type.name ?? 'a value'
   return `${at}: expected ${expected}, got ${show(e.value)}`
 }

@@ -44,4 +44,4 @@ export type {
   TraceJson,
   TraceStep,
 } from './results.js'
-export { describeError, errorPath } from './codec.js'
+export { describeError, errorPath, MAX_DEPTH } from './codec.js'

@@ -6,8 +6,10 @@
 
 /**
  * `startServer` could not start: the socket is held by a live daemon, the
- * path is not a socket, a non-loopback bind has no token, or an address is in
- * use. `path` names what was refused: the socket file or `host:port`.
+ * path is not a socket, a non-loopback bind has no token, a token is too
+ * short (`TokenTooWeak`), the socket's directory belongs to another user
+ * (`UnsafeDirectory`), or an address is in use. `path` names what was
+ * refused: the socket file, its directory, `token` or `host:port`.
  *
  * @category server
  * @example
@@ -23,13 +25,19 @@ export class ServerStartError extends Error {
   constructor(
     /** What went wrong. */
     readonly reason:
-      'DaemonRunning' | 'NotASocket' | 'TokenRequired' | 'AddressInUse' | 'BadOption',
+      | 'DaemonRunning'
+      | 'NotASocket'
+      | 'TokenRequired'
+      | 'TokenTooWeak'
+      | 'UnsafeDirectory'
+      | 'AddressInUse'
+      | 'BadOption',
     /** The socket path or `host:port` that was refused. */
     readonly path: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`startServer: ${message}`, options)
+    super(`startServer: ${message} (${reason})`, options)
     this.name = 'ServerStartError'
   }
 }

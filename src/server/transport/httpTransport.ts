@@ -2,9 +2,10 @@
  * The HTTP face of the daemon: `POST /rpc` takes one JSON-RPC request as the
  * body and answers with its response (a notification gets `204`), and
  * `GET /ws` upgrades to a WebSocket that carries the NDJSON stream, one
- * message per line, events included. Both need `Authorization: Bearer
- * <token>` when the server has a token; a wrong or missing one is answered
- * `401` before anything reaches the engine.
+ * message per line, events included. A `Host` that is not a loopback name
+ * or the bound address, or a browser `Origin` that is not the daemon's own,
+ * is answered `403`; then both need `Authorization: Bearer <token>`, a
+ * wrong or missing one answered `401`, before anything reaches the engine.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
@@ -13,6 +14,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { ConnectionSet } from './ConnectionSet.js'
 import type { Engine } from '../engine/index.js'
 import { refusalLine, TransportCodes } from './ServerError.js'
+import { browserRefusal } from './origin.js'
 import { bearerToken, tokenMatches } from './token.js'
 
 /** How the HTTP transport behaves. */
@@ -20,6 +22,10 @@ export interface HttpOptions {
   readonly maxLineBytes: number
   readonly token?: string | undefined
   readonly connections: ConnectionSet
+  /** Host names the `Host` header may carry beside the loopback names: the bound address, and names allowed. */
+  readonly hosts: readonly string[]
+  /** Milliseconds a client has to send its request headers. */
+  readonly headersTimeoutMs: number
 }
 
 /** Bytes queued on a WebSocket past which the engine is told to hold events. */
@@ -201,7 +207,11 @@ export const httpServer = (engine: Engine, options: HttpOptions): Server => {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxLineBytes * 2 })
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
-    if (path !== '/rpc') {
+    const forbidden = browserRefusal(req.headers, options.hosts)
+    if (forbidden !== undefined) {
+      reply(res, 403, refusalLine(TransportCodes.unauthorized, forbidden.tag, forbidden.message))
+      req.resume()
+    } else if (path !== '/rpc') {
       reply(res, 404, refusalLine(-32601, 'NotFound', `no ${path}: use POST /rpc or GET /ws`))
       req.resume()
     } else if (req.method !== 'POST') {
@@ -222,7 +232,14 @@ export const httpServer = (engine: Engine, options: HttpOptions): Server => {
       // A peer that vanishes during the handshake.
     })
     const path = (req.url ?? '/').split('?')[0]
-    if (path !== '/ws')
+    const forbidden = browserRefusal(req.headers, options.hosts)
+    if (forbidden !== undefined)
+      refuseUpgrade(
+        socket,
+        '403 Forbidden',
+        refusalLine(TransportCodes.unauthorized, forbidden.tag, forbidden.message),
+      )
+    else if (path !== '/ws')
       refuseUpgrade(
         socket,
         '404 Not Found',
@@ -242,5 +259,8 @@ export const httpServer = (engine: Engine, options: HttpOptions): Server => {
   server.on('close', () => {
     wss.close()
   })
+  // A client that has not sent its headers yet is a stranger: it gets little time.
+  server.headersTimeout = options.headersTimeoutMs
+  server.requestTimeout = Math.max(options.headersTimeoutMs, 300_000)
   return server
 }

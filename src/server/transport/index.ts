@@ -1,12 +1,22 @@
-export { LineReader, DEFAULT_MAX_LINE_BYTES, type LineHandlers } from './LineReader.js'
+export { LineReader, DEFAULT_MAX_LINE_BYTES, LINE_ENDS, type LineHandlers } from './LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'
-export { generateToken, tokenMatches, bearerToken, AUTH_METHOD } from './token.js'
-export { defaultDaemonDir, defaultSocketPath, socketIsLive } from './socketFile.js'
+export {
+  generateToken,
+  tokenMatches,
+  bearerToken,
+  checkToken,
+  writeTokenFile,
+  MIN_TOKEN_LENGTH,
+  AUTH_METHOD,
+} from './token.js'
+export { boundNames, hostAllowed, originAllowed, browserRefusal } from './origin.js'
+export { defaultDaemonDir, defaultSocketPath, ensureSocketDir, socketIsLive } from './socketFile.js'
 export {
   startServer,
   isLoopback,
   type BindOptions,
+  type PreAuthOptions,
   type ServerOptions,
   type ServerHandle,
 } from './startServer.js'

@@ -1,10 +1,10 @@
 /**
  * Where the daemon's Unix socket lives and how it claims it: the default
- * directory (`$XDG_RUNTIME_DIR/nerve/`, else `~/.nerve/`) is created mode
- * 0700; a socket file left by a dead daemon (nobody accepts on it) is
+ * directory (`$NERVE_HOME`, else `$XDG_RUNTIME_DIR/nerve/`, else
+ * `~/.nerve/`) is the owner's alone (mode 0700); a socket file left by a dead daemon (nobody accepts on it) is
  * removed; one a live daemon listens on is refused.
  */
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises'
+import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -12,7 +12,8 @@ import { ServerStartError } from './ServerError.js'
 
 /**
  * The directory of the daemon's default files (socket, pid, token):
- * `$XDG_RUNTIME_DIR/nerve` when that variable is set, else `~/.nerve`.
+ * `$NERVE_HOME` when that variable is set, else `$XDG_RUNTIME_DIR/nerve`,
+ * else `~/.nerve`.
  *
  * @category server
  * @example
@@ -22,6 +23,7 @@ import { ServerStartError } from './ServerError.js'
  * assert.strictEqual(defaultDaemonDir({ XDG_RUNTIME_DIR: '/run/user/1000' }), '/run/user/1000/nerve')
  */
 export const defaultDaemonDir = (env: NodeJS.ProcessEnv = process.env): string => {
+  if (env.NERVE_HOME !== undefined && env.NERVE_HOME !== '') return env.NERVE_HOME
   const runtime = env.XDG_RUNTIME_DIR
   return runtime !== undefined && runtime !== ''
     ? join(runtime, 'nerve')
@@ -36,11 +38,28 @@ export const defaultDaemonDir = (env: NodeJS.ProcessEnv = process.env): string =
 export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
   join(defaultDaemonDir(env), 'nerve.sock')
 
-/** Creates the socket's directory (mode 0700 when it is ours to create). */
-export const ensureSocketDir = async (socketPath: string): Promise<void> => {
-  const dir = dirname(socketPath)
-  const created = await mkdir(dir, { recursive: true, mode: 0o700 })
-  if (created !== undefined) await chmod(dir, 0o700)
+/**
+ * Makes the directory of `file` (a socket, pid or token file) the owner's
+ * alone: created mode 0700; an existing one of ours that others may enter
+ * (a group or other bit) is set back to 0700; one that belongs to another
+ * user is refused with a {@link ServerStartError} `UnsafeDirectory`, since
+ * its owner could replace our files.
+ *
+ * @category server
+ */
+export const ensureSocketDir = async (file: string): Promise<void> => {
+  const dir = dirname(file)
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  const { uid, mode } = await stat(dir)
+  const me = process.getuid?.()
+  if (me !== undefined && uid !== me) {
+    throw new ServerStartError(
+      'UnsafeDirectory',
+      dir,
+      `${dir} belongs to user ${uid}, not to us (${me}): choose a directory of our own for the socket`,
+    )
+  }
+  if ((mode & 0o777) !== 0o700) await chmod(dir, 0o700)
 }
 
 /**

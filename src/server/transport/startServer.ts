@@ -6,14 +6,15 @@
  * cancels graphs, stops nodes, saves, tells subscribers), connections end,
  * the socket, pid and generated token files are removed.
  */
-import { chmod } from 'node:fs/promises'
+import { chmod, mkdir } from 'node:fs/promises'
 import type { Server as HttpServer } from 'node:http'
 import { createServer, type Server, type Socket } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
+import { boundNames } from './origin.js'
 import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
 import {
@@ -24,7 +25,7 @@ import {
   removeFile,
 } from './socketFile.js'
 import { serveStream } from './streamConnection.js'
-import { generateToken, writeTokenFile } from './token.js'
+import { checkToken, generateToken, writeTokenFile } from './token.js'
 
 /**
  * Where a network transport binds: `host` defaults to `127.0.0.1`, `port` to
@@ -35,6 +36,28 @@ import { generateToken, writeTokenFile } from './token.js'
 export interface BindOptions {
   readonly host?: string
   readonly port?: number
+}
+
+/**
+ * What a TCP peer that has not yet sent its `AUTH` line may cost, apart
+ * from the pool of authenticated connections (so that strangers cannot
+ * crowd out the owner).
+ *
+ * @category server
+ */
+export interface PreAuthOptions {
+  /** TCP connections that have not authenticated, at most; 32 by default. */
+  readonly maxConnections?: number
+  /** Milliseconds a peer has to authenticate (also the HTTP header deadline); 5000 by default. */
+  readonly timeoutMs?: number
+  /** The longest line taken before `AUTH`; 4 KiB by default. */
+  readonly maxLineBytes?: number
+}
+
+const PRE_AUTH_DEFAULTS: Required<PreAuthOptions> = {
+  maxConnections: 32,
+  timeoutMs: 5000,
+  maxLineBytes: 4096,
 }
 
 /**
@@ -53,14 +76,25 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly tcp?: BindOptions | boolean
   /** `POST /rpc` and WebSocket `/ws`; `true` binds 127.0.0.1 on a free port. Off by default. */
   readonly http?: BindOptions | boolean
-  /** The token TCP and HTTP clients must present; generated when TCP or HTTP is on and none is given. */
+  /** The token TCP and HTTP clients must present (16 characters at least); generated when TCP or HTTP is on and none is given. */
   readonly token?: string
   /** Where a generated token is written (mode 0600); defaults beside the socket, or in {@link defaultDaemonDir}. */
   readonly tokenFile?: string
   /** The pid file; defaults beside the socket (`nerve.pid`); `false` for none. */
   readonly pidFile?: string | false
-  /** Live connections over all transports; 256 by default. */
+  /**
+   * Live authenticated connections over TCP, HTTP and WebSocket together,
+   * and, apart, over the Unix socket; 256 each by default.
+   */
   readonly maxConnections?: number
+  /** The bounds on TCP peers before `AUTH`. */
+  readonly preAuth?: PreAuthOptions
+  /**
+   * More host names the HTTP `Host` header may carry, beside the loopback
+   * names and the bound address (needed to reach a daemon bound to
+   * `0.0.0.0` by a name).
+   */
+  readonly allowedHosts?: readonly string[]
   /** The longest line (or HTTP body, or WebSocket message) taken; 16 MiB by default. */
   readonly maxLineBytes?: number
   /** Close on SIGTERM and SIGINT. Off by default (a library does not take over signals unasked). */
@@ -151,7 +185,12 @@ export const startServer = async <E extends Engine>(
   options: ServerOptions<E>,
 ): Promise<ServerHandle<E>> => {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
-  const connections = new ConnectionSet(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
+  const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  const preAuth = { ...PRE_AUTH_DEFAULTS, ...options.preAuth }
+  // The owner's socket, authenticated network peers, and strangers each have their own pool.
+  const owner = new ConnectionSet(max)
+  const connections = new ConnectionSet(max)
+  const strangers = new ConnectionSet(preAuth.maxConnections)
   const socketPath =
     options.socket === undefined || options.socket === true
       ? defaultSocketPath()
@@ -180,13 +219,21 @@ export const startServer = async <E extends Engine>(
       )
     }
   }
-  if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
-    throw new ServerStartError(
-      'BadOption',
-      'maxLineBytes',
-      `maxLineBytes must be a positive integer, got ${maxLineBytes}`,
-    )
+  for (const [name, value] of [
+    ['maxLineBytes', maxLineBytes],
+    ['preAuth.maxConnections', preAuth.maxConnections],
+    ['preAuth.timeoutMs', preAuth.timeoutMs],
+    ['preAuth.maxLineBytes', preAuth.maxLineBytes],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ServerStartError(
+        'BadOption',
+        name,
+        `${name} must be a positive integer, got ${value}`,
+      )
+    }
   }
+  if (options.token !== undefined) checkToken(options.token, 'startServer')
 
   const engine = options.engine ?? (createEngine(options.engineOptions) as E)
   const networked = tcp !== undefined || http !== undefined
@@ -201,7 +248,7 @@ export const startServer = async <E extends Engine>(
   const servers: (Server | HttpServer)[] = []
   const sockets = new Set<Socket>()
   const owned: string[] = [] // files to remove on close
-  const streamServer = (transport: string): Server => {
+  const streamServer = (transport: 'unix' | 'tcp'): Server => {
     const server = createServer((socket) => {
       sockets.add(socket)
       socket.on('close', () => {
@@ -212,20 +259,30 @@ export const startServer = async <E extends Engine>(
           socket.destroy()
         },
       }
-      const release = connections.admit(() => {
+      const end = (): void => {
         served.end()
-      })
+      }
+      // A TCP peer waits in the strangers' pool until it authenticates.
+      let release = (transport === 'unix' ? owner : strangers).admit(end)
       if (release === undefined) {
         socket.on('error', () => undefined)
         socket.end(
-          `${refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', `the daemon takes at most ${connections.max} connections`)}\n`,
+          `${refusalLine(TransportCodes.tooManyConnections, 'TooManyConnections', `the daemon takes no more ${transport === 'unix' ? '' : 'unauthenticated '}connections now`)}\n`,
         )
         return
       }
-      socket.on('close', release)
+      socket.on('close', () => {
+        release?.()
+      })
       served.end = serveStream(socket, engine, {
         maxLineBytes,
         token: transport === 'unix' ? undefined : token,
+        preAuth,
+        admit: () => {
+          release?.()
+          release = connections.admit(end)
+          return release !== undefined
+        },
         transport,
       }).end
     })
@@ -250,17 +307,25 @@ export const startServer = async <E extends Engine>(
       await listen(tcpServer, tcp)
     }
     if (http !== undefined) {
-      webServer = httpServer(engine, { maxLineBytes, token, connections })
+      webServer = httpServer(engine, {
+        maxLineBytes,
+        token,
+        connections,
+        hosts: [...boundNames(http.host), ...(options.allowedHosts ?? [])],
+        headersTimeoutMs: preAuth.timeoutMs,
+      })
       servers.push(webServer)
       await listen(webServer, http)
     }
     if (tokenFile !== undefined && token !== undefined) {
-      await ensureSocketDir(tokenFile)
+      if (options.tokenFile === undefined) await ensureSocketDir(tokenFile)
+      else await mkdir(dirname(tokenFile), { recursive: true, mode: 0o700 })
       await writeTokenFile(tokenFile, token)
       owned.push(tokenFile)
     }
     if (pidFile !== undefined) {
-      await ensureSocketDir(pidFile)
+      if (options.pidFile === undefined) await ensureSocketDir(pidFile)
+      else await mkdir(dirname(pidFile), { recursive: true, mode: 0o700 })
       await writeFileAtomic(pidFile, `${process.pid}\n`, { mode: 0o600 })
       owned.push(pidFile)
     }
@@ -284,7 +349,7 @@ export const startServer = async <E extends Engine>(
       // Stop accepting, let the engine finish (its SERVER_SHUTDOWN reaches subscribers), then hang up.
       const stopped = Promise.all(servers.map(closeServer))
       await engine.shutdown().catch(() => undefined)
-      connections.endAll()
+      for (const set of [owner, connections, strangers]) set.endAll()
       webServer?.closeIdleConnections()
       const grace = setTimeout(() => {
         for (const s of sockets) s.destroy()

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { writeFileAtomic } from '../../interpreters/index.js'
+import { ServerStartError } from './ServerError.js'
 
 /**
  * A fresh token: 32 random bytes, base64url (43 characters).
@@ -13,6 +14,37 @@ import { writeFileAtomic } from '../../interpreters/index.js'
  * @category server
  */
 export const generateToken = (): string => randomBytes(32).toString('base64url')
+
+/**
+ * 16: the fewest characters a given token may have. An empty or short token
+ * is refused at start ({@link ServerStartError} `TokenTooWeak`): a listener
+ * guarded by it would be as good as open.
+ *
+ * @category server
+ */
+export const MIN_TOKEN_LENGTH = 16
+
+/**
+ * Throws a {@link ServerStartError} `TokenTooWeak` (path `token`) when `token`
+ * is shorter than {@link MIN_TOKEN_LENGTH}; `what` names the listener.
+ *
+ * @category server
+ * @example
+ * import { checkToken } from 'nerve-agents/server'
+ * import assert from 'assert'
+ *
+ * assert.throws(() => checkToken('', 'tcp'), { reason: 'TokenTooWeak', path: 'token' })
+ * checkToken('a-token-of-24-characters', 'tcp')
+ */
+export const checkToken = (token: string, what: string): void => {
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new ServerStartError(
+      'TokenTooWeak',
+      'token',
+      `the token of ${what} has ${token.length} characters, fewer than ${MIN_TOKEN_LENGTH}: give a longer one, or none to have one generated`,
+    )
+  }
+}
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
 
@@ -31,7 +63,11 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 export const tokenMatches = (token: string, given: string | undefined): boolean =>
   given !== undefined && timingSafeEqual(digest(token), digest(given))
 
-/** Writes `token` to `file` atomically, mode 0600. */
+/**
+ * Writes `token` to `file` atomically, mode 0600.
+ *
+ * @category server
+ */
 export const writeTokenFile = (file: string, token: string): Promise<void> =>
   writeFileAtomic(file, `${token}\n`, { mode: 0o600 })
 

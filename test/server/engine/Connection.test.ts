@@ -131,6 +131,46 @@ describe('a line that is not a call', () => {
   })
 })
 
+describe('params a client gets wrong', () => {
+  it('treat a required key that is absent, or present as undefined, as missing (-32602 at its path)', async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    for (const method of ['EXECUTE_INPUT', 'RUN_COMMAND']) {
+      for (const params of [{ nodeId: 'sh' }, { nodeId: 'sh', input: undefined }]) {
+        const r = await p.call(method, params)
+        expect(r.error).toMatchObject({
+          code: -32602,
+          data: { tag: 'InvalidParams', path: '/input' },
+        })
+        expect(r.error!.message).toMatch(/\/input: required/)
+      }
+    }
+    expect((await p.call('EXECUTE_GRAPH', {})).error).toMatchObject({
+      code: -32602,
+      data: { path: '/graph' },
+    })
+  })
+
+  it('refuses a value nested deeper than the limit at decode, at the path where it goes too deep', async () => {
+    const p = await connected()
+    const n = 100_000
+    const deep = `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
+    const r = await replyTo(
+      p,
+      `{"jsonrpc":"2.0","id":7,"method":"CREATE_SESSION","params":{"sessionId":"s","metadata":{"x":${deep}}}}`,
+    )
+    expect(r.id).toBe(7)
+    expect(r.error).toMatchObject({ code: -32602, data: { tag: 'InvalidParams' } })
+    expect(r.error!.data!.path).toMatch(/^\/metadata\/x(\/a)+$/)
+    expect(r.error!.message).toMatch(/nested deeper than 64/)
+    let fine: unknown = 1
+    for (let i = 0; i < 60; i++) fine = { a: fine }
+    expect((await p.call('CREATE_SESSION', { sessionId: 't', metadata: { x: fine } })).error).toBe(
+      undefined,
+    )
+  })
+})
+
 describe('requests', () => {
   it('run concurrently and each gets its response by id', async () => {
     const p = await connected()

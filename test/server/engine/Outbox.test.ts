@@ -51,13 +51,14 @@ describe('Outbox', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 400 }),
         fc.array(
           fc.oneof(fc.constant('publish' as const), fc.constant('drain' as const), fc.boolean()),
           {
             maxLength: 80,
           },
         ),
-        (capacity, steps) => {
+        (capacity, maxBytes, steps) => {
           const lines: string[] = []
           let open = true
           const box = new Outbox(
@@ -67,6 +68,7 @@ describe('Outbox', () => {
             },
             capacity,
             () => 't',
+            maxBytes,
           )
           const sub = box.subscribe({})
           let n = 0
@@ -121,6 +123,34 @@ describe('Outbox', () => {
       [a, 'OUTPUT_CHUNK', 3],
       [a, 'OUTPUT_CHUNK', 4],
       [b, 'OUTPUT_CHUNK', 9],
+    ])
+  })
+
+  it('holds at most its byte bound per subscription, the newest event always, and counts what it dropped', () => {
+    const lines: string[] = []
+    let open = false
+    const box = new Outbox(
+      (l) => {
+        lines.push(l)
+        return open
+      },
+      1024,
+      () => 't',
+      1000,
+    )
+    box.line('{}')
+    const a = box.subscribe({})
+    const big = (n: number): EngineEvent =>
+      ({ ...event(n), data: 'x'.repeat(250) }) as unknown as EngineEvent
+    for (let i = 0; i < 20; i++) box.publish(big(i))
+    box.publish({ ...event(20), data: 'y'.repeat(5000) } as unknown as EngineEvent)
+    open = true
+    box.drained()
+    expect(
+      received(lines).map((r) => [r.subscription, r.event.type, r.event.chunk ?? r.event.dropped]),
+    ).toEqual([
+      [a, 'LAGGED', 20],
+      [a, 'OUTPUT_CHUNK', 20],
     ])
   })
 })

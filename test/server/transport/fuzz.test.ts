@@ -17,7 +17,7 @@ import { rawPeer, type RawPeer } from '../fixtures/rawClient.js'
 let dir: string
 let server: ServerHandle
 let witness: NerveClient
-const TOKEN = 'fuzz'
+const TOKEN = 'fuzz-token-fuzz-token'
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'nerve-fuzz-'))

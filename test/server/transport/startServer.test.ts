@@ -135,11 +135,16 @@ describe('the Unix socket', () => {
 
 describe('TCP', () => {
   it('binds 127.0.0.1 and needs the AUTH line before any command', async () => {
-    const { h } = await start({ tcp: true, token: 'sesame' })
+    const { h } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
     expect(h.tcp!.host).toBe('127.0.0.1')
     const peer = await rawPeer(h.tcp!)
     peer.send(
-      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'AUTH', params: { token: 'sesame' } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'AUTH',
+        params: { token: 'sesame-sesame-sesame' },
+      }),
     )
     expect((await peer.next()).result).toEqual({ authenticated: true })
     peer.send(ping)
@@ -148,7 +153,7 @@ describe('TCP', () => {
   })
 
   it('refuses a wrong token and closes the connection before any command runs', async () => {
-    const { h, engine } = await start({ tcp: true, token: 'sesame' })
+    const { h, engine } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
     const peer = await rawPeer(h.tcp!)
     peer.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'AUTH', params: { token: 'nope' } }))
     peer.send(ping)
@@ -158,7 +163,7 @@ describe('TCP', () => {
   })
 
   it('refuses a command sent without AUTH', async () => {
-    const { h } = await start({ tcp: true, token: 'sesame' })
+    const { h } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
     const peer = await rawPeer(h.tcp!)
     peer.send(ping)
     expect((await peer.next()).error).toMatchObject({ data: { tag: 'Unauthorized' } })
@@ -193,12 +198,12 @@ describe('TCP', () => {
 
 describe('HTTP and WebSocket', () => {
   it('answers POST /rpc with the response, and 401 without the bearer token', async () => {
-    const { h } = await start({ socket: false, http: true, token: 'sesame' })
+    const { h } = await start({ socket: false, http: true, token: 'sesame-sesame-sesame' })
     const url = `${h.http!.url}/rpc`
     const ok = await fetch(url, {
       method: 'POST',
       body: ping,
-      headers: { authorization: 'Bearer sesame' },
+      headers: { authorization: 'Bearer sesame-sesame-sesame' },
     })
     expect(ok.status).toBe(200)
     expect(await ok.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { pong: true } })
@@ -214,8 +219,13 @@ describe('HTTP and WebSocket', () => {
   })
 
   it('answers a body over the limit with 413 and keeps serving', async () => {
-    const { h } = await start({ socket: false, http: true, token: 't', maxLineBytes: 1000 })
-    const headers = { authorization: 'Bearer t' }
+    const { h } = await start({
+      socket: false,
+      http: true,
+      token: 'a-token-of-24-characters',
+      maxLineBytes: 1000,
+    })
+    const headers = { authorization: 'Bearer a-token-of-24-characters' }
     const big = await fetch(`${h.http!.url}/rpc`, {
       method: 'POST',
       body: 'x'.repeat(5000),
@@ -228,12 +238,16 @@ describe('HTTP and WebSocket', () => {
   })
 
   it('aborts the request of an HTTP client that leaves before its answer', async () => {
-    const { h, engine } = await start({ socket: false, http: true, token: 't' })
+    const { h, engine } = await start({
+      socket: false,
+      http: true,
+      token: 'a-token-of-24-characters',
+    })
     const leave = new AbortController()
     const call = fetch(`${h.http!.url}/rpc`, {
       method: 'POST',
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SLOW', params: { ms: 10_000 } }),
-      headers: { authorization: 'Bearer t' },
+      headers: { authorization: 'Bearer a-token-of-24-characters' },
       signal: leave.signal,
     })
     await expect.poll(() => engine.inFlight()).toBe(1)
@@ -244,8 +258,8 @@ describe('HTTP and WebSocket', () => {
   })
 
   it('answers a notification with 204 and an unknown path with 404', async () => {
-    const { h } = await start({ socket: false, http: true, token: 't' })
-    const headers = { authorization: 'Bearer t' }
+    const { h } = await start({ socket: false, http: true, token: 'a-token-of-24-characters' })
+    const headers = { authorization: 'Bearer a-token-of-24-characters' }
     const note = await fetch(`${h.http!.url}/rpc`, {
       method: 'POST',
       body: JSON.stringify({ jsonrpc: '2.0', method: 'PING' }),
@@ -257,9 +271,9 @@ describe('HTTP and WebSocket', () => {
   })
 
   it('carries the NDJSON stream, events included, over /ws', async () => {
-    const { h } = await start({ socket: false, http: true, token: 't' })
+    const { h } = await start({ socket: false, http: true, token: 'a-token-of-24-characters' })
     const ws = new WebSocket(`${h.http!.url.replace('http', 'ws')}/ws`, {
-      headers: { authorization: 'Bearer t' },
+      headers: { authorization: 'Bearer a-token-of-24-characters' },
     })
     const got: Record<string, unknown>[] = []
     const done = new Promise<void>((resolve) => {
@@ -276,7 +290,7 @@ describe('HTTP and WebSocket', () => {
   })
 
   it('refuses the WebSocket upgrade with a wrong token', async () => {
-    const { h } = await start({ socket: false, http: true, token: 't' })
+    const { h } = await start({ socket: false, http: true, token: 'a-token-of-24-characters' })
     const ws = new WebSocket(`${h.http!.url.replace('http', 'ws')}/ws`, {
       headers: { authorization: 'Bearer wrong' },
     })

@@ -14,6 +14,7 @@ export { writeFileAtomic } from './atomicWrite.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
   terminalInterpreter,
+  TerminalDialog,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,

@@ -10,6 +10,7 @@ export type { BashChunk, BashInterpreterOptions, BashResult, BashRun, BashRunHoo
 export * from './parsers/index.js'
 export * from './llm/index.js'
 export * from './tools/index.js'
+export * from './agents/index.js'
 export { writeFileAtomic } from './atomicWrite.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {

@@ -1,4 +1,5 @@
 export { anthropicMessages } from './proxy/anthropicMessages.js'
+export { openaiResponsesProtocol } from './proxy/openaiResponsesProtocol.js'
 export { startModelProxy } from './proxy/modelProxy.js'
 export type {
   ModelProxy,

@@ -1,5 +1,6 @@
 export { anthropicMessages } from './proxy/anthropicMessages.js'
 export { openaiResponsesProtocol } from './proxy/openaiResponsesProtocol.js'
+export { geminiProtocol } from './proxy/geminiProtocol.js'
 export { startModelProxy } from './proxy/modelProxy.js'
 export type {
   ModelProxy,

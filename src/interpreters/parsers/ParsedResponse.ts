@@ -94,9 +94,17 @@ export interface Parser {
   readonly checkedVersions?: readonly string[]
   /**
    * The keys the program expects: `submit` ends an input (default `\r`),
-   * `interrupt` stops the turn in progress (default Ctrl+C).
+   * `interrupt` stops the turn in progress (default Ctrl+C). `submitDelayMs`:
+   * the submit key waits until the screen shows the typed text (at most a
+   * second) and then this long, for programs that read an Enter coming soon
+   * after the text as a newline (Codex's paste burst, Gemini CLI's 30 ms
+   * fast-return rule).
    */
-  readonly keys?: { readonly submit?: string; readonly interrupt?: string }
+  readonly keys?: {
+    readonly submit?: string
+    readonly interrupt?: string
+    readonly submitDelayMs?: number
+  }
 }
 
 /**

@@ -228,7 +228,7 @@ export const codexParser: Parser = Object.freeze({
   name: 'codex',
   reads: 'screen' as const,
   checkedVersions: Object.freeze(['0.171.0']),
-  keys: Object.freeze({ submit: '\r', interrupt: '\x1b' }),
+  keys: Object.freeze({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 }),
   classify,
   isReady: (screen: string) => classify(screen)._tag === 'ready',
   parse(raw: string, options: ParseOptions = {}) {

@@ -178,7 +178,7 @@ export const geminiParser: Parser = Object.freeze({
   name: 'gemini',
   reads: 'screen' as const,
   checkedVersions: Object.freeze(['0.61.0']),
-  keys: Object.freeze({ submit: '\r', interrupt: '\x1b' }),
+  keys: Object.freeze({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 }),
   classify,
   isReady: (screen: string) => classify(screen)._tag === 'ready',
   parse(raw: string, options: ParseOptions = {}) {

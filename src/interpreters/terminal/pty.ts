@@ -82,6 +82,8 @@ const DEFAULT_TIMEOUT_MS = 30_000
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)))
 const CTRL_C = '\x03'
+/** The longest a submit key waits for the screen to show the typed text. */
+const ECHO_WAIT_MS = 1000
 
 /** What an execute, start or drain waits on: a watch of the stream or of the screen. */
 interface Watch {
@@ -252,10 +254,30 @@ class Pty implements PtyTerminal {
       return
     }
     const from = screen.version
+    const send = (): void => {
+      if (this.proc === proc && this.state === 'busy') proc.write(key)
+    }
+    const delay = parser.keys?.submitDelayMs
+    if (delay !== undefined) {
+      // Enter once the screen shows the text (its last line), then after the delay.
+      const echo = input.split('\n').at(-1)!.trim().slice(-20)
+      let waited: ReturnType<typeof setTimeout> | undefined = undefined
+      const later = (): void => {
+        off()
+        clearTimeout(waited)
+        setTimeout(send, delay)
+      }
+      const off = screen.onChange(() => {
+        if (screen.version > from && screen.text().includes(echo)) later()
+      })
+      waited = setTimeout(later, ECHO_WAIT_MS)
+      proc.write(typed)
+      return
+    }
     const off = screen.onChange(() => {
       if (screen.version <= from) return
       off()
-      if (this.proc === proc && this.state === 'busy') proc.write(key)
+      send()
     })
     proc.write(typed)
   }

@@ -10,7 +10,7 @@ describe('codexParser on the screens of Codex 0.171.0', () => {
   it('names the version it was checked against and the keys Codex expects', () => {
     expect(codexParser.checkedVersions).toEqual(['0.171.0'])
     expect(codexParser.reads).toBe('screen')
-    expect(codexParser.keys).toEqual({ submit: '\r', interrupt: '\x1b' })
+    expect(codexParser.keys).toEqual({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 })
   })
 
   it('reads the first screen as ready, though a footer sits under the composer', () => {

@@ -10,7 +10,7 @@ describe('geminiParser on the screens of Gemini CLI 0.61.0', () => {
   it('names the version it was checked against and the keys Gemini expects', () => {
     expect(geminiParser.checkedVersions).toEqual(['0.61.0'])
     expect(geminiParser.reads).toBe('screen')
-    expect(geminiParser.keys).toEqual({ submit: '\r', interrupt: '\x1b' })
+    expect(geminiParser.keys).toEqual({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 })
   })
 
   it('reads the input box as ready, with Shift+Tab to accept edits between the rule and the prompt', () => {

@@ -1,6 +1,10 @@
 export { anthropicMessages } from './proxy/anthropicMessages.js'
 export { openaiResponsesProtocol } from './proxy/openaiResponsesProtocol.js'
 export { geminiProtocol } from './proxy/geminiProtocol.js'
+export { codexBinary, codexConfig, codexEnv, codexOverrides, prepareCodexHome } from './codexCli.js'
+export type { CodexHomeOptions } from './codexCli.js'
+export { geminiBinary, geminiEnv, prepareGeminiHome } from './geminiCli.js'
+export type { GeminiHomeOptions } from './geminiCli.js'
 export { startModelProxy } from './proxy/modelProxy.js'
 export type {
   ModelProxy,

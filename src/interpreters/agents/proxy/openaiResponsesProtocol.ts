@@ -139,6 +139,9 @@ const take = (item: ItemJson, at: string, turns: Turns, system: string[]): void 
         turns.push('assistant', { type: 'redacted_thinking', data: encrypted })
       return
     }
+    case 'additional_tools':
+      // Tools declared in the input (newer models' code mode): their custom tools are not function tools.
+      return
     default:
       // Other items (a custom tool's call, a web search) travel as they came.
       turns.push('assistant', { type: 'unknown', raw: { ...item, type } })

@@ -39,6 +39,12 @@ export interface CodexHomeOptions {
   readonly baseUrl?: string
   /** The model to ask for. Default: Codex's. */
   readonly model?: string
+  /**
+   * Whether Codex may start its background app-server daemon (it copies its
+   * binary into the home and runs `codex app-server` in a session of its
+   * own, which outlives the terminal; the node's stop ends it). Default: false.
+   */
+  readonly daemon?: boolean
   /** Codex's `approval_policy` (`untrusted`, `on-request`, `never`). Default: Codex's (`on-request`): escalations ask. */
   readonly approvalPolicy?: string
 }
@@ -81,7 +87,7 @@ export const codexConfig = (options: CodexHomeOptions): string => {
   }
   for (const p of options.projects)
     lines.push(`[projects.${str(p)}]`, 'trust_level = "trusted"', '')
-  lines.push('[features]', 'daemon_auto_start = false', '')
+  lines.push('[features]', `daemon_auto_start = ${String(options.daemon === true)}`, '')
   lines.push('[analytics]', 'enabled = false', '')
   lines.push('[tui]', 'screen_reader_detection_done = true', '')
   return lines.join('\n')

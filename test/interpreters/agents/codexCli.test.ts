@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -49,6 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await codex.stop()
   await model.proxy.close()
+  rmSync(root, { recursive: true, force: true })
 })
 
 describe('the real Codex CLI 0.171 through a PTY node and the model proxy', () => {

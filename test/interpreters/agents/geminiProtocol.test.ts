@@ -35,7 +35,7 @@ const STREAM = '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse'
 
 /** A request Gemini CLI 0.61.0 sent (texts cut short): three turns, two with a tool call and its response. */
 const recorded = JSON.parse(
-  readFileSync(new URL('fixtures/gemini-0.61.0-request.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/gemini-cli/0.61.0/request.json', import.meta.url), 'utf8'),
 ) as { readonly url: string; readonly body: unknown }
 
 describe('the Gemini protocol of the model proxy', () => {

@@ -34,7 +34,7 @@ const answer: ModelResponse = {
 
 /** A request Codex CLI 0.171.0 sent (texts cut short): two turns, the second with a tool call and its output. */
 const codexRequest: unknown = JSON.parse(
-  readFileSync(new URL('fixtures/codex-0.171.0-request.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/codex/0.171.0/request.json', import.meta.url), 'utf8'),
 )
 
 describe('the OpenAI Responses protocol of the model proxy', () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { codexParser } from '../../../src/interpreters/parsers/codex.js'
-import { fixture } from './fixture.js'
+import { readFileSync } from 'node:fs'
 
 /** A screen Codex CLI 0.171.0 drew (tmux capture-pane, 100×30, against a local server). */
-const screen = (name: string): string => fixture(`codex-0.171.0/${name}.txt`)
+const screen = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/codex/0.171.0/${name}.txt`, import.meta.url), 'utf8')
 const tag = (name: string): string | undefined => codexParser.classify?.(screen(name))._tag
 
 describe('codexParser on the screens of Codex 0.171.0', () => {

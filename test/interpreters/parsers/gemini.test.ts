@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { geminiParser } from '../../../src/interpreters/parsers/gemini.js'
-import { fixture } from './fixture.js'
+import { readFileSync } from 'node:fs'
 
 /** A screen Gemini CLI 0.61.0 drew (tmux capture-pane, 100×30, against a local server). */
-const screen = (name: string): string => fixture(`gemini-0.61.0/${name}.txt`)
+const screen = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/gemini-cli/0.61.0/${name}.txt`, import.meta.url), 'utf8')
 const tag = (name: string): string | undefined => geminiParser.classify?.(screen(name))._tag
 
 describe('geminiParser on the screens of Gemini CLI 0.61.0', () => {

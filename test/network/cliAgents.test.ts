@@ -36,6 +36,8 @@ beforeAll(async () => {
   await prepareGeminiHome({ home: geminiHome, projects: [work] })
   Object.assign(process.env, {
     PATH: `${dirname(codexBinary())}:${dirname(geminiBinary())}:${process.env.PATH ?? ''}`,
+    // A HOME of its own: login shells the agents start read no profile of the machine's.
+    HOME: root,
     CODEX_HOME: codexHome,
     GEMINI_CLI_HOME: geminiHome,
     GOOGLE_GEMINI_BASE_URL: model.proxy.baseUrl('gemini'),

@@ -5,6 +5,13 @@ export { codexBinary, codexConfig, codexEnv, codexOverrides, prepareCodexHome } 
 export type { CodexHomeOptions } from './codexCli.js'
 export { geminiBinary, geminiEnv, prepareGeminiHome } from './geminiCli.js'
 export type { GeminiHomeOptions } from './geminiCli.js'
+export {
+  AgentSessionMissing,
+  codexSessionId,
+  forkCodexHome,
+  forkGeminiHome,
+  geminiSessionId,
+} from './agentSessions.js'
 export { startModelProxy } from './proxy/modelProxy.js'
 export type {
   ModelProxy,

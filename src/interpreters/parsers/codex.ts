@@ -21,6 +21,8 @@ const RESULT = /^(\s*)└\s?/
 const TURN_END = /^(?:\s+Worked for\b|■\s)/
 /** The status line while the model thinks: `• Working (3s • esc to interrupt)`. */
 const WORKING = /^(?:•|[\u2800-\u28ff])\s+\S.*\(.*esc to interrupt\)/
+/** A session being loaded before the history shows (`Forking session…`): not ready yet. */
+const LOADING = /^\s+(?:Forking|Resuming|Loading) (?:session|thread)\b.*…\s*$/
 /** Lines of a cell that are not its content. */
 const CELL_CHROME = [/^\s*└ Tip: /, /^\s+\+ Show details\s*$/, /^\s+… \+\d+ lines?/]
 /** A numbered option of a dialog or approval, the selected one marked `›`. */
@@ -112,7 +114,7 @@ const lastPromptAt = (lines: readonly string[], end: number): number => {
 
 /** Whether a turn runs: its prompt has no end below it, or a cell shows with no prompt and no end. */
 const turnRuns = (lines: readonly string[], composer: number): boolean => {
-  if (lines.slice(0, composer).some((l) => WORKING.test(l))) return true
+  if (lines.slice(0, composer).some((l) => WORKING.test(l) || LOADING.test(l))) return true
   const prompt = lastPromptAt(lines, composer)
   const from = Math.max(prompt, 0)
   const ended = lines.slice(from, composer).some((l) => TURN_END.test(l))

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  AgentSessionMissing,
   codexBinary,
+  codexSessionId,
+  forkCodexHome,
   codexEnv,
   codexParser,
   openPty,
@@ -36,7 +39,8 @@ beforeAll(async () => {
     pty('codex', {
       command: codexBinary(),
       cwd: work,
-      env: codexEnv({ home }),
+      // A HOME of its own: login shells Codex starts read no profile of the machine's.
+      env: { ...codexEnv({ home }), HOME: root },
       parser: 'codex',
       cols: 100,
       rows: 30,
@@ -134,6 +138,46 @@ describe('the real Codex CLI 0.171 through a PTY node and the model proxy', () =
     expect(r.text).toBe('Back again.')
     expect(codex.screen()).toMatch(/■ Conversation interrupted/)
   }, 60_000)
+
+  it('forks: a copy of its sessions in a new home, where codex fork carries the conversation on', async () => {
+    const forkHome = join(root, 'fork-home')
+    const args = await forkCodexHome(home, forkHome)
+    expect(args).toEqual(['fork', await codexSessionId(home)])
+    const fork = openPty(
+      pty('codex-fork', {
+        command: codexBinary(),
+        args: [...args],
+        cwd: work,
+        env: { ...codexEnv({ home: forkHome }), HOME: root },
+        parser: 'codex',
+        cols: 100,
+        rows: 30,
+        timeoutMs: 30_000,
+      }),
+    )
+    try {
+      await fork.start()
+      // The fork starts on the original's history (its last turn shows).
+      expect(fork.screen()).toMatch(/Back again\./)
+      model.push({ text: 'Forked answer.' })
+      expect((await fork.execute('carry on')).text).toBe('Forked answer.')
+      const texts = model.requests.at(-1)!.messages.map(textOf)
+      expect(texts.join('\n')).toMatch(/say one[^]*First answer\.[^]*Back again\./)
+      expect(texts.at(-1)).toBe('carry on')
+      // A new session in the fork's home; the original's stays as it was.
+      expect(await codexSessionId(forkHome)).not.toBe(args[1])
+      expect(await codexSessionId(home)).toBe(args[1])
+    } finally {
+      await fork.stop()
+    }
+    expect(processesWith(`CODEX_HOME=${forkHome}`)).toEqual([])
+  }, 60_000)
+
+  it('will not fork a home with no session', async () => {
+    await expect(forkCodexHome(join(root, 'nowhere'), join(root, 'x'))).rejects.toBeInstanceOf(
+      AgentSessionMissing,
+    )
+  })
 
   it('leaves no process behind when stopped', async () => {
     expect(processesWith(`CODEX_HOME=${home}`).length).toBeGreaterThan(0)

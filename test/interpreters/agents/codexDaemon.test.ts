@@ -37,7 +37,8 @@ it('ends the app-server daemon Codex starts in a session of its own when the nod
     pty('codex', {
       command: codexBinary(),
       cwd: work,
-      env: codexEnv({ home }),
+      // A HOME of its own: login shells Codex starts read no profile of the machine's.
+      env: { ...codexEnv({ home }), HOME: root },
       parser: 'codex',
       cols: 100,
       rows: 30,

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  forkGeminiHome,
   geminiBinary,
+  geminiSessionId,
   geminiEnv,
   geminiParser,
   openPty,
@@ -30,7 +32,10 @@ beforeAll(async () => {
     pty('gemini', {
       command: geminiBinary(),
       cwd: work,
-      env: geminiEnv({ home, baseUrl: model.proxy.baseUrl('gemini'), apiKey: 'nerve-throwaway' }),
+      env: {
+        ...geminiEnv({ home, baseUrl: model.proxy.baseUrl('gemini'), apiKey: 'nerve-throwaway' }),
+        HOME: root,
+      },
       parser: 'gemini',
       cols: 100,
       rows: 30,
@@ -131,6 +136,46 @@ describe('the real Gemini CLI 0.61 through a PTY node and the model proxy', () =
     model.push({ text: 'Back again.' })
     expect((await gemini.execute('are you there')).text).toBe('Back again.')
   }, 60_000)
+
+  it('forks: a copy of its home where gemini --resume carries the conversation on apart', async () => {
+    const forkHome = join(root, 'fork-home')
+    const id = await geminiSessionId(home)
+    const args = await forkGeminiHome(home, forkHome)
+    expect(args).toEqual(['--resume', id])
+    const fork = openPty(
+      pty('gemini-fork', {
+        command: geminiBinary(),
+        args: [...args],
+        cwd: work,
+        env: {
+          ...geminiEnv({ home: forkHome, baseUrl: model.proxy.baseUrl('fork'), apiKey: 'x' }),
+          HOME: root,
+        },
+        parser: 'gemini',
+        cols: 100,
+        rows: 30,
+        timeoutMs: 45_000,
+      }),
+    )
+    try {
+      await fork.start()
+      model.push({ text: 'Forked answer.' })
+      expect((await fork.execute('carry on')).text).toBe('Forked answer.')
+      const texts = model.requests.at(-1)!.messages.map(textOf)
+      // Gemini rebuilds the first prompt's session context on resume; the turns after it are carried.
+      expect(texts).toEqual(
+        expect.arrayContaining(['First answer.', 'say two', 'Second answer.', 'carry on']),
+      )
+      expect(model.proxy.usage('fork').calls).toBeGreaterThan(0)
+    } finally {
+      await fork.stop()
+    }
+    // The original's chats did not take the fork's turn.
+    const chats = readdirSync(join(home, '.gemini', 'tmp'), { recursive: true }).map(String)
+    const original = chats.filter((f) => f.endsWith('.jsonl'))
+    for (const f of original)
+      expect(readFileSync(join(home, '.gemini', 'tmp', f), 'utf8')).not.toContain('carry on')
+  }, 90_000)
 
   it('leaves no process behind when stopped', async () => {
     expect(processesWith(`GEMINI_CLI_HOME=${home}`).length).toBeGreaterThan(0)

@@ -96,7 +96,14 @@ export interface Parser {
    * The keys the program expects: `submit` ends an input (default `\r`),
    * `interrupt` stops the turn in progress (default Ctrl+C).
    */
-  readonly keys?: { readonly submit?: string; readonly interrupt?: string }
+  readonly keys?: {
+    readonly submit?: string
+    readonly interrupt?: string
+    /** Empties the input box (e.g. Ctrl+U), sent before typing when `draft` finds text left in it. */
+    readonly clear?: string
+  }
+  /** The text left in the program's input box (after an interrupt, some programs put the prompt back), or `''`. */
+  draft?(screen: string): string
 }
 
 /**

@@ -44,6 +44,8 @@ export interface PtyTerminalOptions {
   readonly maxBufferChars?: number
   /** The parser of the terminal, over the node's parser name (e.g. one written for a program Nerve does not ship a parser for). */
   readonly parser?: Parser
+  /** Called with each new state a screen parser reads while the terminal waits on it (a permission prompt, a dialog). */
+  readonly onScreenState?: (state: ScreenState) => void
 }
 
 /**
@@ -139,6 +141,7 @@ class Pty implements PtyTerminal {
   private readonly drainMs: number
   private readonly maxBufferChars: number
   private readonly parser: Parser | undefined
+  private readonly onScreenState: ((state: ScreenState) => void) | undefined
   /** Marks the environment of every process this terminal starts (see processTree.ts). */
   private readonly mark = newMark()
   /** The screen, once a parser or a reader needed it. */
@@ -152,6 +155,7 @@ class Pty implements PtyTerminal {
     this.drainMs = options.drainMs ?? 2000
     this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
     this.parser = options.parser
+    this.onScreenState = options.onScreenState
     this.output = new OutputBuffer(this.maxBufferChars)
   }
 
@@ -216,6 +220,7 @@ class Pty implements PtyTerminal {
         input: fields.input,
         since: fields.input === undefined ? -1 : screen.version,
         onReady: fields.onReady,
+        ...(this.onScreenState === undefined ? {} : { onState: this.onScreenState }),
         ...(fields.onDialog === undefined ? {} : { onDialog: fields.onDialog }),
       })
       return watcher
@@ -251,13 +256,28 @@ class Pty implements PtyTerminal {
       proc.write(key)
       return
     }
+    const type = (): void => {
+      const from = screen.version
+      const off = screen.onChange(() => {
+        if (screen.version <= from) return
+        off()
+        if (this.proc === proc && this.state === 'busy') proc.write(key)
+      })
+      proc.write(typed)
+    }
+    const clear = parser.keys?.clear
+    if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') {
+      type()
+      return
+    }
+    // Text left in the box (a prompt put back after an interrupt): clear it first.
     const from = screen.version
     const off = screen.onChange(() => {
-      if (screen.version <= from) return
+      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
       off()
-      if (this.proc === proc && this.state === 'busy') proc.write(key)
+      if (this.proc === proc && this.state === 'busy') type()
     })
-    proc.write(typed)
+    proc.write(clear)
   }
 
   private readonly onData = (chunk: string): void => {

@@ -1,3 +1,5 @@
+export { claudeBinary, claudeEnv, prepareClaudeHome } from './claudeCode.js'
+export type { ClaudeHomeOptions } from './claudeCode.js'
 export { anthropicMessages } from './proxy/anthropicMessages.js'
 export { openaiResponsesProtocol } from './proxy/openaiResponsesProtocol.js'
 export { geminiProtocol } from './proxy/geminiProtocol.js'

@@ -104,7 +104,11 @@ export interface Parser {
     readonly submit?: string
     readonly interrupt?: string
     readonly submitDelayMs?: number
+    /** Empties the input box (e.g. Ctrl+U), sent before typing when `draft` finds text left in it. */
+    readonly clear?: string
   }
+  /** The text left in the program's input box (after an interrupt, some programs put the prompt back), or `''`. */
+  draft?(screen: string): string
 }
 
 /**

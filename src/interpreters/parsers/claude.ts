@@ -41,6 +41,7 @@ const CHROME = [
   /How is Claude doing this session\?/,
   /\b1: Bad\b.*\b2: Fine\b/,
   /^\s*tmux\b.*\b(?:detected|notice)/i,
+  /ctrl\+y to paste deleted text/,
 ]
 
 const shows = (line: string, phrases: readonly string[]): boolean => {
@@ -256,8 +257,9 @@ const classify = (screen: string): ScreenState => {
  * The parser for Claude Code's screen, checked against the versions in
  * {@link CLAUDE_CHECKED_VERSIONS} (screens kept under
  * `test/fixtures/claude-code/<version>/`). It reads the screen, not the
- * byte stream (`reads: 'screen'`), submits with Enter and interrupts with
- * Escape (Ctrl+C twice would end the program).
+ * byte stream (`reads: 'screen'`), submits with Enter, interrupts with
+ * Escape (Ctrl+C twice would end the program) and clears a prompt left in
+ * the box (Claude Code puts an interrupted prompt back) with Ctrl+U.
  *
  * `classify`: `busy` while a spinner line (`✶ Befuddling… (7s · ↓ 23
  * tokens)`) stands above the input box or the footer under it says "esc to
@@ -294,8 +296,13 @@ export const claudeParser: Parser = Object.freeze({
   name: 'claude',
   reads: 'screen' as const,
   checkedVersions: CLAUDE_CHECKED_VERSIONS,
-  keys: Object.freeze({ submit: '\r', interrupt: '\x1b' }),
+  keys: Object.freeze({ submit: '\r', interrupt: '\x1b', clear: '\x15' }),
   classify,
+  draft: (screen: string): string => {
+    const lines = linesOf(screen)
+    const top = boxAt(lines)
+    return top === undefined ? '' : (promptText(lines[top + 1]!) ?? '').trim()
+  },
   isReady: (screen: string) => classify(screen)._tag === 'ready',
   parse(screen: string, options: ParseOptions = {}) {
     const lines = linesOf(screen)

@@ -44,6 +44,8 @@ export interface PtyTerminalOptions {
   readonly maxBufferChars?: number
   /** The parser of the terminal, over the node's parser name (e.g. one written for a program Nerve does not ship a parser for). */
   readonly parser?: Parser
+  /** Called with each new state a screen parser reads while the terminal waits on it (a permission prompt, a dialog). */
+  readonly onScreenState?: (state: ScreenState) => void
 }
 
 /**
@@ -141,6 +143,7 @@ class Pty implements PtyTerminal {
   private readonly drainMs: number
   private readonly maxBufferChars: number
   private readonly parser: Parser | undefined
+  private readonly onScreenState: ((state: ScreenState) => void) | undefined
   /** Marks the environment of every process this terminal starts (see processTree.ts). */
   private readonly mark = newMark()
   /** The screen, once a parser or a reader needed it. */
@@ -154,6 +157,7 @@ class Pty implements PtyTerminal {
     this.drainMs = options.drainMs ?? 2000
     this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
     this.parser = options.parser
+    this.onScreenState = options.onScreenState
     this.output = new OutputBuffer(this.maxBufferChars)
   }
 
@@ -218,6 +222,7 @@ class Pty implements PtyTerminal {
         input: fields.input,
         since: fields.input === undefined ? -1 : screen.version,
         onReady: fields.onReady,
+        ...(this.onScreenState === undefined ? {} : { onState: this.onScreenState }),
         ...(fields.onDialog === undefined ? {} : { onDialog: fields.onDialog }),
       })
       return watcher
@@ -253,33 +258,48 @@ class Pty implements PtyTerminal {
       proc.write(key)
       return
     }
-    const from = screen.version
     const send = (): void => {
       if (this.proc === proc && this.state === 'busy') proc.write(key)
     }
-    const delay = parser.keys?.submitDelayMs
-    if (delay !== undefined) {
-      // Enter once the screen shows the text (its last line), then after the delay.
-      const echo = input.split('\n').at(-1)!.trim().slice(-20)
-      let waited: ReturnType<typeof setTimeout> | undefined = undefined
-      const later = (): void => {
-        off()
-        clearTimeout(waited)
-        setTimeout(send, delay)
+    const type = (): void => {
+      const from = screen.version
+      const delay = parser.keys?.submitDelayMs
+      if (delay !== undefined) {
+        // Enter once the screen shows the text (its last line), then after the delay.
+        const echo = input.split('\n').at(-1)!.trim().slice(-20)
+        let waited: ReturnType<typeof setTimeout> | undefined = undefined
+        const later = (): void => {
+          off()
+          clearTimeout(waited)
+          setTimeout(send, delay)
+        }
+        const off = screen.onChange(() => {
+          if (screen.version > from && screen.text().includes(echo)) later()
+        })
+        waited = setTimeout(later, ECHO_WAIT_MS)
+        proc.write(typed)
+        return
       }
       const off = screen.onChange(() => {
-        if (screen.version > from && screen.text().includes(echo)) later()
+        if (screen.version <= from) return
+        off()
+        send()
       })
-      waited = setTimeout(later, ECHO_WAIT_MS)
       proc.write(typed)
+    }
+    const clear = parser.keys?.clear
+    if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') {
+      type()
       return
     }
+    // Text left in the box (a prompt put back after an interrupt): clear it first.
+    const from = screen.version
     const off = screen.onChange(() => {
-      if (screen.version <= from) return
+      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
       off()
-      send()
+      if (this.proc === proc && this.state === 'busy') type()
     })
-    proc.write(typed)
+    proc.write(clear)
   }
 
   private readonly onData = (chunk: string): void => {

@@ -14,6 +14,8 @@ export {
   forkGeminiHome,
   geminiSessionId,
 } from './agentSessions.js'
+export { approvalKeys, openAgentPty } from './agentPty.js'
+export type { AgentProgram, AgentPtyOptions, AgentPtyTerminal } from './agentPty.js'
 export { startModelProxy } from './proxy/modelProxy.js'
 export type {
   ModelProxy,

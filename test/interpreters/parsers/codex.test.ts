@@ -52,6 +52,14 @@ describe('codexParser on the screens of Codex 0.171.0', () => {
     })
   })
 
+  it('reads a fork loading its history as busy, not as a fresh ready screen', () => {
+    const loading = screen('ready').replace(
+      '  To get started,',
+      '  Forking session…\n\n  To get started,',
+    )
+    expect(codexParser.classify?.(loading)._tag).toBe('busy')
+  })
+
   it('reads a blank screen as unknown', () => {
     expect(codexParser.classify?.('\n\n\n')).toEqual({ _tag: 'unknown' })
   })

@@ -142,4 +142,34 @@ describe('the Gemini protocol of the model proxy', () => {
       error: { code: 429, message: 'over budget', status: 'RESOURCE_EXHAUSTED' },
     })
   })
+  it.each([true, false])(
+    'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
+    async (stream) => {
+      // The API: a second proxy answering from a script; the first forwards to it.
+      const api = await startModelProxy({
+        protocols: [geminiProtocol],
+        upstream: { _tag: 'provider', provider: scriptedProvider([answer]) },
+      })
+      const front = await startModelProxy({
+        protocols: [geminiProtocol],
+        upstream: { _tag: 'forward', baseUrl: api.url },
+      })
+      proxies.push(api, front)
+      const client = gemini({ apiKey: 'throwaway', baseUrl: front.baseUrl('gem'), stream })
+      const got = await client.call(
+        {
+          model: 'm',
+          system: '',
+          messages: [{ type: 'message', role: 'user', content: 'hi' }],
+          tools: [],
+        },
+        { signal },
+      )
+      expect(got.content).toEqual(answer.content)
+      const counted = front.usage('gem')
+      expect(counted.calls).toBe(1)
+      expect(counted.usage).toMatchObject({ output_tokens: 5 })
+      expect(front.calls('gem')[0]?.response.content).toEqual(answer.content)
+    },
+  )
 })

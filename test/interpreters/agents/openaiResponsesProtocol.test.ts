@@ -136,4 +136,38 @@ describe('the OpenAI Responses protocol of the model proxy', () => {
       error: { message: 'over budget', type: 'invalid_request_error', code: null, param: null },
     })
   })
+  it.each([true, false])(
+    'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
+    async (stream) => {
+      // The API: a second proxy answering from a script; the first forwards to it.
+      const api = await startModelProxy({
+        protocols: [openaiResponsesProtocol],
+        upstream: { _tag: 'provider', provider: scriptedProvider([answer]) },
+      })
+      const front = await startModelProxy({
+        protocols: [openaiResponsesProtocol],
+        upstream: { _tag: 'forward', baseUrl: api.url },
+      })
+      proxies.push(api, front)
+      const client = openaiResponses({
+        apiKey: 'sk-throwaway',
+        baseUrl: `${front.baseUrl('codex')}/v1`,
+        stream,
+      })
+      const got = await client.call(
+        {
+          model: 'm',
+          system: '',
+          messages: [{ type: 'message', role: 'user', content: 'hi' }],
+          tools: [],
+        },
+        { signal },
+      )
+      expect(got.content).toEqual(answer.content)
+      const counted = front.usage('codex')
+      expect(counted.calls).toBe(1)
+      expect(counted.usage).toMatchObject({ output_tokens: 5 })
+      expect(front.calls('codex')[0]?.response.content).toEqual(answer.content)
+    },
+  )
 })

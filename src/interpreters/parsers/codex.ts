@@ -21,8 +21,8 @@ const RESULT = /^(\s*)└\s?/
 const TURN_END = /^(?:\s+Worked for\b|■\s)/
 /** The status line while the model thinks: `• Working (3s • esc to interrupt)`. */
 const WORKING = /^(?:•|[\u2800-\u28ff])\s+\S.*\(.*esc to interrupt\)/
-/** A session being loaded before the history shows (`Forking session…`): not ready yet. */
-const LOADING = /^\s+(?:Forking|Resuming|Loading) (?:session|thread)\b.*…\s*$/
+/** Codex still loading (`loading` under the header while it starts, `Forking session…`): not ready yet. */
+const LOADING = /^\s+(?:(?:Forking|Resuming|Loading) (?:session|thread)\b.*…|loading)\s*$/
 /** Lines of a cell that are not its content. */
 const CELL_CHROME = [/^\s*└ Tip: /, /^\s+\+ Show details\s*$/, /^\s+… \+\d+ lines?/]
 /** A numbered option of a dialog or approval, the selected one marked `›`. */

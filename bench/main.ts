@@ -31,6 +31,7 @@ const FILES: readonly string[] = [
   'runtime',
   'pty',
   'llm',
+  'proxy',
   'engine',
   'daemon',
   'store',

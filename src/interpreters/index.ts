@@ -10,10 +10,12 @@ export type { BashChunk, BashInterpreterOptions, BashResult, BashRun, BashRunHoo
 export * from './parsers/index.js'
 export * from './llm/index.js'
 export * from './tools/index.js'
+export * from './agents/index.js'
 export { writeFileAtomic } from './atomicWrite.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
   terminalInterpreter,
+  TerminalDialog,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,
@@ -43,6 +45,16 @@ export type {
   WeztermTerminalOptions,
 } from './terminal/wezterm.js'
 export { claudeWeztermInterpreter, openClaudeWezterm } from './terminal/claude.js'
+export { openClaudePty, THROWAWAY_KEY } from './terminal/claudePty.js'
+export type { ClaudePtyOptions, ClaudePtyTerminal } from './terminal/claudePty.js'
+export { approvalRules } from './terminal/approvals.js'
+export type {
+  PermissionDecision,
+  ApprovalPolicy,
+  ApprovalRule,
+  Approvals,
+  PermissionRequest,
+} from './terminal/approvals.js'
 export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './terminal/claude.js'
 
 /**

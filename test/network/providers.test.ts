@@ -15,7 +15,7 @@ import {
   startNetwork,
 } from 'nerve-agents'
 
-const fakes = ['claude', 'codex', 'gemini'] as const
+const fakes = ['claude'] as const
 const bin = mkdtempSync(join(tmpdir(), 'nerve-fake-bin-'))
 let path: string | undefined
 

@@ -442,6 +442,14 @@ const gatherStream = (onDelta: ((d: ModelDelta) => void) | undefined) => {
   return { onEvent, result }
 }
 
+/**
+ * Reads a streamed Messages API answer, event by event, into the response a
+ * non-streamed call gives (what the model proxy keeps of a forwarded call).
+ *
+ * @internal
+ */
+export const anthropicStream = (onDelta?: (d: ModelDelta) => void) => gatherStream(onDelta)
+
 // ----------------------------------------------------------------- provider
 
 // Cache writes cost 1.25 times the input price, cache reads 0.1 times.

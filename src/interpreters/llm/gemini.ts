@@ -528,6 +528,14 @@ const gatherStream = (onDelta: ((d: ModelDelta) => void) | undefined, taken: Ite
   return { onEvent, result }
 }
 
+/**
+ * The reader of a streamed `generateContent` answer, for whoever reads one
+ * off the wire (the model proxy, forwarding to Gemini).
+ *
+ * @internal
+ */
+export const geminiStream = (onDelta?: (d: ModelDelta) => void) => gatherStream(onDelta, [])
+
 // ----------------------------------------------------------------- provider
 
 /**

@@ -152,26 +152,38 @@ export const postJson = (post: Post): Promise<unknown> =>
 export const postSse = (post: Post, onEvent: (e: SseEvent) => void): Promise<void> =>
   exchange(post, async (chunks) => {
     const decoder = new TextDecoder()
-    let buffer = ''
-    let event = ''
-    let data: string[] = []
-    const line = (l: string) => {
-      if (l === '') {
-        if (data.length > 0) onEvent({ event, data: data.join('\n') })
-        event = ''
-        data = []
-        return
-      }
-      if (l.startsWith(':')) return
-      const colon = l.indexOf(':')
-      const field = colon === -1 ? l : l.slice(0, colon)
-      let value = colon === -1 ? '' : l.slice(colon + 1)
-      if (value.startsWith(' ')) value = value.slice(1)
-      if (field === 'event') event = value
-      else if (field === 'data') data.push(value)
+    const parser = sseParser(onEvent)
+    for await (const c of chunks) parser.push(decoder.decode(c, { stream: true }))
+  })
+
+/**
+ * An incremental parser of server-sent events: `push` text as it comes (cut
+ * anywhere), `onEvent` is called for each event once its blank line came.
+ *
+ * @internal
+ */
+export const sseParser = (onEvent: (e: SseEvent) => void): { push(text: string): void } => {
+  let buffer = ''
+  let event = ''
+  let data: string[] = []
+  const line = (l: string) => {
+    if (l === '') {
+      if (data.length > 0) onEvent({ event, data: data.join('\n') })
+      event = ''
+      data = []
+      return
     }
-    for await (const c of chunks) {
-      buffer += decoder.decode(c, { stream: true })
+    if (l.startsWith(':')) return
+    const colon = l.indexOf(':')
+    const field = colon === -1 ? l : l.slice(0, colon)
+    let value = colon === -1 ? '' : l.slice(colon + 1)
+    if (value.startsWith(' ')) value = value.slice(1)
+    if (field === 'event') event = value
+    else if (field === 'data') data.push(value)
+  }
+  return {
+    push(text: string) {
+      buffer += text
       let nl: number
       while ((nl = buffer.search(/\r\n|\r|\n/)) !== -1) {
         if (nl === buffer.length - 1 && buffer[nl] === '\r') break // maybe half of a \r\n
@@ -179,5 +191,6 @@ export const postSse = (post: Post, onEvent: (e: SseEvent) => void): Promise<voi
         line(buffer.slice(0, nl))
         buffer = buffer.slice(nl + len)
       }
-    }
-  })
+    },
+  }
+}

@@ -519,6 +519,15 @@ const streamReader = (onDelta?: (d: ModelDelta) => void): StreamReader => {
 }
 
 /**
+ * The reader of a streamed Responses answer, for whoever reads one off the
+ * wire (the model proxy, forwarding to OpenAI).
+ *
+ * @internal
+ */
+export const openaiResponsesStream = (onDelta?: (d: ModelDelta) => void): StreamReader =>
+  streamReader(onDelta)
+
+/**
  * A {@link Provider} for OpenAI's Responses API (`POST {baseUrl}/responses`,
  * `Authorization: Bearer`). See {@link openaiResponsesRequest} and
  * {@link openaiResponsesResponse} for the mapping. Streaming reads

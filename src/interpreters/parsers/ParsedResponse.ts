@@ -1,3 +1,5 @@
+import type { ScreenState } from './ScreenState.js'
+
 /**
  * The kinds of {@link ResponseSection}: prose, the model's visible
  * reasoning, or a tool call with its result.
@@ -65,10 +67,10 @@ export interface ParseOptions {
  *   The parsers replay those on a line buffer ({@link screenLines}).
  *
  * What a line buffer cannot replay is a full-screen program that addresses
- * absolute rows after the screen scrolled, sets scroll regions or uses the
- * alternate screen (vim, htop): give the parser the screen of a headless
- * terminal emulator for those. The Claude parser also reads the turn's
- * token count from erased spinner lines, which only a raw stream still holds.
+ * absolute rows, sets scroll regions or uses the alternate screen: a parser
+ * for such a program says `reads: 'screen'`, and a PTY terminal then gives
+ * it the screen of a headless terminal emulator, asks `classify` on each
+ * change, and types with its `keys`.
  *
  * @category parsers
  */
@@ -76,6 +78,37 @@ export interface Parser {
   readonly name: string
   parse(raw: string, options?: ParseOptions): ParsedResponse
   isReady(raw: string): boolean
+  /**
+   * What a PTY terminal gives this parser: `'stream'` (the default) the
+   * output of the answer as it came, for line-oriented programs (shells,
+   * REPLs) whose answer may be longer than a screen holds; `'screen'` the
+   * rendered lines of a headless terminal emulator, scrollback first, for
+   * full-screen programs. A screen parser's readiness is decided from the
+   * screen on each change (and a quiet window), never by waiting for a line
+   * feed.
+   */
+  readonly reads?: 'stream' | 'screen'
+  /** What the screen shows (see {@link ScreenState}); a screen parser's `isReady` is `classify(screen)._tag === 'ready'`. */
+  classify?(screen: string): ScreenState
+  /** The versions of the program this parser was checked against (e.g. `['2.1.332']`). */
+  readonly checkedVersions?: readonly string[]
+  /**
+   * The keys the program expects: `submit` ends an input (default `\r`),
+   * `interrupt` stops the turn in progress (default Ctrl+C). `submitDelayMs`:
+   * the submit key waits until the screen shows the typed text (at most a
+   * second) and then this long, for programs that read an Enter coming soon
+   * after the text as a newline (Codex's paste burst, Gemini CLI's 30 ms
+   * fast-return rule).
+   */
+  readonly keys?: {
+    readonly submit?: string
+    readonly interrupt?: string
+    readonly submitDelayMs?: number
+    /** Empties the input box (e.g. Ctrl+U), sent before typing when `draft` finds text left in it. */
+    readonly clear?: string
+  }
+  /** The text left in the program's input box (after an interrupt, some programs put the prompt back), or `''`. */
+  draft?(screen: string): string
 }
 
 /**

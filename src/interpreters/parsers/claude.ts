@@ -1,4 +1,4 @@
-import { screenLines, stripAnsi, tail } from './ansi.js'
+import { screenLines } from './ansi.js'
 import {
   parsedResponse,
   section,
@@ -6,33 +6,56 @@ import {
   type Parser,
   type ResponseSection,
 } from './ParsedResponse.js'
+import { screenState, type ScreenState } from './ScreenState.js'
 import {
   answerStart,
   dedent,
   inputBoxTop,
-  isBusy,
   isInputBox,
   isRule,
   lastTokenCount,
+  promptText,
   trimBlank,
 } from './screen.js'
 
+/** The Claude Code versions whose screens this parser was checked against (test/fixtures/claude-code/<version>). */
+export const CLAUDE_CHECKED_VERSIONS: readonly string[] = Object.freeze(['2.1.332'])
+
 const BUSY = ['esc to interrupt', 'esc to cancel', 'ctrl+c to interrupt'] as const
 
-/** The spinner / status line: a spinner glyph, a gerund with `…`, or a token count. */
-const STATUS = /^\s*[·✢✳✶✻✽∗*]\s+\S+…\s*\(|[↓↑]\s*\d[\d.,]*\s*[kKmM]?\s+tokens/
+/** A spinner line: a glyph, a gerund ending in `…`, maybe `(7s · ↓ 23 tokens)`. */
+const SPINNER = /^\s*[·✢✳✶✻✽∗*]\s+\p{Lu}[\p{L}'-]*…/u
+/** The line a finished turn leaves: `✻ Baked for 2s · done 6:34 AM`, `✻ Worked for 1s`. */
+const DONE = /^\s*[✻✢✳✶✽*]\s+\p{Lu}[\p{L}'-]* for \d+(?:[hms]\s*)+/u
+/** A tool group Claude Code collapses: `Ran 1 shell command`, `Read 2 files`, `Did not run 1 call`. */
+const GROUP = /^\s{2}((?:Ran|Read|Wrote|Edited|Searched|Listed|Did not run|Fetched)\b.*\S)\s*$/
+const INTERRUPTED = /^\s*⎿\s+Interrupted\b/
+const TIP = /^\s*⎿\s+Tip:/
 const CHROME = [
   /^\s*\? for shortcuts/,
   /^\s*(?:[>❯]\s+)?Try "/,
-  /^\s*⏵⏵/,
+  /^\s*[⏵⏸]/,
   /shift\+tab to cycle/,
+  /^\s*◐ .*\/effort\s*$/,
   /^\s*Context left until auto-compact/,
   /How is Claude doing this session\?/,
   /\b1: Bad\b.*\b2: Fine\b/,
+  /^\s*tmux\b.*\b(?:detected|notice)/i,
+  /ctrl\+y to paste deleted text/,
 ]
 
+const shows = (line: string, phrases: readonly string[]): boolean => {
+  const lower = line.toLowerCase()
+  return phrases.some((p) => lower.includes(p))
+}
+
 const isChrome = (line: string): boolean =>
-  isRule(line) || isBusy(line, BUSY) || STATUS.test(line) || CHROME.some((re) => re.test(line))
+  isRule(line) ||
+  SPINNER.test(line) ||
+  DONE.test(line) ||
+  INTERRUPTED.test(line) ||
+  TIP.test(line) ||
+  CHROME.some((re) => re.test(line))
 
 const MARKER = /^[⏺●]\s?(.*)$/
 const THINKING = /^(?:∴\s?|✻ (?=Thinking…))(.*)$/
@@ -40,7 +63,7 @@ const TOOL = /^([A-Za-z][\w.:-]*(?: - [\w.:-]+)?(?: \(MCP\))?)\((.*)$/
 const RESULT = /^(\s*)⎿\s?/
 
 interface Block {
-  readonly type: ResponseSection['type']
+  readonly type: ResponseSection['type'] | 'group'
   readonly head: string
   readonly body: string[]
 }
@@ -51,9 +74,20 @@ const blockOf = (line: string): Block | undefined => {
     const head = marker[1]!
     return { type: TOOL.test(head) ? 'tool_call' : 'text', head, body: [] }
   }
+  const group = GROUP.exec(line)
+  if (group !== null) return { type: 'group', head: group[1]!, body: [] }
   const thinking = THINKING.exec(line)
   return thinking === null ? undefined : { type: 'thinking', head: thinking[1]!, body: [] }
 }
+
+/** The result lines of a tool cell, `⎿` taken off and the indentation kept. */
+const resultOf = (lines: readonly string[]): string =>
+  dedent(
+    lines.map((l) => {
+      const r = RESULT.exec(l)
+      return r === null ? l : ' '.repeat(r[0].length) + l.slice(r[0].length)
+    }),
+  ).join('\n')
 
 /** A tool call: its args may wrap onto the lines before the first `⎿`. */
 const toolSection = (block: Block): ResponseSection => {
@@ -64,15 +98,31 @@ const toolSection = (block: Block): ResponseSection => {
     .join(' ')
     .trim()
     .replace(/\)$/, '')
-  const result = block.body.slice(split).map((l) => {
-    const r = RESULT.exec(l)
-    return r === null ? l : ' '.repeat(r[0].length) + l.slice(r[0].length)
+  return section('tool_call', resultOf(block.body.slice(split)), { tool: m[1]!, args })
+}
+
+/** A collapsed group (`Ran 1 shell command`): the tool is told by its words, the `⎿` lines are what shows of it. */
+const groupSection = (block: Block): ResponseSection => {
+  const shown = resultOf(block.body)
+  const command = /^\$ (.*)$/m.exec(shown)?.[1]
+  const tool =
+    /shell command/.test(block.head) || command !== undefined
+      ? 'Bash'
+      : /^Read\b/.test(block.head)
+        ? 'Read'
+        : /^(?:Wrote|Edited)\b/.test(block.head)
+          ? 'Edit'
+          : 'tools'
+  return section('tool_call', shown, {
+    tool,
+    summary: block.head,
+    ...(command === undefined ? {} : { args: command }),
   })
-  return section('tool_call', dedent(result).join('\n'), { tool: m[1]!, args })
 }
 
 const toSection = (block: Block): ResponseSection => {
   if (block.type === 'tool_call') return toolSection(block)
+  if (block.type === 'group') return groupSection(block)
   const body = dedent(block.body)
   if (block.type === 'thinking') {
     return section('thinking', body.length > 0 ? body.join('\n') : block.head, {
@@ -93,65 +143,180 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
   return blocks.map(toSection)
 }
 
+/** The screen's lines, no-break spaces (Claude Code draws one after `❯`) read as spaces, trailing blanks dropped. */
+const linesOf = (screen: string): string[] =>
+  screenLines(screen).map((l) => l.replace(/\u00a0/g, ' ').trimEnd())
+
+const SELECTED = /^(\s*)❯\s+(\S.*)$/
+const NUMBER = /^\d+\.\s+/
+
 /**
- * The token count of the status line under the last input box (`? for
- * shortcuts … 19552 tokens`, `-- INSERT -- … 99.9k tokens`): the total Claude
- * Code shows, read from the screen as it stands.
+ * The options of a menu: the selected line (`❯ Yes`) and the lines around
+ * it whose text starts in the same column, numbers (`1. `) taken off.
  */
-const totalTokens = (lines: readonly string[]): number | undefined => {
-  const top = inputBoxTop(lines)
-  let bottom = top + 2
-  while (bottom < lines.length && !isRule(lines[bottom]!)) bottom++
-  return lastTokenCount(lines.slice(bottom + 1))
+const optionsOf = (lines: readonly string[]): string[] => {
+  const at = lines.findLastIndex((l, i) => SELECTED.test(l) && !isInputBox(lines, i))
+  if (at < 0) return []
+  const m = SELECTED.exec(lines[at]!)!
+  const col = lines[at]!.length - m[2]!.length
+  const inColumn = (l: string): boolean =>
+    l.length > col && l.slice(0, col).trim() === '' && l[col] !== ' '
+  let from = at
+  let to = at + 1
+  while (from > 0 && inColumn(lines[from - 1]!)) from--
+  while (to < lines.length && inColumn(lines[to]!)) to++
+  return lines.slice(from, to).map((l) => l.slice(col).trim().replace(NUMBER, ''))
 }
 
-const isReady = (raw: string): boolean => {
-  const lines = screenLines(tail(raw, 4096))
-  return !lines.some((l) => isBusy(l, BUSY)) && lines.some((_, i) => isInputBox(lines, i))
+const DASHES = /^\s*╌{3,}/
+const EDIT_QUESTION = /Do you want to (?:make this edit to|create|overwrite) (.+?)\?\s*$/
+
+/**
+ * A permission prompt: under a rule, the tool's title (`Bash command`, `Edit
+ * file`, `Create file`), the command or the diff between dashed rules, the
+ * question and numbered options.
+ */
+const permissionOf = (lines: readonly string[]): ScreenState | undefined => {
+  const question = lines.findLastIndex((l) =>
+    /Do you want to (?:proceed|make this edit|create|overwrite|allow)/.test(l),
+  )
+  if (question < 0) return undefined
+  const options = optionsOf(lines.slice(question + 1))
+  if (options.length === 0) return undefined
+  let top = question
+  while (top > 0 && !isRule(lines[top]!)) top--
+  const title =
+    lines
+      .slice(top + 1, question)
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  const tool = /^Bash\b/.test(title)
+    ? 'Bash'
+    : /^(?:Edit|Update)\b/.test(title)
+      ? 'Edit'
+      : /^(?:Create|Write)\b/.test(title)
+        ? 'Write'
+        : (/^([A-Za-z][\w.:-]*)/.exec(title)?.[1] ?? 'tool')
+  const dashes = lines
+    .slice(top, question)
+    .map((l, i) => (DASHES.test(l) ? top + i : -1))
+    .filter((i) => i >= 0)
+  const boxed =
+    dashes.length >= 2
+      ? trimBlank(lines.slice(dashes[0]! + 1, dashes[1]))
+          .map((l) => l.trim())
+          .join('\n')
+      : undefined
+  const file = EDIT_QUESTION.exec(lines[question]!)?.[1]
+  return screenState.permission(
+    tool,
+    tool === 'Bash' ? { command: boxed } : { file: file ?? boxed },
+    options,
+  )
+}
+
+const DIALOGS: readonly (readonly [RegExp, string])[] = [
+  [/Do you trust the files in this folder\?|trust this folder/i, 'trust this folder'],
+  [/Do you want to use this API key\?/i, 'use this API key'],
+  [/Unable to connect to Anthropic services/, 'unable to connect to Anthropic (onboarding)'],
+  [/Welcome to Claude Code/, 'onboarding'],
+  [/Choose the text style|Select login method|Press Enter to continue/i, 'onboarding'],
+]
+
+/** Where the last input box is, if it is near the bottom of the screen (the input, a rule and the footer under it). */
+const boxAt = (lines: readonly string[]): number | undefined => {
+  const top = inputBoxTop(lines)
+  return top < lines.length && lines.length - top <= 16 ? top : undefined
+}
+
+const classify = (screen: string): ScreenState => {
+  const lines = linesOf(screen)
+  const top = boxAt(lines)
+  if (top !== undefined) {
+    // The history since the last prompt line, and the footer under the box.
+    let from = top - 1
+    while (from > 0 && (promptText(lines[from]!) === undefined || isInputBox(lines, from))) from--
+    const around = lines.slice(Math.max(from, 0))
+    const busy = around.some(
+      (l, i) =>
+        (shows(l, BUSY) && (from + i > top || SPINNER.test(l))) ||
+        (SPINNER.test(l) && from + i < top),
+    )
+    return busy ? screenState.busy() : screenState.ready()
+  }
+  const permission = permissionOf(lines)
+  if (permission !== undefined) return permission
+  const text = lines.join('\n')
+  for (const [re, title] of DIALOGS) {
+    if (re.test(text)) return screenState.dialog(title, optionsOf(lines))
+  }
+  return screenState.unknown()
 }
 
 /**
- * The parser for Claude Code's screen. Not ready while a status line shows
- * "esc to interrupt", "esc to cancel" or "ctrl+c to interrupt"; ready when
- * the input box (a `>` / `❯` line under a rule) is back. The answer starts
- * after the last prompt line carrying `input` and ends at the input box.
- * Sections: `thinking` (`∴ Thinking…` and its indented text), `tool_call`
- * (`⏺ Name(args)`, `metadata: { tool, args }`, content the `⎿` result) and
- * `text` (`⏺` prose). `tokens` is the total on the status line under the
- * input box (`? for shortcuts … 19552 tokens`, `-- INSERT -- … 99.9k
- * tokens`); `turnTokens` the count of the turn on the last spinner line
- * after the input (`✻ Pondering… (12s · ↑ 15.8k tokens · esc to interrupt)`),
- * read from the raw stream too, where erased spinner lines remain. `k` and
- * `M` suffixes and thousands separators are read. Suggestions, rules, the
- * input box and the rating prompt are not content. Reads a raw stream or a
- * rendered screen.
+ * The parser for Claude Code's screen, checked against the versions in
+ * {@link CLAUDE_CHECKED_VERSIONS} (screens kept under
+ * `test/fixtures/claude-code/<version>/`). It reads the screen, not the
+ * byte stream (`reads: 'screen'`), submits with Enter, interrupts with
+ * Escape (Ctrl+C twice would end the program) and clears a prompt left in
+ * the box (Claude Code puts an interrupted prompt back) with Ctrl+U.
+ *
+ * `classify`: `busy` while a spinner line (`✶ Befuddling… (7s · ↓ 23
+ * tokens)`) stands above the input box or the footer under it says "esc to
+ * interrupt"; `ready` when the input box (a `❯` line under a rule, near the
+ * bottom) is back and neither shows; `permission` for a tool prompt ("Do
+ * you want to proceed?" with numbered options: the tool from its title,
+ * the command or file it names); `dialog` for folder trust, "use this API
+ * key?", onboarding, or the offline onboarding error; anything else is
+ * `unknown`.
+ *
+ * `parse`: the answer starts after the last prompt line carrying `input`
+ * and ends at the input box. Sections: `text` (`●`/`⏺` prose), `tool_call`
+ * (`● Name(args)` with its `⎿` result; a collapsed group such as `Ran 1
+ * shell command` as tool `Bash` with `summary`) and `thinking`. Not
+ * content: the line a finished turn leaves (`✻ Baked for 2s · done 6:34
+ * AM`), `⎿ Interrupted · …`, tips, spinners, the effort line, rules, the box
+ * and its footer. `turnTokens` is the spinner's count (an estimate: exact
+ * usage comes from the model proxy); `tokens` is not shown by these
+ * versions.
  *
  * @category parsers
  * @example
  * import { claudeParser } from 'nerve-agents'
  * import assert from 'assert'
  *
- * const box = ['─────', '> ', '─────', '  ? for shortcuts          19.6k tokens']
- * const r = claudeParser.parse(['> hi', '', '⏺ Hello!', '', ...box].join('\n'), { input: 'hi' })
- * assert.strictEqual(r.isReady, true)
+ * const rule = '─'.repeat(20)
+ * const screen = ['❯ hi', '● Hello!', '✻ Baked for 2s · done 6:34 AM', rule, '❯ ', rule, '  ? for shortcuts']
+ * const r = claudeParser.parse(screen.join('\n'), { input: 'hi' })
+ * assert.strictEqual(r.isComplete, true)
  * assert.strictEqual(r.text, 'Hello!')
- * assert.strictEqual(r.tokens, 19_600)
+ * assert.strictEqual(claudeParser.classify?.(screen.join('\n'))._tag, 'ready')
  */
 export const claudeParser: Parser = Object.freeze({
   name: 'claude',
-  isReady,
-  parse(raw: string, options: ParseOptions = {}) {
-    const lines = screenLines(raw)
-    const ready = isReady(raw)
-    const end = inputBoxTop(lines)
-    const { start, found } = answerStart(lines, end, options.input)
-    const flat = stripAnsi(raw).split('\n')
-    const status = flat.slice(answerStart(flat, flat.length, options.input).start)
+  reads: 'screen' as const,
+  checkedVersions: CLAUDE_CHECKED_VERSIONS,
+  keys: Object.freeze({ submit: '\r', interrupt: '\x1b', clear: '\x15' }),
+  classify,
+  draft: (screen: string): string => {
+    const lines = linesOf(screen)
+    const top = boxAt(lines)
+    return top === undefined ? '' : (promptText(lines[top + 1]!) ?? '').trim()
+  },
+  isReady: (screen: string) => classify(screen)._tag === 'ready',
+  parse(screen: string, options: ParseOptions = {}) {
+    const lines = linesOf(screen)
+    const ready = classify(screen)._tag === 'ready'
+    const top = boxAt(lines) ?? lines.length
+    const { start, found } = answerStart(lines, top, options.input)
+    // A prompt of several lines goes on, indented, under its `❯` line.
+    let from = start
+    while (from < top && /^ {2}[^\s⎿]/.test(lines[from]!) && !GROUP.test(lines[from]!)) from++
+    const answer = lines.slice(from, top)
     return parsedResponse({
-      raw,
-      sections: sectionsOf(lines.slice(start, end)),
-      tokens: totalTokens(lines),
-      turnTokens: lastTokenCount(status.filter((l) => isBusy(l, BUSY) || STATUS.test(l))),
+      raw: screen,
+      sections: sectionsOf(answer),
+      turnTokens: lastTokenCount(answer.filter((l) => SPINNER.test(l))),
       isReady: ready,
       isComplete: ready && found,
     })

@@ -1,4 +1,4 @@
-import { screenLines, tail } from './ansi.js'
+import { screenLines } from './ansi.js'
 import {
   parsedResponse,
   section,
@@ -6,65 +6,194 @@ import {
   type Parser,
   type ResponseSection,
 } from './ParsedResponse.js'
-import { answerStart, dedent, inputBoxTop, isBusy, isInputBox, isRule, unbox } from './screen.js'
+import { screenState, type ScreenState } from './ScreenState.js'
+import { dedent, unbox } from './screen.js'
 
-const BUSY = ['esc to cancel', 'esc to interrupt'] as const
+/** The rule over the input box: a full row of `─` (a box's edge has corners). */
+const RULE = /^─{8,}$/
+/** A prompt line: ` > text` (older versions box it: `│ > text │`). */
+const PROMPT = /^\s?[>❯](?:\s+(.*?))?\s*$/
+/** The status line while a turn runs: `⠋ Thinking... (esc to cancel, 3s)`. */
+const BUSY = /\(esc to cancel\b[^)]*\)/
 const ANSWER = /^✦\s?(.*)$/
-/** A tool box's title line: a status glyph, the tool's name, its arguments. */
-const TOOL = /^\s*│ [✔✓✗✘x?⊷o-]\s+([A-Za-z]\w*)\s*(.*?)\s*│?$/
+/** A tool's title, boxed or not: a status glyph, the tool's name, its arguments. */
+const TOOL = /^\s*(?:│\s)?\s*([✓✔✗✘x?⊷o-])\s+([A-Z]\w*)\s+(.*?)\s*│?\s*$/
+const STATUS: Readonly<Record<string, string>> = {
+  '✓': 'done',
+  '✔': 'done',
+  '?': 'awaiting',
+  '-': 'cancelled',
+  '✗': 'error',
+  '✘': 'error',
+  x: 'error',
+  '⊷': 'running',
+  o: 'pending',
+}
+/** Lines that are not content: shortcuts hint, notices, a box's edges. */
+const CHROME = [/^\s*\? for shortcuts\s*$/, /^\s*[ℹ⚠]\s/, /^\s*[╭╰][─]+[╮╯]\s*$/, BUSY]
+/** A numbered option in a box, the selected one marked `●`. */
+const OPTION = /^\s*(?:●\s*)?(\d+)\.\s+(.*?)\s*$/
+/** The question of a tool asking to run: `Allow execution of [Shell]?`, `Apply this change?`. */
+const QUESTION = /^\s*(?:Allow execution\b|Apply this change\?|Do you want to proceed\?)/
+const DIALOG_HINT = /\((?:Use Enter to select|Press Enter to submit)/
 
-const isChrome = (line: string): boolean => isRule(line) || isBusy(line, BUSY)
+const promptText = (line: string): string | undefined => {
+  const m = PROMPT.exec(unbox(line))
+  return m === null ? undefined : (m[1] ?? '')
+}
+
+/** The top rule of the input box (a rule, at most two mode lines, the prompt line), or -1. */
+const inputBoxAt = (lines: readonly string[]): number => {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!RULE.test(lines[i]!.trim())) continue
+    for (let j = i + 1; j <= i + 3 && j < lines.length; j++)
+      if (promptText(lines[j]!) !== undefined) return i
+    return -1
+  }
+  return -1
+}
+
+/**
+ * The lines of the last box on the screen, unboxed, when it offers a choice
+ * or asks for input; undefined otherwise. Inner boxes (a command, a diff)
+ * are drawn inside its side bars, so only the outer edges start a line.
+ */
+const lastChoiceBox = (lines: readonly string[]): string[] | undefined => {
+  let bottom = lines.length - 1
+  while (bottom >= 0 && !/^\s*╰─+╯\s*$/.test(lines[bottom]!)) bottom--
+  let top = bottom - 1
+  while (top >= 0 && !/^\s*╭─+╮\s*$/.test(lines[top]!)) top--
+  if (top < 0) return undefined
+  const inner = lines.slice(top + 1, bottom).map((l) => unbox(l))
+  const offers = inner.some((l) => /^●\s*\d+\.\s/.test(l.trimStart()) || DIALOG_HINT.test(l))
+  return offers ? inner : undefined
+}
+
+const optionsOf = (inner: readonly string[]): string[] =>
+  inner.flatMap((l) => {
+    const m = OPTION.exec(l)
+    return m === null ? [] : [m[2]!]
+  })
+
+/** A tool asking to run: `? Shell  touch a`, `? WriteFile  Writing to a.txt`, `? Edit  a.ts: …`. */
+const permissionOf = (inner: readonly string[]): ScreenState | undefined => {
+  const title = inner.map((l) => TOOL.exec(l)).find((m) => m !== null && m[1] === '?')
+  if (title === undefined || title === null || !inner.some((l) => QUESTION.test(l)))
+    return undefined
+  const tool = title[2]!
+  const args = title[3]!.trim()
+  const options = optionsOf(inner)
+  if (/^(Shell|run_shell_command)$/.test(tool))
+    return screenState.permission(tool, { command: args }, options)
+  const file = /^(?:Writing to\s+)?([^\s:]+)/.exec(args)?.[1]
+  return screenState.permission(tool, file === undefined ? {} : { file }, options)
+}
+
+const classify = (screen: string): ScreenState => {
+  const lines = screenLines(screen)
+  const box = inputBoxAt(lines)
+  if (box < 0) {
+    const inner = lastChoiceBox(lines)
+    if (inner === undefined) return screenState.unknown()
+    const asked = permissionOf(inner)
+    if (asked !== undefined) return asked
+    const title = inner.find((l) => l.trim() !== '')?.trim() ?? ''
+    return screenState.dialog(title, optionsOf(inner))
+  }
+  return lines.slice(0, box).some((l) => BUSY.test(l)) ? screenState.busy() : screenState.ready()
+}
+
+const squash = (s: string): string => s.replace(/\s+/g, ' ').replace(/\s*…$/, '').trim()
+
+/** The past prompt carrying `input`: the last showing it whole, else the last whose text starts it. */
+const promptOf = (lines: readonly string[], end: number, input: string | undefined): number => {
+  const wanted = squash(input ?? '')
+  let partial = -1
+  for (let i = end - 1; i >= 0; i--) {
+    const said = squash(promptText(lines[i]!) ?? '')
+    if (said === '' || /^\s*│/.test(lines[i]!)) continue
+    if (wanted === '' || said === wanted) return i
+    if (partial < 0 && wanted.startsWith(said)) partial = i
+  }
+  return partial
+}
+
+interface Block {
+  readonly type: 'text' | 'tool_call'
+  readonly meta: Record<string, string>
+  readonly body: string[]
+}
 
 const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
-  const blocks: { type: 'text' | 'tool_call'; meta: Record<string, string>; body: string[] }[] = []
+  const blocks: Block[] = []
   for (const line of lines) {
-    if (isChrome(line)) continue
+    if (CHROME.some((re) => re.test(line))) continue
     const answer = ANSWER.exec(line)
-    const tool = TOOL.exec(line)
+    const tool = answer === null ? TOOL.exec(line) : null
     if (answer !== null) blocks.push({ type: 'text', meta: {}, body: [`  ${answer[1]!}`] })
     else if (tool !== null) {
-      blocks.push({ type: 'tool_call', meta: { tool: tool[1]!, args: tool[2]! }, body: [] })
+      const meta = { tool: tool[2]!, args: tool[3]!, status: STATUS[tool[1]!] ?? tool[1]! }
+      blocks.push({ type: 'tool_call', meta, body: [] })
     } else blocks[blocks.length - 1]?.body.push(unbox(line))
   }
   return blocks.map((b) => section(b.type, dedent(b.body).join('\n'), b.meta))
 }
 
-const isReady = (raw: string): boolean => {
-  const lines = screenLines(tail(raw, 4096))
-  return !lines.some((l) => isBusy(l, BUSY)) && lines.some((_, i) => isInputBox(lines, i))
-}
-
 /**
- * The parser for Gemini CLI's screen. Not ready while its spinner line shows
- * "esc to cancel"; ready when the input box (`> Type your message…` under a
- * rule) is back. The answer starts after the last `> ` line carrying
- * `input`; each `✦` block is a `text` section, each tool box
- * (`│ ✔  ReadFile path │`) a `tool_call` with `metadata: { tool, args }`.
- * Gemini shows no token count. Reads a raw stream or a rendered screen.
+ * The parser for Gemini CLI's screen (checked against 0.61.0). Its input
+ * box is a rule, a mode line or two (`Shift+Tab to accept edits`) and the
+ * prompt line (` >   Type your message…`), with a footer under it; past
+ * prompts show as ` > text`. The screen is:
+ *
+ * - `busy` while a status line shows `(esc to cancel, 3s)`;
+ * - `permission` while a tool asks to run (`? Shell  touch a` with tool and
+ *   `command`; `? WriteFile  Writing to a.txt` with `file`), with its options;
+ * - `dialog` for another box offering a choice or asking for input (folder
+ *   trust, the auth choice, the API key), titled by its first line;
+ * - `ready` when the input box shows and nothing runs;
+ * - `unknown` for anything else (a blank screen while it starts).
+ *
+ * The answer runs from the past prompt carrying `input` to the next prompt
+ * or the input box; each `✦` block is a `text` section, each tool (boxed
+ * `│ ✓  Shell ls -la │`, or a line `✓  WriteFile  a.txt → Accepted`) a
+ * `tool_call` with `metadata: { tool, args, status }` (`done`, `cancelled`,
+ * `error`, …) and its output as content. Notices (`ℹ Request cancelled.`)
+ * and the shortcuts hint are not content. Gemini shows no token count.
+ * Submit with Enter more than 30 ms after the text (an Enter that soon is a
+ * newline); interrupt with Esc.
  *
  * @category parsers
  * @example
  * import { geminiParser } from 'nerve-agents'
  * import assert from 'assert'
  *
- * const box = ['╭────────╮', '│ >   Type your message │', '╰────────╯']
- * const r = geminiParser.parse(['> hi', '', '✦ Hello!', '', ...box].join('\n'), { input: 'hi' })
- * assert.strictEqual(r.isReady, true)
+ * const box = ['─'.repeat(40), ' Shift+Tab to accept edits', ' >   Type your message', ' ~/p   no sandbox']
+ * const screen = [' > hi', '✦ Hello!', ...box].join('\n')
+ * const r = geminiParser.parse(screen, { input: 'hi' })
+ * assert.strictEqual(r.isComplete, true)
  * assert.strictEqual(r.text, 'Hello!')
+ * assert.strictEqual(geminiParser.classify?.(` ⠋ Thinking... (esc to cancel, 1s)\n${screen}`)._tag, 'busy')
  */
 export const geminiParser: Parser = Object.freeze({
   name: 'gemini',
-  isReady,
+  reads: 'screen' as const,
+  checkedVersions: Object.freeze(['0.61.0']),
+  keys: Object.freeze({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 }),
+  classify,
+  isReady: (screen: string) => classify(screen)._tag === 'ready',
   parse(raw: string, options: ParseOptions = {}) {
     const lines = screenLines(raw)
-    const ready = isReady(raw)
-    const end = inputBoxTop(lines)
-    const { start, found } = answerStart(lines, end, options.input)
+    const ready = classify(raw)._tag === 'ready'
+    const box = inputBoxAt(lines)
+    const end = box < 0 ? lines.length : box
+    const prompt = promptOf(lines, end, options.input)
+    let stop = prompt + 1
+    while (stop < end && (promptText(lines[stop]!) ?? '') === '') stop++
     return parsedResponse({
       raw,
-      sections: sectionsOf(lines.slice(start, end)),
+      sections: sectionsOf(lines.slice(prompt + 1, stop)),
       isReady: ready,
-      isComplete: ready && found,
+      isComplete: ready && (prompt >= 0 || options.input === undefined),
     })
   },
 })

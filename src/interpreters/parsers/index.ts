@@ -7,6 +7,8 @@ export type {
   ResponseSection,
   SectionType,
 } from './ParsedResponse.js'
+export { screenState } from './ScreenState.js'
+export type { ScreenState, ScreenStateTag } from './ScreenState.js'
 export { noneParser } from './none.js'
 export { claudeParser } from './claude.js'
 export { geminiParser } from './gemini.js'

@@ -77,12 +77,39 @@ export class TerminalTimeout extends Error {
   readonly nodeId: string
   readonly timeoutMs: number
   readonly partial: string
-  constructor(nodeId: string, timeoutMs: number, partial: string) {
-    super(`terminal "${nodeId}": no answer within ${timeoutMs} ms`)
+  /** What the screen showed last, for a program read as a screen (`unknown` when the parser could not tell). */
+  readonly state: string | undefined
+  constructor(nodeId: string, timeoutMs: number, partial: string, state?: string) {
+    super(
+      `terminal "${nodeId}": no answer within ${timeoutMs} ms` +
+        (state === undefined ? '' : ` (the screen reads as ${state}):\n${partial}`),
+    )
     this.name = 'TerminalTimeout'
     this.nodeId = nodeId
     this.timeoutMs = timeoutMs
     this.partial = partial
+    this.state = state
+  }
+}
+
+/**
+ * A full-screen program stopped on a dialog its node did not expect (a
+ * trust question, an onboarding step): `title` is what the parser read,
+ * `screen` the screen as it stood.
+ *
+ * @category errors
+ */
+export class TerminalDialog extends Error {
+  readonly _tag = 'TerminalDialog'
+  readonly nodeId: string
+  readonly title: string
+  readonly screen: string
+  constructor(nodeId: string, title: string, screen: string) {
+    super(`terminal "${nodeId}": the program asks "${title}", which nothing answers:\n${screen}`)
+    this.name = 'TerminalDialog'
+    this.nodeId = nodeId
+    this.title = title
+    this.screen = screen
   }
 }
 

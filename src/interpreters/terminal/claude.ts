@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { accessSync, constants } from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
 import { claudeArgs, forkClaudeWezterm, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
 import type { NodeState } from '../../node/NodeState.js'
 import type { ForkContext } from '../../node/Interpreter.js'
@@ -13,6 +15,7 @@ import {
   type TerminalInterpreter,
 } from './Terminal.js'
 import { openWezterm, type WeztermPaneInfo, type WeztermTerminal } from './wezterm.js'
+import { claudeHome, openClaudePty, type ClaudePtyOptions } from './claudePty.js'
 
 /** Claude Code answers take minutes: the default wait of an execute. */
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
@@ -131,12 +134,32 @@ export const openClaudeWezterm = (node: ClaudeWeztermNode): ClaudeWeztermTermina
  *
  * @category interpreters
  */
-export interface ClaudeWeztermInterpreterOptions {
+export interface ClaudeWeztermInterpreterOptions extends ClaudePtyOptions {
   /** Where `fork` reads the time it stamps. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
   /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
   readonly decorate?: TerminalDecorator
+  /**
+   * Where `claude` runs: a WezTerm pane, or a plain PTY (no WezTerm, no
+   * tmux needed; see `openClaudePty`). Default `'auto'`: WezTerm when the
+   * node names a `wezterm` executable or one is on the PATH, else a PTY.
+   */
+  readonly backend?: 'wezterm' | 'pty' | 'auto'
 }
+
+/** Whether `name` is an executable in a directory of the PATH. */
+const onPath = (name: string): boolean =>
+  (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => d !== '' && isAbsolute(d))
+    .some((d) => {
+      try {
+        accessSync(join(d, name), constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
 
 /**
  * The interpreter of Claude-on-WezTerm nodes (see {@link openClaudeWezterm}).
@@ -155,16 +178,25 @@ export interface ClaudeWeztermInterpreterOptions {
 export const claudeWeztermInterpreter = (
   options: ClaudeWeztermInterpreterOptions = {},
 ): TerminalInterpreter<ClaudeWeztermNode> => {
+  const chosen = options.backend ?? 'auto'
+  const backendOf = (node: ClaudeWeztermNode): 'wezterm' | 'pty' =>
+    chosen !== 'auto' ? chosen : node.wezterm !== undefined || onPath('wezterm') ? 'wezterm' : 'pty'
+  let home = options.home
+  const open = (node: ClaudeWeztermNode) => {
+    if (backendOf(node) === 'wezterm') return openClaudeWezterm(node)
+    home ??= claudeHome()
+    return openClaudePty(node, node.sessionId ?? randomUUID(), home, options)
+  }
   const base = terminalInterpreter<ClaudeWeztermNode>(
     'claude-wezterm',
-    openClaudeWezterm,
+    open,
     (id, time) => forkClaudeWezterm(id, time, randomUUID()),
     options,
   )
   return Object.freeze({
     ...base,
     fork(node: ClaudeWeztermNode, id: string, ctx: ForkContext): Promise<ClaudeWeztermNode> {
-      const live = base.terminal(node.id) as ClaudeWeztermTerminal | undefined
+      const live = base.terminal(node.id) as { readonly sessionId: string } | undefined
       const known =
         node.sessionId === undefined && live !== undefined
           ? makeNode<ClaudeWeztermNode>({ ...node, sessionId: live.sessionId }, 'fork')

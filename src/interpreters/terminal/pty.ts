@@ -5,13 +5,17 @@ import { forkPty, type PtyNode } from '../../node/PtyNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
 import { getParser } from '../parsers/registry.js'
+import type { ScreenState } from '../parsers/ScreenState.js'
 import { chunkStream } from './chunkStream.js'
 import { newMark } from './processTree.js'
 import { endTerminalProcesses, spawnPty, type Exit } from './ptyProcess.js'
 import { OutputBuffer } from './outputBuffer.js'
 import { lastLine, ReadyWatcher, TAIL_CHARS } from './readiness.js'
+import { TerminalScreen } from './screen.js'
+import { ScreenWatcher } from './screenWatch.js'
 import {
   terminalInterpreter,
+  TerminalDialog,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,
@@ -38,6 +42,10 @@ export interface PtyTerminalOptions {
    * prompt, with `isComplete` false. Default: 16 Mi.
    */
   readonly maxBufferChars?: number
+  /** The parser of the terminal, over the node's parser name (e.g. one written for a program Nerve does not ship a parser for). */
+  readonly parser?: Parser
+  /** Called with each new state a screen parser reads while the terminal waits on it (a permission prompt, a dialog). */
+  readonly onScreenState?: (state: ScreenState) => void
 }
 
 /**
@@ -62,16 +70,43 @@ export interface PtyTerminal extends Terminal {
   readonly pid: number | undefined
   /** Stops the program and starts it again with an empty buffer. */
   reset(): Promise<void>
+  /**
+   * The screen as a terminal shows it: the rendered lines of a headless
+   * terminal emulator fed with the output (scrollback first, trailing blanks
+   * dropped, rows wrapped by the program joined). Kept from the start for a
+   * node whose parser reads the screen; otherwise rendered from the newest
+   * output on first call, and kept from then on.
+   */
+  screen(): string
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)))
 const CTRL_C = '\x03'
+/** The longest a submit key waits for the screen to show the typed text. */
+const ECHO_WAIT_MS = 1000
+
+/** What an execute, start or drain waits on: a watch of the stream or of the screen. */
+interface Watch {
+  feed(chunk: string): void
+  check(): void
+  close(): void
+  text(): string
+  /** What the screen shows, for a screen watch. */
+  state?(): ScreenState
+}
+
+/** The timeout of a watch: the screen and its state in the error, for a screen watch. */
+const timeoutOf = (nodeId: string, ms: number, watch: Watch): TerminalTimeout =>
+  new TerminalTimeout(nodeId, ms, watch.text(), watch.state?.()._tag)
+
+/** Output kept to render a screen first asked for late. */
+const SCREEN_SEED_CHARS = 1024 * 1024
 
 /** The execute, start or drain in progress: what the output goes to. */
 interface Active {
-  readonly watcher: ReadyWatcher
+  readonly watcher: Watch
   readonly onChunk: ((chunk: string) => void) | undefined
   /** The program ended: settle. */
   readonly onExit: (exit: Exit) => void
@@ -107,8 +142,12 @@ class Pty implements PtyTerminal {
   private readonly killGraceMs: number
   private readonly drainMs: number
   private readonly maxBufferChars: number
+  private readonly parser: Parser | undefined
+  private readonly onScreenState: ((state: ScreenState) => void) | undefined
   /** Marks the environment of every process this terminal starts (see processTree.ts). */
   private readonly mark = newMark()
+  /** The screen, once a parser or a reader needed it. */
+  private screenOf: TerminalScreen | undefined
 
   constructor(
     private readonly node: PtyNode,
@@ -117,6 +156,8 @@ class Pty implements PtyTerminal {
     this.killGraceMs = options.killGraceMs ?? 2000
     this.drainMs = options.drainMs ?? 2000
     this.maxBufferChars = options.maxBufferChars ?? 16 * 1024 * 1024
+    this.parser = options.parser
+    this.onScreenState = options.onScreenState
     this.output = new OutputBuffer(this.maxBufferChars)
   }
 
@@ -129,7 +170,7 @@ class Pty implements PtyTerminal {
   }
 
   private parserOf(option: string | Parser | undefined): Parser {
-    const p = option ?? this.node.parser ?? 'none'
+    const p = option ?? this.parser ?? this.node.parser ?? 'none'
     return typeof p === 'string' ? getParser(p) : p
   }
 
@@ -145,8 +186,125 @@ class Pty implements PtyTerminal {
       : (this.keptTail + tail).slice(-TAIL_CHARS)
   }
 
+  /** The screen, made (and fed the newest output kept) on first use. */
+  private ensureScreen(): TerminalScreen {
+    if (this.screenOf === undefined) {
+      this.screenOf = new TerminalScreen({
+        cols: this.node.cols ?? 120,
+        rows: this.node.rows ?? 40,
+      })
+      this.screenOf.write(this.output.tail(SCREEN_SEED_CHARS))
+    }
+    return this.screenOf
+  }
+
+  screen(): string {
+    return this.ensureScreen().text()
+  }
+
+  /** A watch of readiness for `parser`: of the screen for a screen parser, else of the stream. */
+  private watch(
+    parser: Parser,
+    fields: {
+      readonly input: string | undefined
+      readonly prompt: string | undefined
+      readonly quietMs: number
+      readonly onReady: () => void
+      readonly onDialog?: (state: ScreenState) => void
+    },
+  ): Watch {
+    if (parser.reads === 'screen') {
+      const screen = this.ensureScreen()
+      const watcher = new ScreenWatcher({
+        parser,
+        screen,
+        quietMs: fields.quietMs,
+        input: fields.input,
+        since: fields.input === undefined ? -1 : screen.version,
+        onReady: fields.onReady,
+        ...(this.onScreenState === undefined ? {} : { onState: this.onScreenState }),
+        ...(fields.onDialog === undefined ? {} : { onDialog: fields.onDialog }),
+      })
+      return watcher
+    }
+    return new ReadyWatcher({
+      parser,
+      quietMs: fields.quietMs,
+      afterLineEnd: fields.input !== undefined,
+      prompt: fields.prompt,
+      maxChars: this.maxBufferChars,
+      onReady: fields.onReady,
+    })
+  }
+
+  /**
+   * Types `input` and submits it. A line-oriented program gets the input,
+   * its line ends as `\r`, and `\r`. A screen program gets the text
+   * (bracketed as a paste when it has several lines and the program asked
+   * for bracketed paste), then, once the screen changed (the program took
+   * the text), the parser's submit key: sent together, an Ink-style input
+   * would read the key as part of a paste.
+   */
+  private submit(proc: nodePty.IPty, input: string, parser: Parser): void {
+    const key = parser.keys?.submit ?? '\r'
+    if (parser.reads !== 'screen') {
+      proc.write(input.replace(/\r?\n/g, '\r') + key)
+      return
+    }
+    const screen = this.ensureScreen()
+    const typed =
+      screen.bracketedPaste && input.includes('\n') ? `\x1b[200~${input}\x1b[201~` : input
+    if (typed === '') {
+      proc.write(key)
+      return
+    }
+    const send = (): void => {
+      if (this.proc === proc && this.state === 'busy') proc.write(key)
+    }
+    const type = (): void => {
+      const from = screen.version
+      const delay = parser.keys?.submitDelayMs
+      if (delay !== undefined) {
+        // Enter once the screen shows the text (its last line), then after the delay.
+        const echo = input.split('\n').at(-1)!.trim().slice(-20)
+        let waited: ReturnType<typeof setTimeout> | undefined = undefined
+        const later = (): void => {
+          off()
+          clearTimeout(waited)
+          setTimeout(send, delay)
+        }
+        const off = screen.onChange(() => {
+          if (screen.version > from && screen.text().includes(echo)) later()
+        })
+        waited = setTimeout(later, ECHO_WAIT_MS)
+        proc.write(typed)
+        return
+      }
+      const off = screen.onChange(() => {
+        if (screen.version <= from) return
+        off()
+        send()
+      })
+      proc.write(typed)
+    }
+    const clear = parser.keys?.clear
+    if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') {
+      type()
+      return
+    }
+    // Text left in the box (a prompt put back after an interrupt): clear it first.
+    const from = screen.version
+    const off = screen.onChange(() => {
+      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
+      off()
+      if (this.proc === proc && this.state === 'busy') type()
+    })
+    proc.write(clear)
+  }
+
   private readonly onData = (chunk: string): void => {
     this.output.push(chunk)
+    this.screenOf?.write(chunk)
     const active = this.active
     if (active === undefined) return
     active.onChunk?.(chunk)
@@ -181,24 +339,29 @@ class Pty implements PtyTerminal {
       throw e
     }
     const parser = this.parserOf(undefined)
+    if (parser.reads === 'screen') this.ensureScreen()
     const timeoutMs = this.node.timeoutMs ?? DEFAULT_TIMEOUT_MS
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.active = undefined
           watcher.close()
-          reject(new TerminalTimeout(this.nodeId, timeoutMs, watcher.text()))
+          reject(timeoutOf(this.nodeId, timeoutMs, watcher))
         }, timeoutMs)
-        const watcher = new ReadyWatcher({
-          parser,
-          quietMs: this.quietOf(undefined, parser),
-          afterLineEnd: false,
+        const watcher = this.watch(parser, {
+          input: undefined,
           prompt: undefined,
-          maxChars: this.maxBufferChars,
+          quietMs: this.quietOf(undefined, parser),
           onReady: () => {
             clearTimeout(timer)
             this.active = undefined
             resolve()
+          },
+          onDialog: (state) => {
+            clearTimeout(timer)
+            this.active = undefined
+            const title = state._tag === 'dialog' ? state.title : state._tag
+            reject(new TerminalDialog(this.nodeId, title, watcher.text()))
           },
         })
         this.active = {
@@ -209,8 +372,11 @@ class Pty implements PtyTerminal {
             reject(new TerminalExited(this.nodeId, exit.exitCode, exit.signal, watcher.text()))
           },
         }
-        const before = this.output.text()
-        if (before !== '') watcher.feed(before)
+        if (parser.reads === 'screen') watcher.check()
+        else {
+          const before = this.output.text()
+          if (before !== '') watcher.feed(before)
+        }
       })
     } catch (e) {
       await this.stop()
@@ -249,6 +415,8 @@ class Pty implements PtyTerminal {
     this.exit = undefined
     this.clearBuffer()
     this.keptTail = ''
+    this.screenOf?.dispose()
+    this.screenOf = undefined
     this.state = 'created'
     await this.start()
   }
@@ -327,12 +495,10 @@ class Pty implements PtyTerminal {
         signal?.removeEventListener('abort', onAbort)
         if (this.active === active) this.active = undefined
       }
-      const watcher = new ReadyWatcher({
-        parser,
-        quietMs: this.quietOf(options.quietMs, parser),
-        afterLineEnd: true,
+      const watcher = this.watch(parser, {
+        input,
         prompt,
-        maxChars: this.maxBufferChars,
+        quietMs: this.quietOf(options.quietMs, parser),
         onReady: () => {
           finish()
           this.becomeReady('busy')
@@ -365,12 +531,12 @@ class Pty implements PtyTerminal {
         interrupt: onAbort,
       }
       const timer = setTimeout(() => {
-        abandon(new TerminalTimeout(this.nodeId, timeoutMs, watcher.text()))
+        abandon(timeoutOf(this.nodeId, timeoutMs, watcher))
       }, timeoutMs)
       signal?.addEventListener('abort', onAbort, { once: true })
       this.active = active
       this.state = 'busy'
-      proc.write(input.replace(/\r?\n/g, '\r') + '\r')
+      this.submit(proc, input, parser)
     })
     return { result, done }
   }
@@ -387,12 +553,10 @@ class Pty implements PtyTerminal {
       this.becomeReady('busy')
       release()
     }
-    const watcher = new ReadyWatcher({
-      parser,
-      quietMs: this.quietOf(undefined, parser),
-      afterLineEnd: false,
+    const watcher = this.watch(parser, {
+      input: undefined,
       prompt: undefined,
-      maxChars: this.maxBufferChars,
+      quietMs: this.quietOf(undefined, parser),
       onReady: end,
     })
     const active: Active = { watcher, onChunk: undefined, onExit: end }
@@ -401,7 +565,7 @@ class Pty implements PtyTerminal {
       end()
     }, this.drainMs)
     this.active = active
-    this.proc.write(CTRL_C)
+    this.proc.write(parser.keys?.interrupt ?? CTRL_C)
   }
 
   write(data: string): Promise<void> {
@@ -439,7 +603,9 @@ class Pty implements PtyTerminal {
   interrupt(): Promise<void> {
     const active = this.active as (Active & { interrupt?: () => void }) | undefined
     if (active?.interrupt !== undefined) active.interrupt()
-    else if (this.proc !== undefined && this.state !== 'stopped') this.proc.write(CTRL_C)
+    else if (this.proc !== undefined && this.state !== 'stopped') {
+      this.proc.write(this.parserOf(undefined).keys?.interrupt ?? CTRL_C)
+    }
     return Promise.resolve()
   }
 }
@@ -455,14 +621,23 @@ class Pty implements PtyTerminal {
  * It resolves when they are all gone (on Linux, read from `/proc`; elsewhere
  * only the group is signalled).
  *
- * It reads the raw output stream, not a rendered screen: each execute
- * collects the chunks that came after its own input (the newest
- * `maxBufferChars` of them), asks the parser's `isReady` on their tail as
- * each arrives, and parses them when readiness held through the quiet window
- * (the none parser strips ANSI and drops the echoed input line). That is
- * right and fast for shells and REPLs; full screen programs (TUIs such as
- * Claude Code) redraw the screen, so drive them through tmux or WezTerm
- * panes, which give rendered screens.
+ * A parser that reads the screen (`reads: 'screen'`: Claude Code, Codex,
+ * Gemini CLI) gets the rendered lines of a headless terminal emulator
+ * (xterm.js) fed with the output, and `screen()` shows them. Readiness is
+ * decided from the screen on each change: its `classify` must say `ready`,
+ * after the screen changed and once the input shows in the history, and
+ * hold through the quiet window; a screen it cannot classify (`unknown`)
+ * is never ready, and the timeout's error carries the screen. The input is
+ * typed, then, once the screen changed, the parser's submit key is sent
+ * alone. At start, a dialog that holds through the quiet window rejects
+ * with {@link TerminalDialog}. An interrupt sends the parser's interrupt key.
+ *
+ * A stream parser (`none`: shells, REPLs) reads the output stream instead:
+ * each execute collects the chunks that came after its own input (the
+ * newest `maxBufferChars` of them), asks the parser's `isReady` on their
+ * tail as each arrives, and parses them when readiness held through the
+ * quiet window (the none parser strips ANSI and drops the echoed input
+ * line). An answer may be longer than any screen holds.
  *
  * Readiness counts only after a line end came back (the echo of the input),
  * so the prompt the input was typed at is never taken for the answer. The

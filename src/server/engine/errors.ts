@@ -252,6 +252,7 @@ const CODES: Readonly<Record<string, number>> = {
   Cancelled: ErrorCode.Cancelled,
   StepTimeout: ErrorCode.Timeout,
   TerminalTimeout: ErrorCode.Timeout,
+  TerminalDialog: ErrorCode.InvalidState,
   InvalidGraph: ErrorCode.InvalidGraph,
   LinkCycle: ErrorCode.InvalidGraph,
   UnknownLinkHandle: ErrorCode.InvalidGraph,

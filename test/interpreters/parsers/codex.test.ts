@@ -1,79 +1,119 @@
 import { describe, expect, it } from 'vitest'
 import { codexParser } from '../../../src/interpreters/parsers/codex.js'
+import { readFileSync } from 'node:fs'
 
-const question = 'what does package.json declare?'
-const header = [
-  '╭──────────────────────────────╮',
-  '│ >_ OpenAI Codex (v0.58.0)    │',
-  '╰──────────────────────────────╯',
-  '',
-]
-const answer = [
-  `› ${question}`,
-  '',
-  "• I'll read the file first.",
-  '',
-  '• Explored',
-  '  └ Read package.json',
-  '',
-  '• Ran npm test',
-  '  └ > nerve@0.1.0 test',
-  '    > vitest run',
-  '',
-  '• package.json declares nerve, a TypeScript library with two',
-  '  runtime dependencies, fp-ts and io-ts.',
-  '',
-]
-const composer = ['› Ask Codex to do anything', '', '  100% context left · ? for shortcuts']
-const screen = [...header, ...answer, ...composer].join('\n')
+/** A screen Codex CLI 0.171.0 drew (tmux capture-pane, 100×30, against a local server). */
+const screen = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/codex/0.171.0/${name}.txt`, import.meta.url), 'utf8')
+const tag = (name: string): string | undefined => codexParser.classify?.(screen(name))._tag
 
-describe('codexParser', () => {
-  const r = codexParser.parse(screen, { input: question })
+describe('codexParser on the screens of Codex 0.171.0', () => {
+  it('names the version it was checked against and the keys Codex expects', () => {
+    expect(codexParser.checkedVersions).toEqual(['0.171.0'])
+    expect(codexParser.reads).toBe('screen')
+    expect(codexParser.keys).toEqual({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 })
+  })
 
-  it('returns each • cell as a text section, and the cells of tool work as tool calls', () => {
+  it('reads the first screen as ready, though a footer sits under the composer', () => {
+    expect(tag('ready')).toBe('ready')
+    expect(codexParser.isReady(screen('ready'))).toBe(true)
+  })
+
+  it('reads the screen as busy while Working shows and while the answer streams with no status', () => {
+    expect(tag('working')).toBe('busy')
+    expect(tag('streaming')).toBe('busy')
+    expect(tag('streaming-after-tool')).toBe('busy')
+    expect(codexParser.isReady(screen('streaming'))).toBe(false)
+  })
+
+  it('reads a turn ended by Worked for, an interrupt or a denial as ready', () => {
+    for (const name of ['answer-tool', 'interrupted', 'denied', 'approved', 'history'])
+      expect([name, tag(name)]).toEqual([name, 'ready'])
+  })
+
+  it('reads an approval as a permission for the shell command it shows, with its options', () => {
+    expect(codexParser.classify?.(screen('permission'))).toEqual({
+      _tag: 'permission',
+      tool: 'shell',
+      command: 'touch /etc/nerve-probe',
+      options: [
+        'Yes, proceed (y)',
+        "Yes, and don't ask again for commands that start with `touch /etc/nerve-probe` (p)",
+        'No, and tell Codex what to do differently (esc)',
+      ],
+    })
+  })
+
+  it('reads the folder trust question as a dialog, never as ready', () => {
+    expect(codexParser.classify?.(screen('trust'))).toEqual({
+      _tag: 'dialog',
+      title: 'Folder access',
+      options: ['Trust and continue', 'Back to Agent Command Center'],
+    })
+  })
+
+  it('reads a fork loading its history as busy, not as a fresh ready screen', () => {
+    const loading = screen('ready').replace(
+      '  To get started,',
+      '  Forking session…\n\n  To get started,',
+    )
+    expect(codexParser.classify?.(loading)._tag).toBe('busy')
+  })
+
+  it('reads a blank screen as unknown', () => {
+    expect(codexParser.classify?.('\n\n\n')).toEqual({ _tag: 'unknown' })
+  })
+
+  it('gives the answer alone: not Worked for, the tips, the composer nor the footer', () => {
+    const r = codexParser.parse(screen('answer-tool'), { input: 'list the files' })
+    expect(r.isComplete).toBe(true)
+    expect(r.text).toBe('There are no files here.')
     expect(r.sections).toEqual([
-      { type: 'text', content: "I'll read the file first.", metadata: {} },
-      { type: 'tool_call', content: 'Read package.json', metadata: { tool: 'Explored', args: '' } },
       {
         type: 'tool_call',
-        content: '> nerve@0.1.0 test\n> vitest run',
-        metadata: { tool: 'Ran', args: 'npm test' },
+        content: 'List ls -la',
+        metadata: { tool: 'Explored', args: '' },
       },
+      { type: 'text', content: 'There are no files here.', metadata: {} },
+    ])
+    const approved = codexParser.parse(screen('approved'), { input: 'make the probe again' })
+    expect(approved.text).toBe('Done with the probe.')
+    expect(approved.sections[0]).toEqual({
+      type: 'tool_call',
+      content: '(no output)',
+      metadata: { tool: 'Ran', args: 'touch /tmp/cg/probe-outside' },
+    })
+  })
+
+  it('finds an earlier answer by its prompt, and stops it at its own turn end', () => {
+    const r = codexParser.parse(screen('history'), { input: 'make the probe' })
+    expect(r.sections).toEqual([
       {
-        type: 'text',
-        content:
-          'package.json declares nerve, a TypeScript library with two\nruntime dependencies, fp-ts and io-ts.',
-        metadata: {},
+        type: 'tool_call',
+        content: '(no output)',
+        metadata: { tool: 'Ran', args: 'touch /etc/nerve-probe', status: 'Exited (status 1)' },
       },
     ])
-    expect(r.isReady).toBe(true)
+  })
+
+  it('gives the part of an interrupted answer that showed', () => {
+    const r = codexParser.parse(screen('interrupted'), { input: 'interrupt me' })
     expect(r.isComplete).toBe(true)
-    expect(r.tokens).toBeUndefined()
+    expect(r.text).toBe('This answer is going')
   })
 
-  it('is not ready while the status line says esc to interrupt, nor without the composer', () => {
-    const working = [
-      ...header,
-      `› ${question}`,
-      '',
-      '• Working (3s • esc to interrupt)',
-      ...composer,
-    ]
-    expect(codexParser.isReady(working.join('\n'))).toBe(false)
-    expect(codexParser.isReady([...header, ...answer].join('\n'))).toBe(false)
-    expect(codexParser.isReady([...header, ...composer].join('\n'))).toBe(true)
-  })
-
-  it('boxes the answer in after the last prompt carrying the input, in either prompt style', () => {
-    const twice = [`› ${question}`, '', '• Old answer.', '', screen].join('\n')
-    expect(codexParser.parse(twice, { input: question }).sections).toEqual(r.sections)
-    const older = screen.replaceAll('› ', '▌ ')
-    expect(codexParser.parse(older, { input: question }).sections).toEqual(r.sections)
-  })
-
-  it('is not complete when the input is not on the screen', () => {
-    const other = codexParser.parse(screen, { input: 'something else entirely' })
+  it('is not complete while the answer streams, nor when the input is not on the screen', () => {
+    expect(codexParser.parse(screen('streaming'), { input: 'tell me more' }).isComplete).toBe(false)
+    const other = codexParser.parse(screen('answer-tool'), { input: 'something else entirely' })
     expect(other.isReady).toBe(true)
     expect(other.isComplete).toBe(false)
+  })
+
+  it('does not take answer text that mentions esc to interrupt for the status line', () => {
+    const text = screen('answer-tool').replace(
+      'There are no files here.',
+      'Press Esc.\n  (Working: esc to interrupt)',
+    )
+    expect(codexParser.classify?.(text)._tag).toBe('ready')
   })
 })

@@ -1,74 +1,118 @@
 import { describe, expect, it } from 'vitest'
 import { geminiParser } from '../../../src/interpreters/parsers/gemini.js'
-import { fixture, lineEnds } from './fixture.js'
+import { readFileSync } from 'node:fs'
 
-const answer = fixture('gemini-answer.txt')
-const question = 'what does package.json declare?'
+/** A screen Gemini CLI 0.61.0 drew (tmux capture-pane, 100×30, against a local server). */
+const screen = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/gemini-cli/0.61.0/${name}.txt`, import.meta.url), 'utf8')
+const tag = (name: string): string | undefined => geminiParser.classify?.(screen(name))._tag
 
-describe('geminiParser', () => {
-  const r = geminiParser.parse(answer, { input: question })
+describe('geminiParser on the screens of Gemini CLI 0.61.0', () => {
+  it('names the version it was checked against and the keys Gemini expects', () => {
+    expect(geminiParser.checkedVersions).toEqual(['0.61.0'])
+    expect(geminiParser.reads).toBe('screen')
+    expect(geminiParser.keys).toEqual({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 })
+  })
 
-  it('returns each ✦ block as a text section and a tool box as a tool call', () => {
-    expect(r.sections).toEqual([
-      { type: 'text', content: "I'll read the file first.", metadata: {} },
-      { type: 'tool_call', content: '', metadata: { tool: 'ReadFile', args: 'package.json' } },
+  it('reads the input box as ready, with Shift+Tab to accept edits between the rule and the prompt', () => {
+    expect(tag('ready')).toBe('ready')
+    expect(geminiParser.isReady(screen('ready'))).toBe(true)
+  })
+
+  it('reads the screen as busy while esc to cancel shows, also while the answer streams', () => {
+    expect(tag('streaming')).toBe('busy')
+    expect(geminiParser.isReady(screen('streaming'))).toBe(false)
+  })
+
+  it('reads finished, interrupted and denied turns as ready', () => {
+    for (const name of ['answer', 'answer-tool', 'approved', 'denied', 'interrupted', 'history'])
+      expect([name, tag(name)]).toEqual([name, 'ready'])
+  })
+
+  it('reads a shell command waiting for approval as a permission with its command', () => {
+    expect(geminiParser.classify?.(screen('permission-shell'))).toEqual({
+      _tag: 'permission',
+      tool: 'Shell',
+      command: 'touch made.txt',
+      options: ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'],
+    })
+  })
+
+  it('reads a file write waiting for approval as a permission with its file', () => {
+    expect(geminiParser.classify?.(screen('permission-write'))).toEqual({
+      _tag: 'permission',
+      tool: 'WriteFile',
+      file: 'notes.txt',
+      options: [
+        'Allow once',
+        'Allow for this session',
+        'Modify with external editor',
+        'No, suggest changes (esc)',
+      ],
+    })
+  })
+
+  it('reads folder trust, the auth choice and the key entry as dialogs, never as ready', () => {
+    expect(geminiParser.classify?.(screen('trust'))).toEqual({
+      _tag: 'dialog',
+      title: 'Do you trust the files in this folder?',
+      options: ['Trust folder (proj)', 'Trust parent folder (cg)', "Don't trust"],
+    })
+    expect(geminiParser.classify?.(screen('auth'))).toMatchObject({
+      _tag: 'dialog',
+      title: '? Get started',
+      options: ['Sign in with Google', 'Use Gemini API Key', 'Vertex AI'],
+    })
+    expect(geminiParser.classify?.(screen('key'))).toMatchObject({
+      _tag: 'dialog',
+      title: 'Enter Gemini API Key',
+    })
+  })
+
+  it('reads a blank screen as unknown', () => {
+    expect(geminiParser.classify?.('\n\n\n')).toEqual({ _tag: 'unknown' })
+  })
+
+  it('finds the answer after the past prompt, though it is drawn as " > text"', () => {
+    const r = geminiParser.parse(screen('answer'), { input: 'say hello' })
+    expect(r.isComplete).toBe(true)
+    expect(r.text).toBe('Hello from the scripted Gemini.')
+    expect(r.sections).toHaveLength(1)
+  })
+
+  it('gives tool boxes as tool calls with their output, and the answer alone', () => {
+    const r = geminiParser.parse(screen('answer-tool'), { input: 'list the files' })
+    expect(r.text).toBe('There are no files here.')
+    expect(r.sections[0]?.metadata).toEqual({ tool: 'Shell', args: 'ls -la', status: 'done' })
+    expect(r.sections[0]?.content).toMatch(/^total 12\n.*\.git$/s)
+    const written = geminiParser.parse(screen('approved'), { input: 'write notes' })
+    expect(written.sections).toEqual([
       {
-        type: 'text',
-        content:
-          'package.json declares nerve, a TypeScript library with two\nruntime dependencies, fp-ts and io-ts.',
-        metadata: {},
+        type: 'tool_call',
+        content: '1 hello',
+        metadata: { tool: 'WriteFile', args: 'notes.txt → Accepted (+1, -0)', status: 'done' },
+      },
+      { type: 'text', content: 'Wrote the notes.', metadata: {} },
+    ])
+  })
+
+  it('gives a denied call as cancelled, and drops the cancel notice', () => {
+    const r = geminiParser.parse(screen('denied'), { input: 'make a file' })
+    expect(r.sections).toEqual([
+      {
+        type: 'tool_call',
+        content: '',
+        metadata: { tool: 'Shell', args: 'touch made.txt', status: 'cancelled' },
       },
     ])
-    expect(r.text).toBe(
-      "I'll read the file first.\n\npackage.json declares nerve, a TypeScript library with two\nruntime dependencies, fp-ts and io-ts.",
-    )
+    const cut = geminiParser.parse(screen('interrupted'), { input: 'interrupt me' })
+    expect(cut.text).toBe('This answer will be interrupted before')
   })
 
-  it('is ready and complete once the input box is back; it shows no tokens', () => {
-    expect(r.isReady).toBe(true)
-    expect(r.isComplete).toBe(true)
-    expect(r.tokens).toBeUndefined()
-  })
-
-  it('is not ready at any line between the submission and the last spinner frame', () => {
-    const submitted = answer.indexOf(`\x1b[0m ${question}\r\n\r\n`)
-    const lastSpinner = answer.lastIndexOf('esc to cancel')
-    const ends = lineEnds(answer).filter((e) => e > submitted && e <= lastSpinner + 20)
-    expect(ends.length).toBeGreaterThan(10)
-    expect(ends.filter((e) => geminiParser.isReady(answer.slice(0, e)))).toEqual([])
-  })
-
-  it('is ready on the first empty input box, before any question', () => {
-    const firstBox = answer.indexOf('(98% context left)')
-    expect(geminiParser.isReady(answer.slice(0, firstBox + 40))).toBe(true)
-  })
-
-  it('boxes the answer in after the last prompt line carrying the input', () => {
-    const twice = `> ${question}\n\n✦ Old answer.\n\n${answer}`
-    expect(geminiParser.parse(twice, { input: question }).sections).toEqual(r.sections)
-  })
-})
-
-describe('geminiParser on tool boxes', () => {
-  it('keeps the lines inside a tool box as its result, list items included', () => {
-    const raw = [
-      '> run ls',
-      '',
-      '╭──────────────────────────╮',
-      '│ ✔  Shell ls -1           │',
-      '│                          │',
-      '│    a.txt                 │',
-      '│    - b.txt               │',
-      '╰──────────────────────────╯',
-      '✦ Two files.',
-      '',
-      '╭──────────────────────────╮',
-      '│ >   Type your message    │',
-      '╰──────────────────────────╯',
-    ].join('\n')
-    expect(geminiParser.parse(raw, { input: 'run ls' }).sections).toEqual([
-      { type: 'tool_call', content: 'a.txt\n- b.txt', metadata: { tool: 'Shell', args: 'ls -1' } },
-      { type: 'text', content: 'Two files.', metadata: {} },
-    ])
+  it('is not complete while streaming, nor when the input is not on the screen', () => {
+    expect(geminiParser.parse(screen('streaming'), { input: 'say hello' }).isComplete).toBe(false)
+    const other = geminiParser.parse(screen('answer'), { input: 'something else entirely' })
+    expect(other.isReady).toBe(true)
+    expect(other.isComplete).toBe(false)
   })
 })

@@ -1,0 +1,267 @@
+/**
+ * Codex CLI and Gemini CLI nodes on a plain PTY: a home the node prepares
+ * (or the user's own config), the model proxy, and permission prompts
+ * answered as approvals.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pty, type PtyNode } from '../../node/PtyNode.js'
+import type { ScreenState } from '../parsers/ScreenState.js'
+import {
+  approvalOf,
+  type Approvals,
+  type PermissionDecision,
+  type PermissionRequest,
+} from '../terminal/approvals.js'
+import type { NodeState } from '../../node/NodeState.js'
+import type { ParsedResponse } from '../parsers/ParsedResponse.js'
+import { openPty, type PtyTerminal } from '../terminal/pty.js'
+import type { ExecuteOptions } from '../terminal/Terminal.js'
+import { codexBinary, codexEnv, codexOverrides, prepareCodexHome } from './codexCli.js'
+import { geminiBinary, geminiEnv, prepareGeminiHome } from './geminiCli.js'
+import type { ModelProxy } from './proxy/modelProxy.js'
+
+/** How long a permission prompt must stand unchanged before it is answered (a key on its first frame may be lost). */
+const SETTLE_MS = 200
+
+/**
+ * The CLI agents {@link openAgentPty} runs.
+ *
+ * @category agent nodes
+ */
+export type AgentProgram = 'codex' | 'gemini'
+
+/**
+ * Options of {@link openAgentPty}.
+ *
+ * @category agent nodes
+ */
+export interface AgentPtyOptions {
+  /** The model proxy its calls go through (as agent `node.id`). Default: none (the program's own API settings). */
+  readonly proxy?: ModelProxy
+  /** The home Nerve prepares for it (`CODEX_HOME` / `GEMINI_CLI_HOME`). Default: a temporary directory. */
+  readonly home?: string
+  /** Run with the user's own config instead (nothing prepared; Codex gets `-c` overrides for the proxy). Default: false. */
+  readonly ownConfig?: boolean
+  /** The model to ask for (Codex default: its own; Gemini: `gemini-2.5-pro`). */
+  readonly model?: string
+  /** How permission prompts are answered. Default: asked through `onRequest`, else left on screen. */
+  readonly approvals?: Approvals
+  /** Arguments before the node's own (a fork's `['fork', id]` or `['--resume', id]`). */
+  readonly leadingArgs?: readonly string[]
+  /** Milliseconds between SIGTERM and SIGKILL when stopping. */
+  readonly killGraceMs?: number
+}
+
+/**
+ * The keys that answer a permission prompt: Codex takes `y` (Yes,
+ * proceed) and Esc (No); Gemini CLI Enter (its first option, Allow once)
+ * and Esc (No).
+ *
+ * @category agent nodes
+ */
+export const approvalKeys: Readonly<
+  Record<AgentProgram, Readonly<Record<PermissionDecision, string>>>
+> = Object.freeze({
+  codex: Object.freeze({ approve: 'y', deny: '\x1b' }),
+  gemini: Object.freeze({ approve: '\r', deny: '\x1b' }),
+})
+
+/**
+ * A Codex or Gemini CLI node's terminal, with the home it runs with and
+ * what its screen shows.
+ *
+ * @category agent nodes
+ */
+export interface AgentPtyTerminal extends PtyTerminal {
+  readonly program: AgentProgram
+  /** The home it runs with (undefined with the user's own config). */
+  readonly home: string | undefined
+  /** What shows on the screen now, as its parser reads it. */
+  screenState(): ScreenState | undefined
+}
+
+/** The settings of `node` a PTY node made from it keeps (not its command, args, env, parser). */
+const settingsOf = (node: PtyNode) => ({
+  ...(node.cwd === undefined ? {} : { cwd: node.cwd }),
+  ...(node.cols === undefined ? {} : { cols: node.cols }),
+  ...(node.rows === undefined ? {} : { rows: node.rows }),
+  ...(node.timeoutMs === undefined ? {} : { timeoutMs: node.timeoutMs }),
+  ...(node.quietMs === undefined ? {} : { quietMs: node.quietMs }),
+  metadata: node.metadata,
+})
+
+const setUp = async (
+  program: AgentProgram,
+  node: PtyNode,
+  home: string | undefined,
+  options: AgentPtyOptions,
+): Promise<PtyNode> => {
+  const cwd = node.cwd ?? process.cwd()
+  const baseUrl = options.proxy?.baseUrl(node.id)
+  const own = [...(options.leadingArgs ?? []), ...(node.args ?? [])]
+  const model = options.model === undefined ? {} : { model: options.model }
+  if (program === 'codex') {
+    if (home !== undefined)
+      await prepareCodexHome({
+        home,
+        projects: [cwd],
+        ...model,
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+      })
+    const overrides = home === undefined ? codexOverrides(baseUrl) : []
+    return pty(node.id, {
+      ...settingsOf(node),
+      command: node.command === 'codex' ? codexBinary() : node.command,
+      args: [...overrides, ...own],
+      env: { ...codexEnv({ home }), ...node.env },
+      parser: node.parser ?? 'codex',
+    })
+  }
+  if (home !== undefined) await prepareGeminiHome({ home, projects: [cwd], ...model })
+  return pty(node.id, {
+    ...settingsOf(node),
+    command: node.command === 'gemini' ? geminiBinary() : node.command,
+    args: own,
+    env: {
+      ...geminiEnv({
+        home,
+        baseUrl,
+        apiKey: baseUrl === undefined ? process.env.GEMINI_API_KEY : 'nerve-proxy',
+      }),
+      ...node.env,
+    },
+    parser: node.parser ?? 'gemini',
+  })
+}
+
+class AgentPty implements AgentPtyTerminal {
+  private inner: PtyTerminal | undefined
+  private last: ScreenState | undefined
+  private settle: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    readonly program: AgentProgram,
+    private readonly node: PtyNode,
+    readonly home: string | undefined,
+    private readonly options: AgentPtyOptions,
+  ) {}
+
+  get nodeId(): string {
+    return this.node.id
+  }
+  get state(): NodeState {
+    return this.inner?.state ?? 'created'
+  }
+  get pid(): number | undefined {
+    return this.inner?.pid
+  }
+
+  screenState(): ScreenState | undefined {
+    return this.last
+  }
+
+  private readonly onScreenState = (state: ScreenState): void => {
+    this.last = state
+    clearTimeout(this.settle)
+    if (state._tag !== 'permission') return
+    this.settle = setTimeout(() => {
+      if (this.last === state) this.ask(state)
+    }, SETTLE_MS)
+  }
+
+  private ask(state: Extract<ScreenState, { _tag: 'permission' }>): void {
+    const request: PermissionRequest = Object.freeze({
+      nodeId: this.node.id,
+      tool: state.tool,
+      ...(state.command === undefined ? {} : { command: state.command }),
+      ...(state.file === undefined ? {} : { file: state.file }),
+      options: state.options,
+    })
+    approvalOf(this.options.approvals, request, async (decision) => {
+      if (this.last !== state || this.inner === undefined || this.inner.state === 'stopped') return
+      await this.inner.write(approvalKeys[this.program][decision])
+    })
+  }
+
+  async start(): Promise<void> {
+    if (this.inner !== undefined) return this.inner.start()
+    const node = await setUp(this.program, this.node, this.home, this.options)
+    this.inner = openPty(node, {
+      onScreenState: this.onScreenState,
+      ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
+    })
+    await this.inner.start()
+  }
+
+  private started(): PtyTerminal {
+    if (this.inner === undefined)
+      throw new Error(`${this.program} node "${this.nodeId}": start it first`)
+    return this.inner
+  }
+
+  stop(): Promise<void> {
+    clearTimeout(this.settle)
+    return this.inner?.stop() ?? Promise.resolve()
+  }
+  reset(): Promise<void> {
+    return this.started().reset()
+  }
+  execute(input: string, options?: ExecuteOptions): Promise<ParsedResponse> {
+    return this.started().execute(input, options)
+  }
+  executeStream(
+    input: string,
+    options?: ExecuteOptions,
+  ): AsyncIterable<string, ParsedResponse, undefined> {
+    return this.started().executeStream(input, options)
+  }
+  write(data: string): Promise<void> {
+    return this.started().write(data)
+  }
+  read(): string {
+    return this.inner?.read() ?? ''
+  }
+  readTail(lines: number): string {
+    return this.inner?.readTail(lines) ?? ''
+  }
+  screen(): string {
+    return this.inner?.screen() ?? ''
+  }
+  clearBuffer(): void {
+    this.inner?.clearBuffer()
+  }
+  interrupt(): Promise<void> {
+    return this.inner?.interrupt() ?? Promise.resolve()
+  }
+}
+
+/**
+ * Opens a Codex or Gemini CLI node's terminal on a plain PTY (not started: call `start`). The
+ * node is a PTY node whose `command` is the program's name (`codex`,
+ * `gemini`) for the installed program
+ * ({@link codexBinary}, {@link geminiBinary}) or a path of your own; its
+ * `cwd` is the project. Unless `ownConfig`, the home is prepared first
+ * ({@link prepareCodexHome}, {@link prepareGeminiHome}: trust, provider or
+ * auth, telemetry off) so the program starts with no question; with
+ * `ownConfig` it reads the user's `~/.codex` or `~/.gemini` (and Codex is
+ * pointed at the proxy by `-c` overrides; Gemini by its base URL). With a
+ * `proxy`, its model calls go through it as agent `node.id`. A permission
+ * prompt on the screen, once it stood {@link SETTLE_MS}, becomes a
+ * `PermissionRequest` answered by `approvals` with the program's keys
+ * ({@link approvalKeys}).
+ *
+ * @category agent nodes
+ */
+export const openAgentPty = (
+  program: AgentProgram,
+  node: PtyNode,
+  options: AgentPtyOptions = {},
+): AgentPtyTerminal => {
+  const home =
+    options.ownConfig === true
+      ? undefined
+      : (options.home ?? mkdtempSync(join(tmpdir(), `nerve-${program}-`)))
+  return new AgentPty(program, node, home, options)
+}

@@ -1,0 +1,414 @@
+import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http'
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { UsageError } from '../../../errors.js'
+import { withCost, type Pricing } from '../../llm/httpProvider.js'
+import type { ModelResponse, Provider } from '../../llm/Provider.js'
+import { ProviderHttpError } from '../../llm/ProviderError.js'
+import { addUsage, noUsage, type AgentUsage, type ProxyCall } from './ProxyCall.js'
+import {
+  ProxyRequestInvalid,
+  type DecodedCall,
+  type EncodedResponse,
+  type ProxyProtocol,
+} from './ProxyProtocol.js'
+
+/**
+ * Where the model proxy gets its answers: a Nerve {@link Provider} (a
+ * scripted one in tests, any real one), the real API (`forward`: every
+ * request passes through unchanged, streamed as it comes, `headers` added
+ * — e.g. the real key, so the agent holds only a throwaway one), or a tape
+ * of recorded calls (`replay`: each agent's calls answered in the order
+ * they were recorded, no API at all).
+ *
+ * @category proxy
+ */
+export type ProxyUpstream =
+  | { readonly _tag: 'provider'; readonly provider: Provider }
+  | {
+      readonly _tag: 'forward'
+      readonly baseUrl: string
+      readonly headers?: Readonly<Record<string, string>>
+    }
+  | { readonly _tag: 'replay'; readonly calls: readonly ProxyCall[] }
+
+/**
+ * The most one agent may spend through the proxy; a call past any of them
+ * is refused (in the protocol's error shape, status 400), not sent.
+ *
+ * @category proxy
+ */
+export interface ProxyBudget {
+  readonly maxCalls?: number
+  /** Input plus output tokens, as the API reported them. */
+  readonly maxTokens?: number
+  readonly maxCost?: number
+}
+
+/**
+ * Options of {@link startModelProxy}.
+ *
+ * @category proxy
+ */
+export interface ModelProxyOptions {
+  /** The protocols it speaks (one module each, e.g. {@link anthropicMessages}). */
+  readonly protocols: readonly ProxyProtocol[]
+  readonly upstream: ProxyUpstream
+  /** Per agent. Default: none. */
+  readonly budget?: ProxyBudget
+  /** Prices per million tokens, for calls whose answer has no cost. */
+  readonly pricing?: Pricing
+  /** Called with each call once its answer went out (the trace, a tape). */
+  readonly onCall?: (call: ProxyCall) => void
+  /** Loopback port. Default: any free one. */
+  readonly port?: number
+}
+
+/**
+ * A running model proxy, on loopback.
+ *
+ * @category proxy
+ */
+export interface ModelProxy {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string
+  /** The base URL to give agent `agent` (its calls are counted apart): `<url>/agents/<agent>`. */
+  baseUrl(agent: string): string
+  /** What agent `agent`'s calls cost so far. */
+  usage(agent: string): AgentUsage
+  /** The calls so far, in the order their answers went out (of one agent, when given). */
+  calls(agent?: string): readonly ProxyCall[]
+  /** Stops listening and ends open connections. */
+  close(): Promise<void>
+}
+
+const DEFAULT_AGENT = 'default'
+const AGENT_PATH = /^\/agents\/([^/?]+)(\/.*)?$/
+
+/** The agent a request is for, and its path without the agent prefix. */
+const route = (url: string): { readonly agent: string; readonly path: string } => {
+  const m = AGENT_PATH.exec(url)
+  if (m === null) return { agent: DEFAULT_AGENT, path: url }
+  return { agent: decodeURIComponent(m[1]!), path: m[2] ?? '/' }
+}
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    })
+    req.on('error', reject)
+  })
+
+const send = (res: ServerResponse, out: EncodedResponse): void => {
+  res.writeHead(out.status, { 'content-type': out.contentType })
+  for (const chunk of out.chunks) res.write(chunk)
+  res.end()
+}
+
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade'])
+
+class Proxy implements ModelProxy {
+  url = ''
+  private readonly server = createServer((req, res) => {
+    this.handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain' })
+        res.end(e instanceof Error ? e.message : String(e))
+      } else res.destroy()
+    })
+  })
+  private readonly spent = new Map<string, AgentUsage>()
+  private readonly made: ProxyCall[] = []
+  /** Per agent, the index of its next call. */
+  private readonly next = new Map<string, number>()
+  private readonly tape = new Map<string, ProxyCall[]>()
+  private readonly httpAgent = new HttpAgent({ keepAlive: true })
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true })
+
+  constructor(private readonly options: ModelProxyOptions) {
+    if (options.upstream._tag === 'replay') {
+      for (const call of options.upstream.calls) {
+        const list = this.tape.get(call.agent) ?? []
+        list.push(call)
+        this.tape.set(call.agent, list)
+      }
+      for (const list of this.tape.values()) list.sort((a, b) => a.index - b.index)
+    }
+  }
+
+  listen(port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(port, '127.0.0.1', () => {
+        const { port: bound } = this.server.address() as AddressInfo
+        this.url = `http://127.0.0.1:${bound}`
+        resolve()
+      })
+    })
+  }
+
+  baseUrl(agent: string): string {
+    return `${this.url}/agents/${encodeURIComponent(agent)}`
+  }
+
+  usage(agent: string): AgentUsage {
+    return this.spent.get(agent) ?? noUsage
+  }
+
+  calls(agent?: string): readonly ProxyCall[] {
+    return agent === undefined ? [...this.made] : this.made.filter((c) => c.agent === agent)
+  }
+
+  close(): Promise<void> {
+    this.httpAgent.destroy()
+    this.httpsAgent.destroy()
+    return new Promise((resolve) => {
+      this.server.close(() => {
+        resolve()
+      })
+      this.server.closeAllConnections()
+    })
+  }
+
+  private refusal(agent: string): string | undefined {
+    const { budget } = this.options
+    if (budget === undefined) return undefined
+    const u = this.usage(agent)
+    const tokens = u.usage.input_tokens + u.usage.output_tokens
+    if (budget.maxCalls !== undefined && u.calls >= budget.maxCalls)
+      return `${u.calls} calls of ${budget.maxCalls}`
+    if (budget.maxTokens !== undefined && tokens >= budget.maxTokens)
+      return `${tokens} tokens of ${budget.maxTokens}`
+    if (budget.maxCost !== undefined && u.cost >= budget.maxCost)
+      return `a cost of ${u.cost} of ${budget.maxCost}`
+    return undefined
+  }
+
+  private count(agent: string, change: (u: AgentUsage) => AgentUsage): void {
+    this.spent.set(agent, Object.freeze(change(this.usage(agent))))
+  }
+
+  private record(
+    agent: string,
+    protocol: ProxyProtocol,
+    call: DecodedCall,
+    response: ModelResponse,
+    began: number,
+    index: number,
+  ): void {
+    const priced = response.cost === undefined ? withCost(response, this.options.pricing) : response
+    this.count(agent, (u) => ({
+      ...u,
+      calls: u.calls + 1,
+      usage: addUsage(u.usage, priced.usage),
+      cost: u.cost + (priced.cost ?? 0),
+    }))
+    const done: ProxyCall = Object.freeze({
+      agent,
+      protocol: protocol.name,
+      index,
+      request: call.request,
+      response: priced,
+      at: new Date(performance.timeOrigin + began).toISOString(),
+      ms: performance.now() - began,
+    })
+    this.made.push(done)
+    this.options.onCall?.(done)
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const began = performance.now()
+    const { agent, path } = route(req.url ?? '/')
+    const method = req.method ?? 'GET'
+    const raw = await readBody(req)
+    const protocol = this.options.protocols.find((p) => p.isModelCall(method, path))
+    const { upstream } = this.options
+    if (protocol === undefined) {
+      if (upstream._tag === 'forward') return this.forward(req, res, path, raw, undefined)
+      const body = parseJson(raw)
+      for (const p of this.options.protocols) {
+        const out = p.aside?.(method, path, body)
+        if (out !== undefined) {
+          send(res, out)
+          return
+        }
+      }
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: `no model call at ${method} ${path}` }))
+      return
+    }
+    let call: DecodedCall
+    try {
+      call = protocol.decode(parseJson(raw), path)
+    } catch (e) {
+      if (e instanceof ProxyRequestInvalid || e instanceof SyntaxError) {
+        send(res, protocol.error(400, e.message))
+        return
+      }
+      throw e
+    }
+    const refused = this.refusal(agent)
+    if (refused !== undefined) {
+      this.count(agent, (u) => ({ ...u, refused: u.refused + 1 }))
+      send(res, protocol.error(400, `Nerve: agent "${agent}" is over its budget (${refused})`))
+      return
+    }
+    const index = this.next.get(agent) ?? 0
+    this.next.set(agent, index + 1)
+    if (upstream._tag === 'forward') {
+      return this.forward(req, res, path, raw, { protocol, call, began, agent, index })
+    }
+    const id = `msg_nerve_${index}_${agent.replace(/[^\w-]/g, '_')}`
+    let response: ModelResponse
+    try {
+      response = await this.answer(agent, index, call, res)
+    } catch (e) {
+      const status = e instanceof ProviderHttpError ? e.status : 502
+      send(res, protocol.error(status, e instanceof Error ? e.message : String(e)))
+      return
+    }
+    send(res, protocol.encode(response, call, id))
+    this.record(agent, protocol, call, response, began, index)
+  }
+
+  private async answer(
+    agent: string,
+    index: number,
+    call: DecodedCall,
+    res: ServerResponse,
+  ): Promise<ModelResponse> {
+    const { upstream } = this.options
+    if (upstream._tag === 'replay') {
+      const recorded = this.tape.get(agent)?.find((c) => c.index === index)
+      if (recorded === undefined) {
+        throw new Error(`Nerve: the tape has no call ${index} of agent "${agent}"`)
+      }
+      return recorded.response
+    }
+    if (upstream._tag !== 'provider') throw new Error('unreachable')
+    const controller = new AbortController()
+    const onClose = (): void => {
+      if (!res.writableFinished) controller.abort(new Error('the agent hung up'))
+    }
+    res.on('close', onClose)
+    try {
+      return await upstream.provider.call(call.request, { signal: controller.signal })
+    } finally {
+      res.off('close', onClose)
+    }
+  }
+
+  /** Passes a request through to the real API, streaming its answer back as it comes. */
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    raw: Buffer,
+    model:
+      | {
+          readonly protocol: ProxyProtocol
+          readonly call: DecodedCall
+          readonly began: number
+          readonly agent: string
+          readonly index: number
+        }
+      | undefined,
+  ): Promise<void> {
+    const upstream = this.options.upstream as Extract<ProxyUpstream, { _tag: 'forward' }>
+    const target = new URL(upstream.baseUrl.replace(/\/$/, '') + path)
+    const headers: OutgoingHttpHeaders = {}
+    for (const [k, v] of Object.entries(req.headers)) if (!HOP_HEADERS.has(k)) headers[k] = v
+    Object.assign(headers, upstream.headers, { 'content-length': raw.length })
+    const secure = target.protocol === 'https:'
+    const reader = model?.protocol.reader(model.call)
+    return new Promise<void>((resolve, reject) => {
+      const out = (secure ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: req.method ?? 'GET',
+          headers,
+          agent: secure ? this.httpsAgent : this.httpAgent,
+        },
+        (answer) => {
+          const pass: Record<string, string | string[]> = {}
+          for (const [k, v] of Object.entries(answer.headers)) {
+            if (v !== undefined && !HOP_HEADERS.has(k)) pass[k] = v
+          }
+          res.writeHead(answer.statusCode ?? 502, pass)
+          answer.setEncoding('utf8')
+          answer.on('data', (chunk: string) => {
+            res.write(chunk)
+            reader?.push(chunk)
+          })
+          answer.on('end', () => {
+            res.end()
+            const response = reader?.result()
+            if (model !== undefined && response !== undefined && answer.statusCode === 200) {
+              this.record(
+                model.agent,
+                model.protocol,
+                model.call,
+                response,
+                model.began,
+                model.index,
+              )
+            }
+            resolve()
+          })
+          answer.on('error', reject)
+        },
+      )
+      out.on('error', (e) => {
+        if (model !== undefined && !res.headersSent) {
+          send(res, model.protocol.error(502, `Nerve: the upstream failed: ${e.message}`))
+          resolve()
+        } else reject(e)
+      })
+      out.end(raw)
+    })
+  }
+}
+
+const parseJson = (raw: Buffer): unknown =>
+  raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'))
+
+/**
+ * Starts a model proxy: a loopback HTTP server between CLI agents and their
+ * model API. Give each agent `proxy.baseUrl(name)` as its API's base URL
+ * (Claude Code's `ANTHROPIC_BASE_URL`): the proxy reads each model call
+ * with the protocol it matches, refuses it past the agent's budget, gets
+ * the answer from its upstream (a provider, the real API, or a tape), and
+ * counts the exact usage the answer reports (never an estimate read off a
+ * screen). Each call is kept ({@link ModelProxy.calls}) and given to
+ * `onCall`: the trace, a tape to replay with no API.
+ *
+ * @category proxy
+ * @example
+ * import { anthropicMessages, startModelProxy } from 'nerve-agents'
+ * import { scriptedProvider } from 'nerve-agents/testing'
+ * import assert from 'assert'
+ *
+ * const proxy = await startModelProxy({
+ *   protocols: [anthropicMessages],
+ *   upstream: { _tag: 'provider', provider: scriptedProvider(['Hello']) },
+ * })
+ * const answer = await fetch(`${proxy.baseUrl('a')}/v1/messages`, {
+ *   method: 'POST',
+ *   body: JSON.stringify({ model: 'm', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] }),
+ * })
+ * assert.strictEqual(((await answer.json()) as { content: { text: string }[] }).content[0]!.text, 'Hello')
+ * assert.strictEqual(proxy.usage('a').calls, 1)
+ * await proxy.close()
+ */
+export const startModelProxy = async (options: ModelProxyOptions): Promise<ModelProxy> => {
+  if (options.protocols.length === 0) {
+    throw new UsageError('startModelProxy', 'protocols must name at least one protocol')
+  }
+  const proxy = new Proxy(options)
+  await proxy.listen(options.port ?? 0)
+  return proxy
+}

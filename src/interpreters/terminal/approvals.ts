@@ -1,0 +1,122 @@
+/**
+ * Permission prompts of CLI agents as approvals: what is asked, and how a
+ * node's policy or a person answers it.
+ */
+
+/**
+ * A CLI agent asks whether a tool may run: the node, the tool, the command
+ * or file it names, and the options its prompt offers.
+ *
+ * @category approvals
+ */
+export interface PermissionRequest {
+  readonly nodeId: string
+  readonly tool: string
+  readonly command?: string
+  readonly file?: string
+  readonly options: readonly string[]
+}
+
+/**
+ * An answer to a {@link PermissionRequest}.
+ *
+ * @category approvals
+ */
+export type PermissionDecision = 'approve' | 'deny'
+
+/**
+ * A node's rule for permission prompts: a decision, or `'ask'` to leave it
+ * to whoever `onRequest` asks.
+ *
+ * @category approvals
+ */
+export type ApprovalPolicy = (request: PermissionRequest) => PermissionDecision | 'ask'
+
+/**
+ * How a CLI-agent node answers permission prompts: its `policy` first;
+ * what the policy leaves (`'ask'`, or no policy) goes to `onRequest`, which
+ * answers when it knows (a face's APPROVE / DENY). With neither, the prompt
+ * stays on screen and the execute waits (its timeout shows the prompt).
+ *
+ * @category approvals
+ */
+export interface Approvals {
+  readonly policy?: ApprovalPolicy
+  readonly onRequest?: (
+    request: PermissionRequest,
+    answer: (decision: PermissionDecision) => Promise<void>,
+  ) => void
+}
+
+/**
+ * One rule of {@link approvalRules}: the decision for requests of `tool`
+ * (any, when absent) whose command or file matches `pattern` (a RegExp, or
+ * a string with `*` for any run of characters; any, when absent).
+ *
+ * @category approvals
+ */
+export interface ApprovalRule {
+  readonly tool?: string
+  readonly pattern?: RegExp | string
+  readonly decision: PermissionDecision | 'ask'
+}
+
+const globRe = (glob: string): RegExp =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
+
+/**
+ * A policy from rules, the first that matches decides; none: `fallback`
+ * (default `'ask'`). `always` and `never` are rules with no pattern.
+ *
+ * @category approvals
+ * @example
+ * import { approvalRules } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * const policy = approvalRules([
+ *   { tool: 'Bash', pattern: 'rm *', decision: 'deny' },
+ *   { tool: 'Bash', pattern: /^(ls|cat) /, decision: 'approve' },
+ * ])
+ * assert.strictEqual(policy({ nodeId: 'a', tool: 'Bash', command: 'rm -rf /', options: [] }), 'deny')
+ * assert.strictEqual(policy({ nodeId: 'a', tool: 'Bash', command: 'ls /', options: [] }), 'approve')
+ * assert.strictEqual(policy({ nodeId: 'a', tool: 'Write', file: 'a.txt', options: [] }), 'ask')
+ */
+export const approvalRules =
+  (rules: readonly ApprovalRule[], fallback: PermissionDecision | 'ask' = 'ask'): ApprovalPolicy =>
+  (request) => {
+    const target = request.command ?? request.file ?? ''
+    for (const rule of rules) {
+      if (rule.tool !== undefined && rule.tool !== request.tool) continue
+      const { pattern } = rule
+      if (pattern !== undefined) {
+        const re = typeof pattern === 'string' ? globRe(pattern) : pattern
+        if (!re.test(target)) continue
+      }
+      return rule.decision
+    }
+    return fallback
+  }
+
+/**
+ * Decides a request by `approvals`: the policy's decision is given to
+ * `answer` at once; what it leaves goes to `onRequest`.
+ *
+ * @internal
+ */
+export const approvalOf = (
+  approvals: Approvals | undefined,
+  request: PermissionRequest,
+  answer: (decision: PermissionDecision) => Promise<void>,
+): void => {
+  const decision = approvals?.policy?.(request) ?? 'ask'
+  if (decision !== 'ask') {
+    void answer(decision)
+    return
+  }
+  approvals?.onRequest?.(request, answer)
+}

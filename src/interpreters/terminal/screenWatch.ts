@@ -1,0 +1,110 @@
+/**
+ * Event-driven readiness of a full-screen program, read from its screen
+ * (see screen.ts), for one execute, a start or the drain after an
+ * interrupt. Internal: not exported from the package.
+ *
+ * On each change of the screen the parser classifies it
+ * ({@link ScreenState}). `ready` counts only once the screen changed since
+ * the watch began and, for an execute, once the parser finds the input in
+ * the history (the program took it: a prompt still in the input box is not
+ * an answer); it must then hold through a quiet window with no change. Any
+ * other state is reported to `onState` when it first shows (a permission
+ * prompt, a dialog); `unknown` is never ready. Nothing sleeps or polls.
+ */
+import type { Parser } from '../parsers/ParsedResponse.js'
+import { screenState, type ScreenState } from '../parsers/ScreenState.js'
+import type { TerminalScreen } from './screen.js'
+
+export interface ScreenWatchOptions {
+  readonly parser: Parser
+  readonly screen: TerminalScreen
+  readonly quietMs: number
+  /** The input of the execute, looked for in the history; undefined for a start or a drain. */
+  readonly input: string | undefined
+  /** Readiness counts only once the screen changed after this version. */
+  readonly since: number
+  /** Called once, when readiness held through its quiet window. */
+  readonly onReady: () => void
+  /** Called when the state changes (each new state, once). */
+  readonly onState?: (state: ScreenState) => void
+  /** Called once when a `dialog` held through the quiet window (the watch then ends). */
+  readonly onDialog?: (state: ScreenState) => void
+}
+
+const sameState = (a: ScreenState, b: ScreenState): boolean =>
+  a._tag === b._tag && JSON.stringify(a) === JSON.stringify(b)
+
+/** The state of a screen as `parser` reads it: its `classify`, else ready or unknown. */
+export const classifyScreen = (parser: Parser, text: string): ScreenState =>
+  parser.classify?.(text) ?? (parser.isReady(text) ? screenState.ready() : screenState.unknown())
+
+/** Watches a screen for readiness. */
+export class ScreenWatcher {
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private done = false
+  private last: ScreenState = screenState.unknown()
+  private readonly unsubscribe: () => void
+
+  constructor(private readonly options: ScreenWatchOptions) {
+    this.unsubscribe = options.screen.onChange(this.check)
+  }
+
+  /** The screen is fed by the terminal, not by the watch. */
+  feed(): void {}
+
+  /** The screen as it stands. */
+  text(): string {
+    return this.options.screen.text()
+  }
+
+  /** The last state read. */
+  state(): ScreenState {
+    return this.last
+  }
+
+  /** Reads the screen again (on each change; once right after the watch began). */
+  readonly check = (): void => {
+    if (this.done) return
+    const { parser, screen, input, since } = this.options
+    const text = screen.text()
+    const state = classifyScreen(parser, text)
+    if (!sameState(state, this.last)) {
+      this.last = state
+      this.options.onState?.(state)
+    }
+    this.cancelWindow()
+    if (state._tag === 'dialog' && this.options.onDialog !== undefined) {
+      this.timer = setTimeout(this.blocked, this.options.quietMs)
+      return
+    }
+    if (state._tag !== 'ready' || screen.version <= since) return
+    if (input !== undefined && !parser.parse(text, { input }).isComplete) return
+    this.timer = setTimeout(this.confirm, this.options.quietMs)
+  }
+
+  /** Stops watching; `onReady` will not be called. */
+  close(): void {
+    this.done = true
+    this.cancelWindow()
+    this.unsubscribe()
+  }
+
+  private readonly confirm = (): void => {
+    this.timer = undefined
+    if (this.done) return
+    this.close()
+    this.options.onReady()
+  }
+
+  private readonly blocked = (): void => {
+    this.timer = undefined
+    if (this.done) return
+    this.close()
+    this.options.onDialog?.(this.last)
+  }
+
+  private cancelWindow(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}

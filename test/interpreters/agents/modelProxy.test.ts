@@ -1,0 +1,217 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import * as E from 'fp-ts/lib/Either.js'
+import {
+  anthropic,
+  anthropicMessages,
+  ProviderHttpError,
+  ProxyCallCodec,
+  startModelProxy,
+  type ModelProxy,
+  type ModelProxyOptions,
+  type ProxyCall,
+} from '../../../src/index.js'
+import { scriptedProvider } from '../../../src/testing/index.js'
+import { startServer, type TestServer } from '../llm/server.js'
+
+const proxies: ModelProxy[] = []
+const servers: TestServer[] = []
+afterEach(async () => {
+  await Promise.all([
+    ...proxies.splice(0).map((p) => p.close()),
+    ...servers.splice(0).map((s) => s.close()),
+  ])
+})
+
+const open = async (options: Omit<ModelProxyOptions, 'protocols'>): Promise<ModelProxy> => {
+  const proxy = await startModelProxy({ protocols: [anthropicMessages], ...options })
+  proxies.push(proxy)
+  return proxy
+}
+
+const signal = new AbortController().signal
+const ask = (text: string) => ({
+  system: 'Be brief.',
+  messages: [{ type: 'message' as const, role: 'user' as const, content: text }],
+  tools: [],
+})
+const usage = {
+  input_tokens: 12,
+  output_tokens: 5,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 3,
+}
+
+/** Nerve's own Anthropic client, pointed at the proxy as agent `agent`. */
+const client = (proxy: ModelProxy, agent: string, stream = true) =>
+  anthropic({ apiKey: 'sk-throwaway', baseUrl: proxy.baseUrl(agent), stream })
+
+describe('the model proxy answering from a provider', () => {
+  it('streams a scripted answer in the Messages protocol that an Anthropic client reads back whole', async () => {
+    const model = scriptedProvider([
+      {
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+        ],
+        usage,
+      },
+    ])
+    const proxy = await open({ upstream: { _tag: 'provider', provider: model } })
+    const answer = await client(proxy, 'a').call(ask('list files'), { signal })
+    expect(answer.content).toEqual([
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+    ])
+    expect(answer.stopReason).toBe('tool_use')
+    expect(answer.usage).toMatchObject(usage)
+    expect(model.requests[0]!.system).toBe('Be brief.')
+    expect(model.requests[0]!.messages).toEqual(ask('list files').messages)
+  })
+
+  it('answers in JSON when the client does not stream', async () => {
+    const proxy = await open({
+      upstream: { _tag: 'provider', provider: scriptedProvider(['Hi.']) },
+    })
+    const answer = await client(proxy, 'a', false).call(ask('hi'), { signal })
+    expect(answer.content).toEqual([{ type: 'text', text: 'Hi.' }])
+  })
+
+  it('counts the exact usage and cost of each agent apart', async () => {
+    const model = scriptedProvider([
+      { content: 'one', usage },
+      { content: 'two', usage },
+      { content: 'three', usage },
+    ])
+    const proxy = await open({
+      upstream: { _tag: 'provider', provider: model },
+      pricing: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 },
+    })
+    await client(proxy, 'a').call(ask('1'), { signal })
+    await client(proxy, 'a').call(ask('2'), { signal })
+    await client(proxy, 'b').call(ask('3'), { signal })
+    expect(proxy.usage('a').calls).toBe(2)
+    expect(proxy.usage('a').usage.output_tokens).toBe(10)
+    expect(proxy.usage('a').usage.cache_read_input_tokens).toBe(6)
+    expect(proxy.usage('b').calls).toBe(1)
+    // Cache reads at the input price: the proxy's pricing knows no cache rates.
+    expect(proxy.usage('b').cost).toBe((12 + 3) * 1 + 5 * 2)
+    expect(proxy.calls('a').map((c) => c.index)).toEqual([0, 1])
+  })
+
+  it('refuses a call past the agent budget without asking the provider', async () => {
+    const model = scriptedProvider([{ content: 'one', usage }, 'never'])
+    const proxy = await open({
+      upstream: { _tag: 'provider', provider: model },
+      budget: { maxTokens: 10 },
+    })
+    await client(proxy, 'a').call(ask('1'), { signal })
+    const refused = await client(proxy, 'a')
+      .call(ask('2'), { signal })
+      .catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ProviderHttpError)
+    expect((refused as ProviderHttpError).status).toBe(400)
+    expect((refused as ProviderHttpError).message).toContain('over its budget')
+    expect(model.requests).toHaveLength(1)
+    expect(proxy.usage('a').refused).toBe(1)
+    // Another agent has a budget of its own.
+    await expect(client(proxy, 'b').call(ask('3'), { signal })).resolves.toBeDefined()
+  })
+
+  it('answers a request it cannot read with a 400 naming the bad field', async () => {
+    const proxy = await open({ upstream: { _tag: 'provider', provider: scriptedProvider([]) } })
+    const r = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'robot', content: 'x' }] }),
+    })
+    expect(r.status).toBe(400)
+    const body = (await r.json()) as { error: { message: string } }
+    expect(body.error.message).toContain('/messages/0/role')
+  })
+
+  it('answers count_tokens itself and any other path with a 404', async () => {
+    const proxy = await open({ upstream: { _tag: 'provider', provider: scriptedProvider([]) } })
+    const count = await fetch(`${proxy.baseUrl('a')}/v1/messages/count_tokens`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello there' }] }),
+    })
+    expect(((await count.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0)
+    expect((await fetch(`${proxy.url}/v1/other`)).status).toBe(404)
+  })
+})
+
+describe('the model proxy forwarding to an API', () => {
+  const events = [
+    {
+      type: 'message_start',
+      message: { model: 'm', usage: { input_tokens: 7, output_tokens: 1 } },
+    },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Forwarded.' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } },
+    { type: 'message_stop' },
+  ]
+  const api = async (): Promise<TestServer> => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+      res.end()
+    })
+    servers.push(server)
+    return server
+  }
+
+  it('passes the stream through unchanged, adds its headers, and keeps the usage the API reported', async () => {
+    const server = await api()
+    const proxy = await open({
+      upstream: { _tag: 'forward', baseUrl: server.url, headers: { 'x-api-key': 'sk-real' } },
+    })
+    const answer = await client(proxy, 'a').call(ask('hi'), { signal })
+    expect(answer.content).toEqual([{ type: 'text', text: 'Forwarded.' }])
+    expect(server.received[0]!.headers['x-api-key']).toBe('sk-real')
+    expect(server.received[0]!.path).toBe('/v1/messages')
+    expect(proxy.usage('a').usage).toMatchObject({ input_tokens: 7, output_tokens: 4 })
+    expect(proxy.calls('a')[0]!.response.content).toEqual([{ type: 'text', text: 'Forwarded.' }])
+    const body = JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    const direct = await (await fetch(`${server.url}/v1/messages`, { method: 'POST', body })).text()
+    const through = await (await fetch(`${proxy.url}/v1/messages`, { method: 'POST', body })).text()
+    expect(through).toBe(direct)
+  })
+
+  it('passes any other request through too', async () => {
+    const server = await api()
+    const proxy = await open({ upstream: { _tag: 'forward', baseUrl: server.url } })
+    await fetch(`${proxy.baseUrl('a')}/api/hello?x=1`)
+    expect(server.received[0]!.path).toBe('/api/hello?x=1')
+    expect(proxy.calls()).toHaveLength(0)
+  })
+})
+
+describe('a tape of proxy calls', () => {
+  it('replays what was recorded, with no API, after a round trip through JSON', async () => {
+    const recorded: ProxyCall[] = []
+    const model = scriptedProvider(['first', { content: 'second', usage }])
+    const proxy = await open({
+      upstream: { _tag: 'provider', provider: model },
+      onCall: (c) => recorded.push(c),
+    })
+    await client(proxy, 'a').call(ask('1'), { signal })
+    await client(proxy, 'a').call(ask('2'), { signal })
+    const tape = JSON.parse(JSON.stringify(recorded)) as unknown[]
+    const calls = tape.map((c) => {
+      const decoded = ProxyCallCodec.decode(c)
+      if (E.isLeft(decoded)) throw new Error('tape does not decode')
+      return decoded.right
+    })
+    const replay = await open({ upstream: { _tag: 'replay', calls } })
+    const one = await client(replay, 'a').call(ask('1'), { signal })
+    const two = await client(replay, 'a').call(ask('2'), { signal })
+    expect(one.content).toEqual([{ type: 'text', text: 'first' }])
+    expect(two.content).toEqual([{ type: 'text', text: 'second' }])
+    expect(replay.usage('a').usage.output_tokens).toBe(5)
+    const past = await client(replay, 'a')
+      .call(ask('3'), { signal })
+      .catch((e: unknown) => e)
+    expect((past as Error).message).toContain('no call 2')
+  })
+})

@@ -1,0 +1,146 @@
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  openPty,
+  parsedResponse,
+  pty,
+  screenState,
+  section,
+  TerminalDialog,
+  TerminalInterrupted,
+  TerminalTimeout,
+  type Parser,
+  type PtyTerminal,
+  type ScreenState,
+} from '../../../src/index.js'
+import { TerminalScreen } from '../../../src/interpreters/terminal/screen.js'
+
+const TUI = fileURLToPath(new URL('../../fake-tui/tui', import.meta.url))
+
+/** A parser for the fake TUI, reading its screen. */
+const classify = (screen: string): ScreenState => {
+  const lines = screen.split('\n')
+  if (lines.some((l) => l.includes('esc to interrupt'))) return screenState.busy()
+  if (lines.some((l) => l.startsWith('Do you trust')))
+    return screenState.dialog('Do you trust this folder?')
+  const prompt = lines.findLastIndex((l) => l.startsWith('❯'))
+  return prompt > 0 && lines[prompt - 1]!.startsWith('──')
+    ? screenState.ready()
+    : screenState.unknown()
+}
+const tuiParser: Parser = {
+  name: 'tui',
+  reads: 'screen',
+  classify,
+  isReady: (screen) => classify(screen)._tag === 'ready',
+  keys: { interrupt: '\x1b' },
+  parse(screen, options = {}) {
+    const lines = screen.split('\n')
+    const asked = lines.findLastIndex((l) => l === `> ${options.input ?? ''}`)
+    const end = lines.findLastIndex((l) => l.startsWith('❯')) - 1
+    const answer = lines.slice(asked + 1, end).filter((l) => l.trim() !== '')
+    const ready = classify(screen)._tag === 'ready'
+    return parsedResponse({
+      raw: screen,
+      sections: answer.map((l) => section('text', l.replace(/^⏺ /, ''))),
+      isReady: ready,
+      isComplete: ready && asked >= 0 && asked < end - 1,
+    })
+  },
+}
+
+const opened: PtyTerminal[] = []
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((t) => t.stop()))
+})
+
+const tui = (args: string[] = [], timeoutMs = 5000): PtyTerminal => {
+  const node = pty('tui', { command: TUI, args, cols: 60, rows: 20, timeoutMs })
+  const t = openPty(node, { killGraceMs: 500, drainMs: 2000, parser: tuiParser })
+  opened.push(t)
+  return t
+}
+
+describe('TerminalScreen', () => {
+  it('shows what cursor moves and erases leave, not the byte stream', async () => {
+    const screen = new TerminalScreen({ cols: 20, rows: 5 })
+    screen.write('first\r\nsecond\x1b[1;1H\x1b[2Kredrawn')
+    await screen.flushed()
+    expect(screen.lines()).toEqual(['redrawn', 'second'])
+    screen.dispose()
+  })
+
+  it('keeps a row as wide as the screen apart from the next row, and joins rows the program wrapped', async () => {
+    const screen = new TerminalScreen({ cols: 10, rows: 5 })
+    screen.write('─'.repeat(10) + '\r\n❯ hi\r\n' + 'x'.repeat(15))
+    await screen.flushed()
+    expect(screen.lines()).toEqual(['─'.repeat(10), '❯ hi', 'x'.repeat(15)])
+    screen.dispose()
+  })
+
+  it('calls its listeners once a write was parsed', async () => {
+    const screen = new TerminalScreen({ cols: 10, rows: 5 })
+    const seen: string[] = []
+    screen.onChange(() => seen.push(screen.text()))
+    screen.write('a')
+    expect(seen).toEqual([])
+    await screen.flushed()
+    expect(seen).toEqual(['a'])
+    screen.dispose()
+  })
+})
+
+describe('a PTY node reading a screen', () => {
+  it('answers a program that prints no line feed after the prompt, at once and not by a timeout', async () => {
+    const t = tui()
+    await t.start()
+    const began = performance.now()
+    const r = await t.execute('hello')
+    expect(r.text).toBe('echo: hello')
+    expect(r.isComplete).toBe(true)
+    expect(performance.now() - began).toBeLessThan(2000)
+    const again = await t.execute('second')
+    expect(again.text).toBe('echo: second')
+    expect(t.screen()).toContain('> hello')
+  })
+
+  it('submits with a key of its own, so a program that reads text and Enter together as a paste still gets the prompt', async () => {
+    const t = tui()
+    await t.start()
+    const r = await t.execute('one two')
+    expect(r.text).toBe('echo: one two')
+  })
+
+  it('times out on a screen its parser cannot classify, with the screen in the error, never ready', async () => {
+    const t = tui()
+    await t.start()
+    const error = await t.execute('garble', { timeoutMs: 400 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TerminalTimeout)
+    expect((error as TerminalTimeout).state).toBe('unknown')
+    expect((error as TerminalTimeout).partial).toContain('?!?')
+    expect((error as Error).message).toContain('?!?')
+  })
+
+  it('interrupts with the key the program expects and is ready again', async () => {
+    const t = tui()
+    await t.start()
+    const controller = new AbortController()
+    const slow = t.execute('slow', { signal: controller.signal })
+    setTimeout(() => {
+      controller.abort()
+    }, 300)
+    await expect(slow).rejects.toBeInstanceOf(TerminalInterrupted)
+    const r = await t.execute('after')
+    expect(r.text).toBe('echo: after')
+    expect(t.screen()).toContain('⎿  Interrupted')
+  })
+
+  it('reports a dialog nothing answers at start, with the screen', async () => {
+    const t = tui(['dialog'])
+    const error = await t.start().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TerminalDialog)
+    expect((error as TerminalDialog).title).toBe('Do you trust this folder?')
+    expect((error as TerminalDialog).screen).toContain('2. No, exit')
+    expect(t.state).toBe('stopped')
+  })
+})

@@ -22,15 +22,33 @@ export class McpServerFailed extends Error {
   }
 }
 
-/** One connection to a server: its client, its tools, what it said on stderr. */
+/** One connection to a server: its tools, what it said on stderr, how to close it. */
 interface Connection {
-  readonly client: Client
   readonly tools: readonly Tool[]
+  /** Ends the session (HTTP) and the connection (a stdio server then exits). */
+  close(): Promise<void>
   /** The end of the server's stderr (stdio), for the message of a crash. */
   readonly stderr: () => string
 }
 
 const STDERR_KEPT = 2048
+
+/** How long the end of an HTTP session may take before the connection is closed anyway. */
+const SESSION_END_MS = 2000
+
+/** `work`, or a rejection after `ms`. */
+const within = <T>(ms: number, work: Promise<T>): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`took longer than ${ms} ms`))
+    }, ms)
+    timer.unref()
+  })
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer)
+  })
+}
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -71,6 +89,7 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
   const { Client: ClientClass } = await import('@modelcontextprotocol/sdk/client/index.js')
   const client = new ClientClass({ name: 'nerve', version: '1' })
   let stderr = ''
+  let endSession: () => Promise<void> = () => Promise.resolve()
   try {
     if (node.command !== undefined) {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
@@ -92,6 +111,7 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
         requestInit: { headers: { ...node.headers } },
       })
       await client.connect(transport, { signal: ctx.signal })
+      endSession = () => transport.terminateSession()
     }
   } catch (e) {
     await client.close().catch(() => undefined)
@@ -128,7 +148,12 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
         .filter((x) => only === undefined || only.includes(x.name))
         .map((x) => mcpTool(node, client, said, x)),
     )
-    return Object.freeze({ client, tools, stderr: said })
+    const close = async (): Promise<void> => {
+      // Ending the session tells the server to stop what it still runs for it.
+      await within(SESSION_END_MS, endSession()).catch(() => undefined)
+      await client.close()
+    }
+    return Object.freeze({ tools, stderr: said, close })
   } catch (e) {
     await client.close().catch(() => undefined)
     throw e instanceof Error && e.message.startsWith('has no tool')
@@ -209,7 +234,7 @@ export const mcpServerInterpreter = (): McpServerInterpreter => {
         if (connections.get(key) !== found) return Promise.resolve()
         connections.delete(key)
         return found!.then(
-          (c) => c.client.close(),
+          (c) => c.close(),
           () => undefined,
         )
       }

@@ -31,6 +31,7 @@ const FILES: readonly string[] = [
   'runtime',
   'pty',
   'llm',
+  'mcp',
   'engine',
   'daemon',
   'store',

@@ -22,13 +22,11 @@ export class McpServerFailed extends Error {
   }
 }
 
-/** One connection to a server: its tools, what it said on stderr, how to close it. */
+/** One connection to a server: its tools and how to close it. */
 interface Connection {
   readonly tools: readonly Tool[]
   /** Ends the session (HTTP) and the connection (a stdio server then exits). */
   close(): Promise<void>
-  /** The end of the server's stderr (stdio), for the message of a crash. */
-  readonly stderr: () => string
 }
 
 const STDERR_KEPT = 2048
@@ -124,8 +122,8 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
     )
   }
   const said = (): string => stderr
+  const listed: { name: string; description?: string | undefined; inputSchema: object }[] = []
   try {
-    const listed: { name: string; description?: string | undefined; inputSchema: object }[] = []
     let cursor: string | undefined
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
@@ -134,32 +132,32 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
       listed.push(...page.tools)
       cursor = page.nextCursor
     } while (cursor !== undefined)
-    const only = node.only
-    if (only !== undefined) {
-      const missing = only.filter((n) => !listed.some((x) => x.name === n))
-      if (missing.length > 0) {
-        throw new Error(
-          `has no tool named ${missing.map((m) => `"${m}"`).join(', ')} (it has: ${listed.map((x) => x.name).join(', ') || 'none'})`,
-        )
-      }
-    }
-    const tools = Object.freeze(
-      listed
-        .filter((x) => only === undefined || only.includes(x.name))
-        .map((x) => mcpTool(node, client, said, x)),
-    )
-    const close = async (): Promise<void> => {
-      // Ending the session tells the server to stop what it still runs for it.
-      await within(SESSION_END_MS, endSession()).catch(() => undefined)
-      await client.close()
-    }
-    return Object.freeze({ tools, stderr: said, close })
   } catch (e) {
     await client.close().catch(() => undefined)
-    throw e instanceof Error && e.message.startsWith('has no tool')
-      ? new McpServerFailed(ctx.path, node.id, e.message)
-      : new McpServerFailed(ctx.path, node.id, `could not list its tools: ${messageOf(e)}`, e)
+    throw new McpServerFailed(ctx.path, node.id, `could not list its tools: ${messageOf(e)}`, e)
   }
+  const only = node.only
+  const missing = (only ?? []).filter((n) => !listed.some((x) => x.name === n))
+  if (missing.length > 0) {
+    await client.close().catch(() => undefined)
+    const names = listed.map((x) => x.name).join(', ') || 'none'
+    throw new McpServerFailed(
+      ctx.path,
+      node.id,
+      `has no tool named ${missing.map((m) => `"${m}"`).join(', ')} (it has: ${names})`,
+    )
+  }
+  const tools = Object.freeze(
+    listed
+      .filter((x) => only === undefined || only.includes(x.name))
+      .map((x) => mcpTool(node, client, said, x)),
+  )
+  const close = async (): Promise<void> => {
+    // Ending the session tells the server to stop what it still runs for it.
+    await within(SESSION_END_MS, endSession()).catch(() => undefined)
+    await client.close()
+  }
+  return Object.freeze({ tools, close })
 }
 
 /**

@@ -28,7 +28,11 @@ export interface McpServerNode extends Node {
   readonly persistent: false
   readonly command?: string
   readonly args: readonly string[]
-  /** Variables set for the server, over the environment of this process. */
+  /**
+   * Variables set for the server, over the MCP SDK's default environment
+   * (HOME, LOGNAME, PATH, SHELL, TERM, USER): the server sees no other
+   * variable of this process unless it is given here.
+   */
   readonly env?: Readonly<Record<string, string>>
   readonly cwd?: string
   readonly url?: string

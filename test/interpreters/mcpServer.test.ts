@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -245,3 +245,24 @@ const until = async (ok: () => boolean): Promise<void> => {
     await new Promise((r) => setTimeout(r, 10))
   }
 }
+
+describe('the MCP SDK', () => {
+  it('is imported by the library only when a server is used: dynamically, or for types', () => {
+    const src = join(import.meta.dirname, '../../src')
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)],
+      )
+    // src/mcp is the MCP face (nerve-agents/mcp), which serves MCP: it may load it at once.
+    const eager = files(src)
+      .filter((f) => !f.startsWith(join(src, 'mcp')))
+      .filter((f) =>
+        /^import (?!type )(?:[^'\n]|\n(?!import))*'@modelcontextprotocol\//m.test(
+          readFileSync(f, 'utf8'),
+        ),
+      )
+    expect(eager).toEqual([])
+    const mcp = readFileSync(join(src, 'interpreters/mcpServer.ts'), 'utf8')
+    expect(mcp).toMatch(/await import\('@modelcontextprotocol\/sdk\/client\/index\.js'\)/)
+  })
+})

@@ -1,4 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
 import {
   decodeGraph,
@@ -10,6 +12,10 @@ import {
   llmInterpreter,
   nodeRegistry,
   run,
+  tool,
+  toolset,
+  addStep,
+  graph,
   type Graph,
 } from 'nerve-agents'
 import { scriptedProvider, toolUse } from 'nerve-agents/testing'
@@ -130,5 +136,20 @@ describe('a graph file', () => {
     }
     withStep.steps = [...withStep.steps, { id: 'helper', node: 'helper', input: null } as never]
     expect(E.isRight(decode(withStep))).toBe(true)
+  })
+})
+
+describe('a toolset with tools written in code', () => {
+  it('is written to a file as a reference, as code is, and read back from the registry', () => {
+    const now = tool(
+      { name: 'now', description: 'The time.', input_schema: { type: 'object' } },
+      t.type({}),
+      () => Promise.resolve('noon'),
+    )
+    const mine = toolset('mine', { tools: [now] })
+    const g = pipe(graph('g'), addStep({ id: 's', node: mine }))
+    const written = JSON.parse(JSON.stringify(encodeGraph(g))) as { nodes?: object }
+    expect(written.nodes).toBeUndefined()
+    expect(decodeGraph(written, { nodes: nodeRegistry(mine) })).toEqual(E.right(g))
   })
 })

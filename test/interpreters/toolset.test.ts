@@ -15,7 +15,12 @@ import {
   tool,
   toolset,
   toolsetTools,
+  ancestors,
+  toolDefinitions,
+  type Conversation,
   type Interpreter,
+  type Node,
+  type StateCell,
 } from 'nerve-agents'
 import { scriptedProvider, toolUse } from 'nerve-agents/testing'
 import { tempDir } from './tools/fixture.js'
@@ -172,3 +177,40 @@ describe('an agent linked as a tool of another', () => {
     expect(r.metrics.usage.apiCalls).toBe(4)
   })
 })
+
+describe('tools that arrive by link', () => {
+  it('are offered by one tool-definitions entry, not one per run, when a later run links equal ones', async () => {
+    // A kind whose tools are new objects each run, as an MCP server listed again gives them.
+    const fresh: Interpreter = {
+      kind: 'fresh',
+      execute: () => null,
+      materialize: () => [{ ...shout, definition: { ...shout.definition } }],
+    }
+    const model = scriptedProvider(['one', 'two', 'three'])
+    const session = nodeRegistryWithCells(llm('agent'))
+    const g = (input: string) =>
+      pipe(
+        graph('g'),
+        addStep({ id: 'src', node: { id: 'src', kind: 'fresh', persistent: false, metadata: {} } }),
+        addStep({ id: 'agent', node: llm('agent'), input, links: { tools: ['src'] } }),
+      )
+    const kit2 = kit(llmInterpreter({ providers: model }), fresh)
+    await run(g('a'), { interpreters: kit2, session })
+    await run(g('b'), { interpreters: kit2, session })
+    const head = (session.values.get('agent') as { head: Conversation }).head
+    const entries = ancestors(head).filter((v) => v.data.type === 'tool_definitions')
+    // The node's own tools (none) when it started, then the linked ones, once.
+    expect(entries.map((v) => toolDefinitions(v).map((d) => d.name))).toEqual([[], ['shout']])
+    expect(model.requests[1]!.tools.map((d) => d.name)).toEqual(['shout'])
+  })
+})
+
+/** A registry with cells, as a session is. */
+const nodeRegistryWithCells = (...nodes: Node[]) => {
+  const values = new Map<string, unknown>()
+  return {
+    values,
+    get: (id: string) => nodes.find((n) => n.id === id),
+    cell: (id: string): StateCell => ({ get: () => values.get(id), set: (v) => values.set(id, v) }),
+  }
+}

@@ -1,5 +1,5 @@
 import { appendTo, empty, system, tools as toolsEntry, user } from '../../conversation/build.js'
-import type { Content, Conversation } from '../../conversation/Entry.js'
+import type { Content, Conversation, ToolDefinition } from '../../conversation/Entry.js'
 import { messageCount, toolDefinitions } from '../../conversation/project.js'
 import { isVertex } from '../../dag/Vertex.js'
 import { ancestors } from '../../dag/traverse.js'
@@ -149,15 +149,24 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
   return Object.freeze({ head: point })
 }
 
+/** Whether two tool definitions say the same (a server listed again gives equal, new ones). */
+const sameDefinition = (a: ToolDefinition | undefined, b: ToolDefinition): boolean =>
+  a === b ||
+  (a !== undefined &&
+    a.description === b.description &&
+    JSON.stringify(a.input_schema) === JSON.stringify(b.input_schema))
+
 /**
  * The conversation offering `linked` tools too: the head itself when it
- * offers each of them already (by name, the same definition), else the head
+ * offers each of them already (by name, an equal definition), else the head
  * with a tool-definitions entry of those it does not.
  */
 const offering = (head: Conversation, linked: readonly Tool[]): Conversation => {
   if (linked.length === 0) return head
   const offered = new Map(toolDefinitions(head).map((d) => [d.name, d]))
-  const missing = linked.filter((x) => offered.get(x.definition.name) !== x.definition)
+  const missing = linked.filter(
+    (x) => !sameDefinition(offered.get(x.definition.name), x.definition),
+  )
   return missing.length === 0 ? head : toolsEntry(missing.map((x) => x.definition))(head)
 }
 

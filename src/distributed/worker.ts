@@ -2,6 +2,7 @@ import { Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
 import { UsageError } from '../errors.js'
 import { defaultInterpreters } from '../interpreters/index.js'
+import { UnknownLinkHandle } from '../runtime/index.js'
 import {
   fn,
   makeNode,
@@ -177,8 +178,8 @@ const runStep = async (
       requireJson('emit', 'a chunk', chunk)
       report({ type: 'chunk', chunk })
     },
-    resolveLinks: (handle) =>
-      Promise.reject(new Error(`links ("${handle}") are not resolved on a worker`)),
+    // Links are not sent to a worker: a step run there has none (an agent, only its own tools).
+    resolveLinks: (handle) => Promise.reject(new UnknownLinkHandle(data.path, handle)),
   }
   const work = async (): Promise<unknown> => {
     if (interpreter.executeStream !== undefined) {

@@ -104,7 +104,17 @@ export interface PolicyFile {
 /**
  * An edge from step `from` to step `to`. `channel` is required: `flow`
  * makes `to` depend on `from`; `link` adds `from` to `to`'s links under
- * `handle` (required for links, absent for flows).
+ * `handle` (required for links, absent for flows). `port` is another name
+ * for `handle` (`{ "from": "fs", "to": "coder", "channel": "link", "port":
+ * "tools" }`); an edge has one or the other.
+ *
+ * A link into a step whose built-in kind resolves links is checked
+ * against the kinds' link ports: that kind must accept the port (an LLM
+ * node accepts `tools`), and the `from` step's kind must provide it (a
+ * toolset, an mcp-server or an LLM node provides `tools`; a bash node or a
+ * graph provides none). Links between other kinds — functions, your own,
+ * session nodes named by `nodeRef`, kinds that resolve no links — are left
+ * to their interpreters.
  *
  * @category graph files
  */
@@ -113,6 +123,7 @@ export interface EdgeFile {
   readonly to: string
   readonly channel?: 'flow' | 'link'
   readonly handle?: string
+  readonly port?: string
 }
 
 /** The message of an io-ts error for a key the schema does not know. @internal */
@@ -210,7 +221,7 @@ export const StepFileCodec = strictStruct<StepFile>(
 export const EdgeFileCodec = strictStruct<EdgeFile>(
   'Edge',
   { from: t.string, to: t.string },
-  { channel: t.keyof({ flow: null, link: null }), handle: t.string },
+  { channel: t.keyof({ flow: null, link: null }), handle: t.string, port: t.string },
 )
 
 /** @internal */

@@ -4,6 +4,7 @@ import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNameTemplate, validateName } from '../node/name.js'
 import type { Node } from '../node/Node.js'
 import { describedNode } from './describedNode.js'
+import { linkProblem } from './linkPorts.js'
 import { addStep } from './build.js'
 import { compile } from './compile.js'
 import { fail, policyProblems, type ErrorPolicy } from './ErrorPolicy.js'
@@ -132,6 +133,7 @@ interface Checked {
 const checkDescription = (
   d: Description,
   known: (ref: string) => boolean,
+  kindOf: (step: StepFile) => string | undefined,
   errors: GraphFileError[],
 ): Checked => {
   const index = new Map<string, number>()
@@ -191,12 +193,22 @@ const checkDescription = (
       return
     }
     const to = index.get(edge.to)
+    if (edge.handle !== undefined && edge.port !== undefined) {
+      errors.push({
+        _tag: 'InvalidValue',
+        path: `${at}/port`,
+        reason: 'is another name for handle: give one of them',
+      })
+      return
+    }
+    const handle = edge.handle ?? edge.port
+    const handleKey = edge.handle !== undefined ? 'handle' : 'port'
     if (edge.channel === 'flow') {
-      if (edge.handle !== undefined) {
+      if (handle !== undefined) {
         errors.push({
           _tag: 'InvalidValue',
-          path: `${at}/handle`,
-          reason: 'a flow edge has no handle',
+          path: `${at}/${handleKey}`,
+          reason: `a flow edge has no ${handleKey}`,
         })
       }
       if (to === undefined || edge.from === edge.to) return
@@ -210,13 +222,28 @@ const checkDescription = (
       } else deps.push(edge.from)
       return
     }
-    if (edge.handle === undefined) {
+    if (handle === undefined) {
       errors.push({ _tag: 'MissingChannelMetadata', path: `${at}/handle`, field: 'handle' })
       return
     }
-    errors.push(...nameError(`${at}/handle`, edge.handle))
-    if (to === undefined || edge.from === edge.to) return
-    const targets = (links[to]![edge.handle] ??= [])
+    const named = nameError(`${at}/${handleKey}`, handle)
+    errors.push(...named)
+    const from = index.get(edge.from)
+    if (to === undefined || from === undefined || edge.from === edge.to) return
+    const problem =
+      named.length > 0
+        ? undefined
+        : linkProblem(handle, kindOf(d.steps[from]!), kindOf(d.steps[to]!))
+    if (problem !== undefined) {
+      const [end, reason] = problem
+      errors.push({
+        _tag: 'InvalidValue',
+        path: `${at}/${end === 'port' ? handleKey : 'from'}`,
+        reason: end === 'from' ? `step "${edge.from}" ${reason}` : reason,
+      })
+      return
+    }
+    const targets = (links[to]![handle] ??= [])
     if (targets.includes(edge.from)) {
       errors.push({ _tag: 'InvalidValue', path: at, reason: `repeats a link of "${edge.to}"` })
     } else targets.push(edge.from)
@@ -391,7 +418,16 @@ export const decodeGraph = (
   const top: Description = { at: '', id: file.id, steps: file.steps, ...optional(file) }
   errors.push(...nameError('/id', file.id))
   const checked = new Map<Description, Checked>()
-  for (const d of [...graphs.values(), top]) checked.set(d, checkDescription(d, known, errors))
+  const kindOf = (s: StepFile): string | undefined =>
+    s.node === undefined
+      ? undefined
+      : graphs.has(s.node)
+        ? 'graph'
+        : (described.get(s.node)?.kind ??
+          (broken.has(s.node) ? undefined : registry?.get(s.node)?.kind))
+  for (const d of [...graphs.values(), top]) {
+    checked.set(d, checkDescription(d, known, kindOf, errors))
+  }
   const order = graphOrder(graphs, errors)
   if (errors.length > 0) return E.left(errors)
 

@@ -13,8 +13,13 @@ import type {
 
 const API = 'encodeGraph'
 
-/** A node a file can describe: no function-valued field. */
-const describable = (n: Node): boolean => !Object.values(n).some((v) => typeof v === 'function')
+/** Whether a value holds a function, at any depth (a toolset's tools written in code). */
+const holdsCode = (v: unknown): boolean =>
+  typeof v === 'function' ||
+  (typeof v === 'object' && v !== null && Object.values(v).some(holdsCode))
+
+/** A node a file can describe: no function anywhere in it. */
+const describable = (n: Node): boolean => !Object.values(n).some(holdsCode)
 
 const describe = (n: Node): NodeDescription => {
   const { id: _id, kind, persistent, metadata, ...fields } = n as Node & Record<string, unknown>

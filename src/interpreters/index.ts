@@ -2,6 +2,8 @@ import { interpreters, type InterpreterRegistry } from '../node/Interpreter.js'
 import { bashInterpreter } from './bash.js'
 import { functionInterpreter } from './function.js'
 import { graphInterpreter } from './graph.js'
+import { mcpServerInterpreter } from './mcpServer.js'
+import { toolsetInterpreter } from './toolset.js'
 
 export { functionInterpreter } from './function.js'
 export { graphInterpreter } from './graph.js'
@@ -11,6 +13,9 @@ export * from './parsers/index.js'
 export * from './llm/index.js'
 export * from './tools/index.js'
 export * from './agents/index.js'
+export { toolsetInterpreter, toolsetTools } from './toolset.js'
+export { McpServerFailed, mcpServerInterpreter } from './mcpServer.js'
+export type { McpServerInterpreter } from './mcpServer.js'
 export { writeFileAtomic } from './atomicWrite.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
@@ -58,8 +63,10 @@ export type {
 export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './terminal/claude.js'
 
 /**
- * The interpreters shipped with Nerve: `function`, `graph` and `bash`. Add your own
- * kinds by building a registry from these and yours.
+ * The interpreters shipped with Nerve that need no settings: `function`,
+ * `graph`, `bash`, `toolset` and `mcp-server` (whose MCP SDK is loaded only
+ * when a server is used). Add your own kinds, and the LLM interpreter with
+ * its providers, by building a registry from these and yours.
  *
  * @category interpreters
  * @example
@@ -68,10 +75,12 @@ export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './t
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }
  * const mine = interpreters(...defaultInterpreters.values(), echo)
- * assert.deepStrictEqual([...mine.keys()], ['function', 'graph', 'bash', 'echo'])
+ * assert.deepStrictEqual([...mine.keys()], ['function', 'graph', 'bash', 'toolset', 'mcp-server', 'echo'])
  */
 export const defaultInterpreters: InterpreterRegistry = interpreters(
   functionInterpreter,
   graphInterpreter,
   bashInterpreter,
+  toolsetInterpreter,
+  mcpServerInterpreter(),
 )

@@ -67,6 +67,14 @@ export interface NodeContext<I = unknown> {
    * lazily and cached per run; rejects on a link cycle or an unknown handle.
    */
   resolveLinks(handle: string): Promise<readonly unknown[]>
+  /**
+   * Has `cleanup` run once when the whole run settles (completed, failed or
+   * cancelled), before the run's promise does: how a resource made for the
+   * run (a server started by `materialize`) is closed with it. Cleanups run
+   * last given first; what they throw is ignored. A context made by hand
+   * may lack it: then the resource lives until the step's signal aborts.
+   */
+  onRunEnd?(cleanup: () => unknown): void
 }
 
 /**

@@ -41,6 +41,10 @@ export class RunState {
   materializations = 0
   cacheHits = 0
   linkDepth = 0
+  /** What `ctx.onRunEnd` was given, to run when the run settles; `undefined` for none yet. */
+  cleanups: (() => unknown)[] | undefined = undefined
+  /** Whether the cleanups have been run: one given later runs at once. */
+  ended = false
   /** Stops the whole run (every graph of it) with `error`; set by the root graph's run. */
   fail: (error: RunError) => void = () => undefined
 
@@ -83,5 +87,25 @@ export class RunState {
     return over === undefined
       ? undefined
       : new BudgetExceeded(path, over.limit, over.max, over.used)
+  }
+}
+
+/**
+ * Runs a run's cleanups, last given first, each once; waits for them all.
+ * A cleanup that throws or rejects is ignored: the run has settled already.
+ *
+ * @internal
+ */
+export const endRun = async (state: RunState): Promise<void> => {
+  state.ended = true
+  const list = state.cleanups
+  state.cleanups = undefined
+  if (list === undefined) return
+  for (let i = list.length - 1; i >= 0; i--) {
+    try {
+      await list[i]!()
+    } catch {
+      // Nothing to report it to: the run has its outcome.
+    }
   }
 }

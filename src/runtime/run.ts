@@ -12,7 +12,7 @@ import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
 import { BudgetExceeded, InvalidGraph, type RunError } from './RunError.js'
 import type { RunEvent } from './RunEvent.js'
-import { RunState } from './RunState.js'
+import { endRun, RunState } from './RunState.js'
 import type { Trace } from './Trace.js'
 
 /**
@@ -157,11 +157,21 @@ const launch = (
   return done.then(
     (outcome) => {
       settle()
-      return result(state, outcome)
+      if (state.cleanups === undefined) {
+        state.ended = true
+        return result(state, outcome)
+      }
+      return endRun(state).then(() => result(state, outcome))
     },
     (error: unknown) => {
       settle()
-      throw error
+      if (state.cleanups === undefined) {
+        state.ended = true
+        throw error
+      }
+      return endRun(state).then(() => {
+        throw error
+      })
     },
   )
 }

@@ -98,6 +98,30 @@ const KINDS: Readonly<Record<string, { fields: Record<string, Field>; required: 
     },
     required: [],
   },
+  toolset: {
+    fields: {
+      ...common,
+      builtin: {
+        ok: fc.uniqueArray(fc.constantFrom('bash', 'read', 'write', 'edit', 'glob', 'grep')),
+        bad: ['rm'],
+      },
+      root: { ok: text, bad: '' },
+      tools: { ok: fc.constant([]), bad: [1] },
+      maxOutputBytes: { ok: fc.nat(), bad: 1.5 },
+    },
+    required: [],
+  },
+  'mcp-server': {
+    fields: {
+      ...common,
+      command: { ok: text, bad: ' ' },
+      args: { ok: fc.array(text, { maxLength: 3 }), bad: [1] },
+      env: { ok: envOf, bad: { A: 1 } },
+      cwd: { ok: text, bad: '' },
+      only: { ok: fc.array(word, { maxLength: 3 }), bad: [''] },
+    },
+    required: ['command'],
+  },
 }
 
 const optionsOf = (kind: string): fc.Arbitrary<Record<string, unknown>> => {
@@ -153,6 +177,25 @@ describe('node kinds', () => {
       )
     })
   }
+
+  it('fail an mcp-server node without a transport or with both, at the node', () => {
+    const reason = 'give either command (stdio) or url (Streamable HTTP), one of them'
+    expect(decodeGraph(fileOf('mcp-server', {}))).toEqual(
+      E.left([{ _tag: 'InvalidValue', path: '/nodes/n', reason }]),
+    )
+    expect(
+      decodeGraph(fileOf('mcp-server', { command: 'srv', url: 'http://127.0.0.1:1/mcp' })),
+    ).toEqual(E.left([{ _tag: 'InvalidValue', path: '/nodes/n', reason }]))
+    expect(decodeGraph(fileOf('mcp-server', { url: 'ftp://x' }))).toEqual(
+      E.left([
+        {
+          _tag: 'InvalidValue',
+          path: '/nodes/n/url',
+          reason: 'must be an http(s) URL, got "ftp://x"',
+        },
+      ]),
+    )
+  })
 
   it('fail a graph file node with a bad cols, a missing command or an unknown key, each at its path', () => {
     expect(decodeGraph(fileOf('pty', { command: 'bash', cols: 0 }))).toEqual(

@@ -1,6 +1,6 @@
 import { appendTo, empty, system, tools as toolsEntry, user } from '../../conversation/build.js'
-import type { Content, Conversation } from '../../conversation/Entry.js'
-import { messageCount } from '../../conversation/project.js'
+import type { Content, Conversation, ToolDefinition } from '../../conversation/Entry.js'
+import { messageCount, toolDefinitions } from '../../conversation/project.js'
 import { isVertex } from '../../dag/Vertex.js'
 import { ancestors } from '../../dag/traverse.js'
 import { UsageError } from '../../errors.js'
@@ -14,8 +14,10 @@ import type { NodeRegistry, StateCell } from '../../node/NodeRegistry.js'
 import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
 import type { Node } from '../../node/Node.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'
+import { linkedTools } from '../tools/linkedTools.js'
 import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
 import { runAgent, type AgentResult } from './agent.js'
+import { subAgent } from './subAgent.js'
 import type { ModelDelta, Provider } from './Provider.js'
 import type { ModelRetryOptions } from './retry.js'
 
@@ -147,6 +149,27 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
   return Object.freeze({ head: point })
 }
 
+/** Whether two tool definitions say the same (a server listed again gives equal, new ones). */
+const sameDefinition = (a: ToolDefinition | undefined, b: ToolDefinition): boolean =>
+  a === b ||
+  (a !== undefined &&
+    a.description === b.description &&
+    JSON.stringify(a.input_schema) === JSON.stringify(b.input_schema))
+
+/**
+ * The conversation offering `linked` tools too: the head itself when it
+ * offers each of them already (by name, an equal definition), else the head
+ * with a tool-definitions entry of those it does not.
+ */
+const offering = (head: Conversation, linked: readonly Tool[]): Conversation => {
+  if (linked.length === 0) return head
+  const offered = new Map(toolDefinitions(head).map((d) => [d.name, d]))
+  const missing = linked.filter(
+    (x) => !sameDefinition(offered.get(x.definition.name), x.definition),
+  )
+  return missing.length === 0 ? head : toolsEntry(missing.map((x) => x.definition))(head)
+}
+
 /**
  * Runs LLM nodes. Each node's state is a conversation head kept in the
  * session's cell for the node: `start` writes the first one (the system
@@ -154,11 +177,24 @@ const pointOf = (state: LlmState, at: ForkContext['at'], api: string): LlmState 
  * step's input (a string or content blocks) as a user message, runs
  * {@link runAgent} with the node's settings and the step's signal, reports
  * usage to the run's budget, moves the head and answers the assistant's
- * text. While the model answers, its text streams as string step chunks and
+ * text. Its tools are the ones it names from the interpreter's toolbox and
+ * those of the steps linked to it under `tools` (toolsets, MCP servers,
+ * other agents, any kind whose `materialize` gives tools), resolved when the
+ * step runs; tools that arrive by link are offered to the model by a
+ * tool-definitions entry before the message, when the conversation does not
+ * offer them yet. An input of `null` readies the node without a turn (what
+ * the step of an agent that only serves as another's sub-agent is given).
+ * While the model answers, its text streams as string step chunks and
  * its visible reasoning as {@link ThinkingChunk}s. Executes on one node are
  * queued, never interleaved. A failed turn
  * leaves the head where it was; a cancelled one moves it to the recorded
  * cancellation.
+ *
+ * `materialize` makes the node a tool of the steps that link to it: a
+ * {@link subAgent} named after the node (described by its
+ * `metadata.description`, else its system prompt) that runs the node's
+ * model, prompt and tools — linked ones too — on a fresh conversation per
+ * task; its usage counts in the calling agent's.
  *
  * `fork` gives the copy the same head in O(1) — the history is shared — or
  * the point `at` names (a vertex of the conversation, or a message count).
@@ -246,18 +282,21 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
     stop(): Promise<void> {
       return Promise.resolve()
     },
-    execute(node: LlmNode, ctx: NodeContext): Promise<string> {
-      const { provider, tools } = checked(node)
+    execute(node: LlmNode, ctx: NodeContext): Promise<string | null> {
+      const { provider, tools: own } = checked(node)
+      if (ctx.input === null) return Promise.resolve(null)
       if (!isContent(ctx.input)) {
         throw new UsageError(
           api,
-          `node "${node.id}": the input must be a string or content blocks, got ${ctx.input === null ? 'null' : typeof ctx.input}`,
+          `node "${node.id}": the input must be a string or content blocks, got ${typeof ctx.input}`,
         )
       }
       const input = ctx.input
       return queued(ctx.session, node.id, async () => {
-        const cell = stateOf(node, ctx.session, tools)
-        const asked = user(input)(cell.get()!.head)
+        const linked = await linkedTools(ctx)
+        const tools = linked.length === 0 ? own : toolbox(...own.values(), ...linked)
+        const cell = stateOf(node, ctx.session, own)
+        const asked = user(input)(offering(cell.get()!.head, linked))
         const result: AgentResult = await runAgent(provider, asked, {
           tools,
           maxToolRounds: node.maxToolRounds,
@@ -280,6 +319,31 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
         cell.set(Object.freeze({ head: result.conversation }))
         if (result.stopReason === 'cancelled') throw ctx.signal.reason
         return result.text
+      })
+    },
+    async materialize(node: LlmNode, _output: unknown, ctx: NodeContext): Promise<Tool> {
+      const { provider, tools: own } = checked(node)
+      const linked = await linkedTools(ctx)
+      const described = node.metadata.description
+      return subAgent({
+        name: node.id,
+        description:
+          typeof described === 'string'
+            ? described
+            : node.system !== ''
+              ? node.system
+              : `Hands a task to the agent "${node.id}".`,
+        provider,
+        system: node.system,
+        tools: linked.length === 0 ? own : toolbox(...own.values(), ...linked),
+        maxToolRounds: node.maxToolRounds,
+        toolChoice: node.toolChoice,
+        parallelToolCalls: node.parallelToolCalls,
+        clock,
+        ...(options.retry !== undefined && { retry: options.retry }),
+        ...(node.model !== undefined && { model: node.model }),
+        ...(node.maxTokens !== undefined && { maxTokens: node.maxTokens }),
+        ...(node.temperature !== undefined && { temperature: node.temperature }),
       })
     },
     fork(node: LlmNode, id: string, ctx: ForkContext): Promise<LlmNode> {

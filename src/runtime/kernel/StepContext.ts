@@ -107,6 +107,15 @@ export class StepContext implements NodeContext {
     emitStepChunk(run.state, this.path, this.stepId, this.attempt, chunk)
   }
 
+  onRunEnd(cleanup: () => unknown): void {
+    const st = this.run.state
+    if (st.ended)
+      void Promise.resolve()
+        .then(cleanup)
+        .catch(() => undefined)
+    else (st.cleanups ??= []).push(cleanup)
+  }
+
   resolveLinks(handle: string): Promise<readonly unknown[]> {
     return this.run.resolveLinks(this, handle)
   }

@@ -5,8 +5,10 @@ import {
   functionInterpreter,
   graphInterpreter,
   llmInterpreter,
+  mcpServerInterpreter,
   ptyInterpreter,
   tmuxInterpreter,
+  toolsetInterpreter,
   weztermInterpreter,
   type Provider,
   type Terminal,
@@ -79,7 +81,15 @@ export class SessionKit {
         ? bashInterpreter
         : bashInterpreterWith({ ...clock, onRun: bashHistory(where) })
     const llm = llmInterpreter({ providers: options.providers, tools: options.tools, ...clock })
-    const base: Interpreter[] = [functionInterpreter, graphInterpreter, bash, ...terminals, llm]
+    const tools: Interpreter[] = [toolsetInterpreter, mcpServerInterpreter()]
+    const base: Interpreter[] = [
+      functionInterpreter,
+      graphInterpreter,
+      bash,
+      ...terminals,
+      llm,
+      ...tools,
+    ]
     const kinds = new Set(options.extra.map((i) => i.kind))
     this.registry = interpreters(...base.filter((i) => !kinds.has(i.kind)), ...options.extra)
   }

@@ -21,6 +21,7 @@ import {
   type RunEvent,
   type StateCell,
   type Tool,
+  UnknownLinkHandle,
 } from 'nerve-agents'
 import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve-agents/testing'
 
@@ -226,6 +227,9 @@ describe('llmInterpreter', () => {
                   signal: lifecycle.signal,
                   reportUsage: () => undefined,
                   emit: () => undefined,
+                  path: [target.id],
+                  resolveLinks: (h: string) =>
+                    Promise.reject(new UnknownLinkHandle([target.id], h)),
                 } as never)
                 expected.set(target.id, expected.get(target.id)! + 2)
               }

@@ -155,6 +155,29 @@ describe('finished runs', () => {
     })
     expect((await p.ok<Run>('GET_RUN', { runId: second.runId })).state).toBe('completed')
   })
+
+  it('runs the toolset and mcp-server kinds of a graph file', async () => {
+    const p = await connected()
+    const graph = {
+      id: 'tools',
+      nodes: {
+        fs: { kind: 'toolset', builtin: ['read', 'grep'], root: '.' },
+        broken: { kind: 'mcp-server', command: process.execPath, args: ['-e', 'process.exit(5)'] },
+      },
+      steps: [{ id: 'fs', node: 'fs' }],
+    }
+    const ok = await settled(p, (await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })).runId)
+    expect(ok.state).toBe('completed')
+    expect(ok.results!.fs as unknown).toEqual(['read', 'grep'])
+    const failing = { ...graph, steps: [{ id: 'srv', node: 'broken' }] }
+    const bad = await settled(
+      p,
+      (await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: failing })).runId,
+    )
+    expect(bad.state).toBe('failed')
+    // Failed by the server, not for want of an interpreter.
+    expect(bad.error?.tag).toBe('StepFailed')
+  })
 })
 
 describe('GET_CONVERSATION', () => {

@@ -21,6 +21,11 @@ const newest = (dir: string): number =>
     0,
   )
 
+/** `npm run build`, as a user runs it. */
+export const build = (): void => {
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+}
+
 export const ensureBuilt = (): void => {
   let built = 0
   try {
@@ -29,14 +34,7 @@ export const ensureBuilt = (): void => {
     // not built yet
   }
   if (built < newest(join(root, 'src'))) {
-    execFileSync(
-      process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: root,
-        stdio: 'ignore',
-      },
-    )
+    build()
   }
 }
 

@@ -44,15 +44,16 @@ export interface Ran {
   readonly stderr: string
 }
 
-/** Runs `nerve ...args` with `env` added, optionally feeding `stdin`. */
+/** Runs `nerve ...args` with `env` added, optionally feeding `stdin`, in `cwd` (default: the repository). */
 export const nerve = (
   args: readonly string[],
   env: Record<string, string> = {},
   stdin?: string,
+  cwd: string = root,
 ): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     })

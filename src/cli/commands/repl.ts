@@ -6,10 +6,10 @@
  * Ctrl-D or `:quit` leaves.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { NerveClient } from '../../client/index.js'
+import { nerveHome } from '../../session/index.js'
 import { connect, errorLine, type GlobalOptions } from '../context.js'
 import { COMMANDS, complete, forkName, parseLine, type ReplCommand } from '../repl/line.js'
 import { decoded, graphTree, runSummary } from './graph.js'
@@ -21,9 +21,9 @@ export interface ReplOptions extends GlobalOptions {
 
 const HISTORY_SIZE = 1000
 
-/** `--history-file`, then `NERVE_REPL_HISTORY`, then `~/.nerve/repl_history`. */
+/** `--history-file`, then `NERVE_REPL_HISTORY`, then `repl_history` in Nerve's home. */
 const historyPath = (o: ReplOptions): string =>
-  o.historyFile ?? process.env.NERVE_REPL_HISTORY ?? join(homedir(), '.nerve', 'repl_history')
+  o.historyFile ?? process.env.NERVE_REPL_HISTORY ?? join(nerveHome(), 'repl_history')
 
 /** The saved lines, newest first (readline's order). */
 const loadHistory = async (file: string): Promise<string[]> => {

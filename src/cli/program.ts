@@ -135,7 +135,10 @@ export const program = (version: string): Command => {
   const root = new Command('nerve')
     .description('Nerve: LLM agent systems out of immutable values — daemon, nodes, graphs')
     .version(version)
-    .option('--socket <path>', 'daemon socket (env NERVE_SOCKET)')
+    .option(
+      '--socket <path>',
+      'daemon socket (env NERVE_SOCKET; default nerve.sock in NERVE_HOME, ~/.nerve)',
+    )
     .option('--url <url>', 'daemon URL, http://host:port or tcp://host:port (env NERVE_URL)')
     .option('--token <token>', 'token for TCP/HTTP (env NERVE_TOKEN)')
     .option('--session <id>', 'session on the daemon (default: its default session)')
@@ -153,7 +156,10 @@ export const program = (version: string): Command => {
       .option('-d, --detach', 'run in the background')
       .option('--tcp <host:port>', 'also serve NDJSON over TCP')
       .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
-      .option('--store <path>', 'save sessions here (env NERVE_STORE; default ~/.nerve/nerve.db)')
+      .option(
+        '--store <path>',
+        'save sessions here (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
+      )
       .addOption(
         new Option('--store-kind <kind>', 'sqlite (default) or files (a JSON file)').choices([
           'sqlite',
@@ -316,7 +322,7 @@ export const program = (version: string): Command => {
       )
       .option(
         '--store <path>',
-        'the SQLite store RECORDING is an id in (default NERVE_STORE, then ~/.nerve/nerve.db)',
+        'the SQLite store RECORDING is an id in (default NERVE_STORE, then nerve.db in NERVE_HOME, ~/.nerve)',
       )
       .action(
         act(async (f: string, o) => (await import('./commands/replay.js')).replayCommand(f, o)),

@@ -71,3 +71,72 @@ describe('node history', () => {
     expect(files(project)).toEqual(['g.json'])
   })
 })
+
+describe('one home for everything', () => {
+  it('keeps socket, status, token, pid, log, store and histories in NERVE_HOME, and --url finds the token there', async () => {
+    const h = join(dir, 'home2')
+    const e = { NERVE_HOME: h, HOME: join(dir, 'user2'), XDG_RUNTIME_DIR: '' }
+    const started = await nerve(
+      ['server', 'start', '--detach', '--http', '127.0.0.1:0', '--json'],
+      e,
+      undefined,
+      project,
+    )
+    expect(started.code, started.stdout + started.stderr).toBe(0)
+    const { http } = JSON.parse(started.stdout) as { http: { url: string } }
+    try {
+      expect((await nerve(['node', 'create', 'sh', '--kind', 'bash'], e)).code).toBe(0)
+      expect((await nerve(['node', 'execute', 'sh', 'echo hi'], e)).code).toBe(0)
+      const kept = files(h)
+      for (const f of [
+        'nerve.sock',
+        'nerve.json',
+        'nerve.token',
+        'nerve.pid',
+        'nerve.log',
+        'nerve.db',
+      ]) {
+        expect(existsSync(join(h, f)), f).toBe(true)
+      }
+      expect(kept.some((f) => f.startsWith('history/') && f.endsWith('/sh.jsonl'))).toBe(true)
+      expect(existsSync(join(dir, 'user2'))).toBe(false)
+      // no --token, no NERVE_TOKEN: the token beside the daemon this URL reaches
+      const listed = await nerve(['--url', http.url, 'node', 'list', '--json'], e)
+      expect(listed.code, listed.stdout + listed.stderr).toBe(0)
+      expect(
+        (JSON.parse(listed.stdout) as { nodes: { id: string }[] }).nodes.map((n) => n.id),
+      ).toEqual(['sh'])
+    } finally {
+      expect((await nerve(['server', 'stop'], e)).code).toBe(0)
+    }
+    const gone = await nerve(['--url', http.url, 'node', 'list'], e)
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toMatch(
+      /^error: DaemonNotRunning at http:\/\/127\.0\.0\.1:\d+\/?: no daemon is listening/,
+    )
+  })
+
+  it('gives a daemon named only by NERVE_SOCKET a store and histories of its own, beside its socket', async () => {
+    const d = join(dir, 'sockets')
+    mkdirSync(d)
+    const user = join(dir, 'user3')
+    const base = { HOME: user, XDG_RUNTIME_DIR: '', NERVE_HOME: '' }
+    const a = { ...base, NERVE_SOCKET: join(d, 'a.sock') }
+    const b = { ...base, NERVE_SOCKET: join(d, 'b.sock') }
+    for (const e of [a, b]) {
+      const r = await nerve(['server', 'start', '--detach'], e)
+      expect(r.code, r.stderr).toBe(0)
+    }
+    try {
+      expect((await nerve(['node', 'create', 'sh', '--kind', 'bash'], a)).code).toBe(0)
+      expect((await nerve(['node', 'execute', 'sh', 'echo from-a'], a)).code).toBe(0)
+      const fromB = await nerve(['node', 'list', '--json'], b)
+      expect((JSON.parse(fromB.stdout) as { nodes: unknown[] }).nodes).toEqual([])
+      expect(files(d).filter((f) => f.endsWith('.db'))).toEqual(['a.db', 'b.db'])
+      expect(files(d).some((f) => f.startsWith('a.history/') && f.endsWith('/sh.jsonl'))).toBe(true)
+      expect(existsSync(join(user, '.nerve', 'nerve.db'))).toBe(false)
+    } finally {
+      for (const e of [a, b]) await nerve(['server', 'stop'], e)
+    }
+  })
+})

@@ -191,7 +191,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
       }
       if (o.record !== undefined) {
-        const where = await keepRecording(o.record, info, json)
+        const where = await keepRecording(o.record, info, json, o)
         if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
       }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
@@ -215,6 +215,7 @@ const keepRecording = async (
   file: string | true,
   info: RunInfo,
   graph: unknown,
+  o: GlobalOptions,
 ): Promise<string> => {
   if (file !== true) {
     await writeFileAtomic(file, `${JSON.stringify({ ...(info.recording as object), graph })}\n`)
@@ -222,7 +223,7 @@ const keepRecording = async (
   }
   if (info.recordingId !== undefined) return `as ${info.recordingId} in the daemon's store`
   const { recordingStore } = await import('./replay.js')
-  const store = recordingStore(undefined)
+  const store = recordingStore(undefined, o)
   try {
     const id = store.saveRecording(info.recording as Recording, { graph })
     return `as ${id} in ${store.path}`

@@ -46,7 +46,7 @@ export class CliError extends Error {
 export const socketOf = (o: GlobalOptions): string => daemonFiles(o).socket
 
 /** Whether anything accepts TCP connections at `host:port` (`undefined`: no answer in time). */
-const listening = (host: string, port: number): Promise<boolean | undefined> =>
+export const listening = (host: string, port: number): Promise<boolean | undefined> =>
   new Promise((resolve) => {
     const probe = connectTcp({ host, port })
     const done = (v: boolean | undefined): void => {

@@ -48,9 +48,7 @@ export const daemonFiles = (
   const home = nerveHome(env)
   const givenHome = set(env.NERVE_HOME) !== undefined
   const given = o.socket ?? set(env.NERVE_SOCKET)
-  const socket = resolve(
-    given ?? (givenHome ? join(home, 'nerve.sock') : defaultSocketPath(env)),
-  )
+  const socket = resolve(given ?? (givenHome ? join(home, 'nerve.sock') : defaultSocketPath(env)))
   const prefix = socket.replace(/\.sock$/, '')
   const own = given !== undefined && !givenHome
   return {

@@ -41,9 +41,22 @@ const nodeCommands = (parent: Command): void => {
       )
       .option('--options <json>', "the kind's options as a JSON object")
       .option('-s, --set <key=value...>', 'one option (value parsed as JSON when it parses)')
+      .addHelpText(
+        'after',
+        `
+Choosing a kind:
+  bash     one shell command per execute, its stdout, stderr and exit code
+  pty      a program in a pseudo-terminal Nerve owns (--set command=PROGRAM); needs nothing else
+  tmux     a program in a tmux session you can attach to and watch (needs tmux)
+  wezterm  a program in a WezTerm pane (needs WezTerm running)
+  claude   Claude Code in a WezTerm pane; without WezTerm this says WeztermMissing —
+           run it in tmux or a pty instead: --kind tmux --set command=claude
+  llm      a chat with a model (--set provider=echo needs no key)`,
+      )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',
+    'nerve node create cl --kind tmux --set command=claude   # Claude Code without WezTerm',
   )
   example(
     node
@@ -146,6 +159,17 @@ export const program = (version: string): Command => {
     .option('--verbose', 'print stack traces of errors')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
+    .configureOutput({
+      // with --json a usage error is the same one JSON value as every other failure, on stdout
+      outputError: (text, write) => {
+        if (!process.argv.includes('--json')) {
+          write(text)
+          return
+        }
+        const message = text.split('\n')[0]!.replace(/^error: /, '')
+        process.stdout.write(`${JSON.stringify({ error: { tag: 'UsageError', message } })}\n`)
+      },
+    })
 
   const server = root.command('server').description('the Nerve daemon')
   const S = () => import('./commands/server.js')

@@ -71,15 +71,30 @@ const totals = (t: TraceJson | undefined): { tokens: number; cost: number } => {
 }
 
 /**
+ * The stream with a size: a terminal that reports none (a pty opened with
+ * 0×0, some CI runners) counts as 80×24, so the tree is drawn, not clipped
+ * to nothing.
+ */
+const sized = <W extends Writable & { columns?: number; rows?: number }>(out: W): W =>
+  new Proxy(out, {
+    get(target, key) {
+      if (key === 'columns') return target.columns || 80
+      if (key === 'rows') return target.rows || 24
+      const v: unknown = Reflect.get(target, key, target)
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+
+/**
  * The progress of one run, drawn on `out`. `update` takes each event;
  * `finish` draws the last frame (with the run's totals) and keeps it.
  *
  * @category cli
  */
-export const progress = (g: Graph, out: Writable & { columns?: number }) => {
+export const progress = (g: Graph, out: Writable & { columns?: number; rows?: number }) => {
   const rows = rowsOf(g)
   const byKey = new Map(rows.map((r) => [r.key, r]))
-  const draw = createLogUpdate(out, { showCursor: false })
+  const draw = createLogUpdate(sized(out), { showCursor: false })
   let tick = 0
   let focus: { key: string; text: string } | undefined
 
@@ -116,7 +131,9 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
             ? (r.error ?? 'failed')
             : r.state === 'cancelled' && r.startedAt !== undefined
               ? `cancelled after ${seconds(now - r.startedAt)}`
-              : r.state
+              : r.state === 'skipped' && r.error !== undefined
+                ? `skipped: ${r.error}`
+                : r.state
     return `${indent}${mark} ${r.label}  ${detail}`
   }
 
@@ -179,7 +196,7 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
       for (const r of rows)
         if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
       const { tokens, cost } = totals(info.trace)
-      focus = undefined
+      // the last step output stays under the tree: the run's end does not erase what it printed
       draw(frame(['', `${info.state} · ${tokens} tokens · $${cost.toFixed(4)}`]))
       draw.done()
     },

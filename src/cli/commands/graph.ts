@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { NerveClient } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import type { EngineEvent, RunInfo } from '../../server/index.js'
+import type { RunInfo } from '../../server/index.js'
 import type { Recording } from '../../store/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
@@ -85,9 +85,6 @@ export const show = async (
   if (o.mermaid === true) print(o, { mermaid: graphMermaid(graph) }, (m) => m.mermaid)
   else print(o, json, () => `${graph.id}\n${graphTree(graph, '  ')}`)
 }
-
-/** One NDJSON line per event (no escape codes): what `graph run` prints off a TTY or with `--json`. */
-const eventLine = (e: EngineEvent): string => JSON.stringify(e)
 
 /** The last lines of a finished run: its state and each step's outcome. */
 export const runSummary = (info: RunInfo): string => {
@@ -168,11 +165,21 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
           : undefined
       const recorder =
         o.trace === undefined ? undefined : (await import('../trace.js')).recordTimes()
+      // off a terminal: NDJSON with --json, else a line per step (see runLines)
+      const lines =
+        live === undefined && o.json !== true
+          ? (await import('../runLines.js')).runLines()
+          : undefined
+      const say = (ls: readonly string[]): void => {
+        if (ls.length > 0) process.stdout.write(`${ls.join('\n')}\n`)
+      }
       for await (const e of remote.events()) {
         recorder?.update(e)
         if (live !== undefined) live.update(e)
-        else process.stdout.write(`${eventLine(e)}\n`)
+        else if (lines !== undefined) say(lines.push(e))
+        else process.stdout.write(`${JSON.stringify(e)}\n`)
       }
+      if (lines !== undefined) say(lines.flush())
       const info = await remote.result()
       if (o.trace !== undefined && recorder !== undefined) {
         const { traceHtml } = await import('../trace.js')
@@ -196,7 +203,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
       }
       if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
       else if (live !== undefined) live.finish(info)
-      else process.stderr.write(`${runSummary(info)}\n`)
+      else process.stdout.write(`${runSummary(info)}\n`)
       if (info.state !== 'completed') process.exitCode = 1
     } finally {
       process.off('SIGINT', cancel)

@@ -95,10 +95,17 @@ export const replayCommand = async (name: string, o: ReplayCommandOptions): Prom
     process.exitCode = 1
     return
   }
-  print(o, { state: 'completed', results: outcome.right.results }, (x) =>
+  // a step that differed would have thrown ReplayDivergence above: reaching here, all matched
+  const matched =
+    from === undefined
+      ? 'every step matched the recording'
+      : `matched the recording up to ${from.join('/')}, then ran live`
+  print(o, { state: 'completed', matched: true, results: outcome.right.results }, (x) =>
     [
-      `replayed ${recording.graphId}: completed`,
-      ...Object.entries(x.results).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`),
+      `replayed ${recording.graphId}: completed — ${matched}`,
+      ...Object.entries(x.results).map(
+        ([k, v]) => `  ${k}: ${v === undefined ? 'skipped' : JSON.stringify(v)}`,
+      ),
     ].join('\n'),
   )
 }

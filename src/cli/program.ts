@@ -266,6 +266,20 @@ export const program = (version: string): Command => {
   )
   example(
     graph
+      .command('runs')
+      .description("the daemon's graph runs: running ones and the last finished")
+      .action(act(async (o) => (await G()).runs(o))),
+    'nerve graph runs --json',
+  )
+  example(
+    graph
+      .command('watch <runId>')
+      .description('follow a run on the daemon live: the same tree and lines as graph run')
+      .action(act(async (id: string, o) => (await G()).watch(id, o))),
+    'nerve graph watch 5f0c…   # an id from nerve graph runs',
+  )
+  example(
+    graph
       .command('cancel <runId>')
       .description('cancel a run on the daemon')
       .action(act(async (id: string, o) => (await G()).cancel(id, o))),
@@ -389,6 +403,13 @@ export const program = (version: string): Command => {
   )
   example(
     network
+      .command('watch <id>')
+      .description('follow a network on the daemon live (one run with --detach), until it ends')
+      .action(act(async (id: string, o) => (await NW()).watch(id, o))),
+    'nerve network watch team',
+  )
+  example(
+    network
       .command('send <id> <node> <message>')
       .description('send a user message to a node of a network on the daemon')
       .action(
@@ -438,6 +459,54 @@ export const program = (version: string): Command => {
       .option('--mermaid', 'as a Mermaid flowchart')
       .action(act(async (f: string, o) => (await NW()).show(f, o))),
     'nerve network show examples/review.network.json --mermaid',
+  )
+
+  const store = root
+    .command('store')
+    .description('the SQLite store: sessions, runs, recordings, envelopes (no daemon needed)')
+    .option(
+      '--store <path>',
+      'the store (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
+    )
+  const ST = () => import('./commands/store.js')
+  example(
+    store
+      .command('ls')
+      .description('sessions with their nodes, runs, recordings (with sizes), networks')
+      .action(act(async (o) => (await ST()).ls(o))),
+    'nerve store ls',
+  )
+  example(
+    store
+      .command('show <id>')
+      .description('one session, run or recording by id')
+      .action(act(async (id: string, o) => (await ST()).show(id, o))),
+    'nerve store show default',
+  )
+  example(
+    store
+      .command('export <dir>')
+      .description('everything in the store as plain files (JSON, JSONL) in a directory')
+      .option('--nano', 'conversations as nano-agent JSON')
+      .action(act(async (d: string, o) => (await ST()).exportTo(d, o))),
+    'nerve store export backup/',
+  )
+  example(
+    store
+      .command('import <dir>')
+      .description('what store export wrote, into the store')
+      .action(act(async (d: string, o) => (await ST()).importFrom(d, o))),
+    'nerve store import backup/ --store other.db',
+  )
+  example(
+    store
+      .command('gc')
+      .description(
+        'drop conversation vertices no node reaches (and old recordings), compact the file',
+      )
+      .option('--keep-recordings <n>', 'keep only the n newest recordings')
+      .action(act(async (o) => (await ST()).gc(o))),
+    'nerve store gc --keep-recordings 20',
   )
 
   const F = () => import('./commands/files.js')

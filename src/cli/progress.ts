@@ -41,8 +41,9 @@ const keyOf = (path: readonly string[], stepId: string): string => [...path, ste
 const seconds = (ms: number): string =>
   ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
 
-/** The rows of a graph's steps, nested graphs under their step, all pending. */
-const rowsOf = (g: Graph, path: readonly string[] = [], out: Row[] = []): Row[] => {
+/** The rows of a graph's steps, nested graphs under their step, all pending (none without a graph). */
+const rowsOf = (g: Graph | undefined, path: readonly string[] = [], out: Row[] = []): Row[] => {
+  if (g === undefined) return out
   for (const s of Graph.steps(g)) {
     out.push({
       key: keyOf(path, s.id),
@@ -86,12 +87,16 @@ const sized = <W extends Writable & { columns?: number; rows?: number }>(out: W)
   })
 
 /**
- * The progress of one run, drawn on `out`. `update` takes each event;
+ * The progress of one run, drawn on `out`: the graph's steps from the start
+ * (without the graph, as their events arrive). `update` takes each event;
  * `finish` draws the last frame (with the run's totals) and keeps it.
  *
  * @category cli
  */
-export const progress = (g: Graph, out: Writable & { columns?: number; rows?: number }) => {
+export const progress = (
+  g: Graph | undefined,
+  out: Writable & { columns?: number; rows?: number },
+) => {
   const rows = rowsOf(g)
   const byKey = new Map(rows.map((r) => [r.key, r]))
   const draw = createLogUpdate(sized(out), { showCursor: false })

@@ -4,11 +4,12 @@
  * `--server`, else one in this process (the same engine, no socket).
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { NerveClient } from '../../client/index.js'
+import { NerveClient, type RemoteRun } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { RunInfo } from '../../server/index.js'
 import type { Recording } from '../../store/index.js'
+import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 
@@ -154,34 +155,8 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
       ...(o.session !== undefined && { sessionId: o.session }),
       ...(o.record !== undefined && { record: true }),
     })
-    const cancel = (): void => {
-      void remote.cancel().catch(() => undefined)
-    }
-    process.on('SIGINT', cancel)
-    try {
-      const live =
-        o.json !== true && process.stdout.isTTY
-          ? (await import('../progress.js')).progress(decodedGraph, process.stdout)
-          : undefined
-      const recorder =
-        o.trace === undefined ? undefined : (await import('../trace.js')).recordTimes()
-      // off a terminal: NDJSON with --json, else a line per step (see runLines)
-      const lines =
-        live === undefined && o.json !== true
-          ? (await import('../runLines.js')).runLines()
-          : undefined
-      const say = (ls: readonly string[]): void => {
-        if (ls.length > 0) process.stdout.write(`${ls.join('\n')}\n`)
-      }
-      for await (const e of remote.events()) {
-        recorder?.update(e)
-        if (live !== undefined) live.update(e)
-        else if (lines !== undefined) say(lines.push(e))
-        else process.stdout.write(`${JSON.stringify(e)}\n`)
-      }
-      if (lines !== undefined) say(lines.flush())
-      const info = await remote.result()
-      if (o.trace !== undefined && recorder !== undefined) {
+    const info = await follow(remote, o, decodedGraph, async (info, times) => {
+      if (o.trace !== undefined) {
         const { traceHtml } = await import('../trace.js')
         if (info.trace === undefined) {
           throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
@@ -189,7 +164,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         await writeFileAtomic(
           o.trace,
           traceHtml(info.trace, {
-            times: recorder.times,
+            times,
             graph: decodedGraph,
             mermaid: graphMermaid(decodedGraph),
             conversations: await conversationsOf(client, info.trace, o.session),
@@ -201,17 +176,90 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         const where = await keepRecording(o.record, info, json, o)
         if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
       }
-      if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
-      else if (live !== undefined) live.finish(info)
-      else process.stdout.write(`${runSummary(info)}\n`)
-      if (info.state !== 'completed') process.exitCode = 1
-    } finally {
-      process.off('SIGINT', cancel)
-    }
+    })
+    if (info.state !== 'completed') process.exitCode = 1
   } finally {
     await client.close()
   }
 }
+
+/**
+ * Shows a run as it goes, the way `graph run` does: the live tree on a
+ * terminal, a line per step off one, NDJSON with `--json`; then the run's
+ * record. Ctrl-C cancels the run. `before` runs once the run ended, before
+ * the last lines are printed (the trace and recording are written there).
+ */
+const follow = async (
+  remote: RemoteRun,
+  o: GlobalOptions,
+  graph: Graph | undefined,
+  before: (info: RunInfo, times: TraceTimes) => Promise<void> = () => Promise.resolve(),
+): Promise<RunInfo> => {
+  const cancel = (): void => {
+    void remote.cancel().catch(() => undefined)
+  }
+  process.on('SIGINT', cancel)
+  try {
+    const live =
+      o.json !== true && process.stdout.isTTY
+        ? (await import('../progress.js')).progress(graph, process.stdout)
+        : undefined
+    const recorder = (await import('../trace.js')).recordTimes()
+    // off a terminal: NDJSON with --json, else a line per step (see runLines)
+    const lines =
+      live === undefined && o.json !== true
+        ? (await import('../runLines.js')).runLines()
+        : undefined
+    const say = (ls: readonly string[]): void => {
+      if (ls.length > 0) process.stdout.write(`${ls.join('\n')}\n`)
+    }
+    for await (const e of remote.events()) {
+      recorder.update(e)
+      if (live !== undefined) live.update(e)
+      else if (lines !== undefined) say(lines.push(e))
+      else process.stdout.write(`${JSON.stringify(e)}\n`)
+    }
+    if (lines !== undefined) say(lines.flush())
+    const info = await remote.result()
+    await before(info, recorder.times)
+    if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
+    else if (live !== undefined) live.finish(info)
+    else process.stdout.write(`${runSummary(info)}\n`)
+    return info
+  } finally {
+    process.off('SIGINT', cancel)
+  }
+}
+
+/** `nerve graph runs`: the daemon's graph runs, running ones and the last finished. */
+export const runs = (o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const list = await c.listRuns(o.session)
+    print(o, { runs: list }, (r) =>
+      r.runs.length === 0
+        ? 'No runs'
+        : r.runs
+            .map((x) => `${x.runId}  ${x.graphId.padEnd(16)} ${x.state.padEnd(9)} ${x.startedAt}`)
+            .join('\n'),
+    )
+  })
+
+/**
+ * `nerve graph watch RUN`: follows a run on the daemon live, the same
+ * tree and lines as a foreground run (NDJSON with `--json`); a run that
+ * has ended prints its record at once. Exit 1 unless it completed.
+ */
+export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const remote = await c.watchRun(runId)
+    // subscribed first, then asked: a run that ends in between is not waited for forever
+    const now = await c.call('GET_RUN', { runId })
+    const info =
+      now.state === 'running'
+        ? await follow(remote, o, undefined)
+        : (print(o, now, runSummary), now)
+    if (info.state !== 'completed') process.exitCode = 1
+  })
 
 /**
  * Keeps a run's recording with the graph file it ran (so `nerve replay`

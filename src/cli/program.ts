@@ -509,6 +509,16 @@ export const program = (version: string): Command => {
     'nerve store gc --keep-recordings 20',
   )
 
+  example(
+    root
+      .command('schema <format>')
+      .description(
+        'the JSON Schema of a file format (graph or network), from the codecs that decode it',
+      )
+      .action(act(async (f: string, o) => (await import('./commands/schema.js')).schema(f, o))),
+    'nerve schema graph > graph.schema.json   # then "$schema": "./graph.schema.json" in a graph file',
+  )
+
   const F = () => import('./commands/files.js')
   example(
     root

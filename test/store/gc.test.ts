@@ -60,7 +60,9 @@ describe('SqliteStore.gc', () => {
     for (const id of ['r1', 'r2', 'r3']) store.saveRecording(rec(id) as never)
     expect(store.gc({ keepRecordings: 1 }).recordings).toBe(2)
     expect(store.recordings().map((r) => r.runId)).toEqual(['r3'])
-    expect(() => store.gc({ keepRecordings: -1 })).toThrow(/SqliteStore\.gc\(\): keepRecordings must be a whole number/)
+    expect(() => store.gc({ keepRecordings: -1 })).toThrow(
+      /SqliteStore\.gc\(\): keepRecordings must be a whole number/,
+    )
     void store.close()
   })
 })

@@ -21,7 +21,8 @@ export const decoded = async (file: string): Promise<{ json: unknown; graph: Gra
     const lines = g.left.map(showGraphFileError)
     throw new CliError(
       'GraphFileInvalid',
-      `${file} is not a valid graph file:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+      // the first problem on the one error line (`nerve graph validate` lists them all)
+      `${file}${lines[0]!}${lines.length > 1 ? ` (and ${lines.length - 1} more: nerve graph validate ${file})` : ''}\n${lines.map((l) => `  ${l}`).join('\n')}`,
       g.left[0]?.path,
     )
   }

@@ -32,7 +32,8 @@ const decoded = async (
   if (E.isLeft(net)) {
     throw new CliError(
       'NetworkFileInvalid',
-      `${file} is not a valid network file:\n${net.left.map((e) => `  ${showNetworkFileError(e)}`).join('\n')}`,
+      // the first problem on the one error line, then every one on the lines --verbose shows
+      `${file}${showNetworkFileError(net.left[0]!)}${net.left.length > 1 ? ` (and ${net.left.length - 1} more)` : ''}\n${net.left.map((e) => `  ${showNetworkFileError(e)}`).join('\n')}`,
       net.left[0]?.path,
     )
   }

@@ -511,6 +511,16 @@ export const program = (version: string): Command => {
 
   example(
     root
+      .command('init')
+      .description(
+        'a starter graph and network file here, with their JSON Schemas; both run at once, no key',
+      )
+      .option('--force', 'overwrite files already there')
+      .action(act(async (o) => (await import('./commands/init.js')).init(o))),
+    'nerve init && nerve graph run hello.graph.json && nerve network run hello.network.json',
+  )
+  example(
+    root
       .command('schema <format>')
       .description(
         'the JSON Schema of a file format (graph or network), from the codecs that decode it',

@@ -50,6 +50,11 @@ export const runLines = (options: { readonly output?: boolean } = {}) => {
         return [`↷ ${e.path.join('/')} skipped: ${why}`]
       }
       const out = release()
+      // a step that ended has said all it will: its last unfinished output line goes first
+      if ((e.type === 'STEP_COMPLETED' || e.type === 'STEP_FAILED') && partial.get(e.stepId)) {
+        out.push(`  ${e.stepId} │ ${partial.get(e.stepId)!}`)
+        partial.delete(e.stepId)
+      }
       switch (e.type) {
         case 'STEP_STARTED':
           out.push(`▸ ${e.path.join('/')}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`)

@@ -50,3 +50,5 @@ export { isMcpServerNode, mcpServer, McpServerOptionsCodec } from './McpServerNo
 export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
 export { nodeKinds } from './NodeKind.js'
 export type { NodeKind } from './NodeKind.js'
+export { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from './jsonSchema.js'
+export type { JsonSchema } from './jsonSchema.js'

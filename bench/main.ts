@@ -32,6 +32,7 @@ const FILES: readonly string[] = [
   'pty',
   'llm',
   'proxy',
+  'cli.agent',
   'engine',
   'daemon',
   'store',

@@ -33,6 +33,7 @@ const FILES: readonly string[] = [
   'llm',
   'proxy',
   'mcp',
+  'cli.agent',
   'engine',
   'daemon',
   'store',

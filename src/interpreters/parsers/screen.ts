@@ -37,8 +37,10 @@ const squash = (s: string): string => s.replace(/\s+/g, ' ').replace(/\s*…$/, 
 
 /**
  * Where the answer starts: after the last prompt line above `end` that
- * carries `input` (its first line may be all the screen shows of a long
- * input), else after the last prompt line with any text, else at 0.
+ * carries `input` (its first line, or a start of 40 characters or cut with
+ * `…`, may be all the screen shows of a long input; a shorter start is not
+ * taken: `ping 1` does not carry `ping 10`), else after the last prompt
+ * line with any text, else at 0.
  * `found` says the input's own line was found (always, without an input).
  */
 export const answerStart = (
@@ -47,6 +49,7 @@ export const answerStart = (
   input: string | undefined,
 ): { readonly start: number; readonly found: boolean } => {
   const wanted = input === undefined ? '' : squash(input)
+  const firstLine = input === undefined ? '' : squash(input.split('\n')[0]!)
   let fallback = -1
   for (let i = Math.min(end, lines.length) - 1; i >= 0; i--) {
     const text = promptText(lines[i]!)
@@ -54,7 +57,11 @@ export const answerStart = (
     const said = squash(text)
     if (said === '') continue
     if (wanted === '') return { start: i + 1, found: true }
-    if (wanted.startsWith(said) || said.startsWith(wanted)) return { start: i + 1, found: true }
+    // The line may show only the start of the input: its first line, or a cut long one (not `ping 1` for `ping 10`).
+    const cut = said.length >= 40 || /…\s*$/.test(text) || said === firstLine
+    if (said === wanted || said.startsWith(wanted) || (cut && wanted.startsWith(said))) {
+      return { start: i + 1, found: true }
+    }
     if (fallback < 0) fallback = i + 1
   }
   return { start: Math.max(fallback, 0), found: wanted === '' }

@@ -21,6 +21,12 @@ import type { ExecuteOptions } from './Terminal.js'
 const SETTLE_MS = 200
 /** How long an answered prompt may stay before the answer is sent again. */
 const RETRY_MS = 1000
+/**
+ * The quiet window of a Claude node: the state, the answer and the box must
+ * stay as they are this long (frames that change nothing else, such as its
+ * animated logo, do not count).
+ */
+const QUIET_MS = 15
 /** Claude Code answers take minutes: the default wait of an execute. */
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
 /** The key Claude Code is given when a node runs it on a model proxy: any key, the proxy holds the real one. */
@@ -161,7 +167,7 @@ class ClaudePty implements ClaudePtyTerminal {
         rows: 40,
         parser: node.parser ?? 'claude',
         timeoutMs: node.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        ...(node.quietMs === undefined ? {} : { quietMs: node.quietMs }),
+        quietMs: node.quietMs ?? QUIET_MS,
       }),
       {
         onScreenState: this.onScreenState,

@@ -7,7 +7,9 @@
  * ({@link ScreenState}). `ready` counts only once the screen changed since
  * the watch began and, for an execute, once the parser finds the input in
  * the history (the program took it: a prompt still in the input box is not
- * an answer); it must then hold through a quiet window with no change. Any
+ * an answer); it must then hold through a quiet window in which the state
+ * and the parsed answer stay as they are (a change elsewhere, such as an
+ * animated logo, does not restart it). Any
  * other state is reported to `onState` when it first shows (a permission
  * prompt, a dialog); `unknown` is never ready. Nothing sleeps or polls.
  */
@@ -43,6 +45,8 @@ export class ScreenWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined
   private done = false
   private last: ScreenState = screenState.unknown()
+  /** The answer the running quiet window would confirm. */
+  private pending: string | undefined
   private readonly unsubscribe: () => void
 
   constructor(private readonly options: ScreenWatchOptions) {
@@ -72,14 +76,24 @@ export class ScreenWatcher {
       this.last = state
       this.options.onState?.(state)
     }
-    this.cancelWindow()
     if (state._tag === 'dialog' && this.options.onDialog !== undefined) {
+      this.cancelWindow()
       this.timer = setTimeout(this.blocked, this.options.quietMs)
       return
     }
-    if (state._tag !== 'ready' || screen.version <= since) return
-    if (input !== undefined && !parser.parse(text, { input }).isComplete) return
-    this.timer = setTimeout(this.confirm, this.options.quietMs)
+    let answer: string | undefined
+    if (state._tag === 'ready' && screen.version > since) {
+      const parsed = input === undefined ? undefined : parser.parse(text, { input })
+      // The draft too: a prompt put back in the box after an interrupt is a change that counts.
+      if (parsed === undefined || parsed.isComplete) {
+        answer = `${parsed?.text ?? ''}\u0000${parser.draft?.(text) ?? ''}`
+      }
+    }
+    // A change that leaves the answer as it was (an animated logo, a clock) does not restart the window.
+    if (answer !== undefined && this.timer !== undefined && answer === this.pending) return
+    this.cancelWindow()
+    this.pending = answer
+    if (answer !== undefined) this.timer = setTimeout(this.confirm, this.options.quietMs)
   }
 
   /** Stops watching; `onReady` will not be called. */

@@ -134,6 +134,12 @@ describe('claudeParser on small screens', () => {
     expect(r.text).toBe('Two dirs.')
   })
 
+  it('does not take an earlier prompt that starts like the input for it (ping 1 is not ping 10)', () => {
+    const s = ['❯ ping 1', '● pong 1', ...box].join('\n')
+    expect(claudeParser.parse(s, { input: 'ping 10' }).isComplete).toBe(false)
+    expect(claudeParser.parse(s, { input: 'ping 1' }).isComplete).toBe(true)
+  })
+
   it('stays ready when the answer itself says esc to interrupt', () => {
     const s = ['❯ how do I stop it', '● Press esc to interrupt.', ...box].join('\n')
     expect(claudeParser.classify!(s)._tag).toBe('ready')

@@ -4,8 +4,10 @@
  * `--json`) and one way to fail (a single line naming the error's tag and
  * path, exit code 1; the stack only with `--verbose`).
  */
+import { connect as connectTcp } from 'node:net'
 import { NerveClient } from '../client/index.js'
-import { defaultSocketPath, socketIsLive } from '../server/index.js'
+import { socketIsLive } from '../server/index.js'
+import { daemonFiles, tokenFileFor } from './home.js'
 
 /**
  * The options every command takes, from the root program.
@@ -40,9 +42,27 @@ export class CliError extends Error {
   }
 }
 
-/** The socket the command talks to: `--socket`, then `NERVE_SOCKET`, then the default. */
-export const socketOf = (o: GlobalOptions): string =>
-  o.socket ?? process.env.NERVE_SOCKET ?? defaultSocketPath()
+/** The socket the command talks to: `--socket`, then `NERVE_SOCKET`, then `nerve.sock` in NERVE_HOME, then the default. */
+export const socketOf = (o: GlobalOptions): string => daemonFiles(o).socket
+
+/** Whether anything accepts TCP connections at `host:port` (`undefined`: no answer in time). */
+export const listening = (host: string, port: number): Promise<boolean | undefined> =>
+  new Promise((resolve) => {
+    const probe = connectTcp({ host, port })
+    const done = (v: boolean | undefined): void => {
+      probe.destroy()
+      resolve(v)
+    }
+    probe.setTimeout(3000, () => {
+      done(undefined)
+    })
+    probe.once('connect', () => {
+      done(true)
+    })
+    probe.once('error', (e: NodeJS.ErrnoException) => {
+      done(e.code === 'ECONNREFUSED' ? false : undefined)
+    })
+  })
 
 /** The daemon's URL, if one is named: `--url`, then `NERVE_URL`. */
 export const urlOf = (o: GlobalOptions): string | undefined => o.url ?? process.env.NERVE_URL
@@ -57,18 +77,29 @@ export const urlOf = (o: GlobalOptions): string | undefined => o.url ?? process.
 export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
   const url = urlOf(o)
   const t = o.token ?? process.env.NERVE_TOKEN
-  const token = t === undefined ? {} : { token: t }
   if (url !== undefined) {
-    const tcp = /^tcp:\/\/(.+):(\d+)\/?$/.exec(url)
-    if (tcp !== null) return NerveClient.connectTcp(tcp[1]!, Number(tcp[2]), token)
-    if (!/^https?:\/\//.test(url)) {
+    const m = /^(tcp|https?):\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?/.exec(url)
+    if (m === null || (m[1] === 'tcp' && m[3] === undefined)) {
       throw new CliError(
         'BadUrl',
         `--url must be http://host:port or tcp://host:port, got ${url}`,
-        undefined,
+        '--url',
         2,
       )
     }
+    const host = m[2]!.replace(/^\[|\]$/g, '')
+    const port = Number(m[3] ?? (m[1] === 'https' ? 443 : 80))
+    if ((await listening(host, port)) === false) {
+      throw new CliError(
+        'DaemonNotRunning',
+        `no daemon is listening at ${url}: start one with \`nerve server start --http ${host}:${port}\``,
+        url,
+      )
+    }
+    // the token beside the daemon this URL reaches, as its status file names it
+    const token =
+      t !== undefined ? { token: t } : { tokenFile: tokenFileFor(daemonFiles(o), host, port) }
+    if (m[1] === 'tcp') return NerveClient.connectTcp(host, port, token)
     return NerveClient.connectHttp(url, token)
   }
   const socket = socketOf(o)
@@ -76,6 +107,7 @@ export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
     throw new CliError(
       'DaemonNotRunning',
       `no daemon is listening on ${socket}: start one with \`nerve server start\``,
+      socket,
     )
   }
   return NerveClient.connect(socket)
@@ -123,12 +155,36 @@ export const errorLine = (e: unknown): string => {
 }
 
 /**
- * Reports a failure on stderr and sets the exit code (2 for usage, else 1).
+ * The JSON value a failure is with `--json`: `{ "error": { tag, message, path? } }`.
+ *
+ * @category cli
+ */
+export const errorJson = (
+  e: unknown,
+): {
+  readonly error: { readonly tag: string; readonly message: string; readonly path?: string }
+} => {
+  if (!(e instanceof Error)) return { error: { tag: 'Error', message: String(e) } }
+  const path = (e as { path?: unknown }).path
+  return {
+    error: {
+      tag: tagOf(e),
+      message: e.message,
+      ...(typeof path === 'string' && path !== '' && { path }),
+    },
+  }
+}
+
+/**
+ * Reports a failure and sets the exit code (2 for usage, else 1): one line
+ * on stderr, or with `--json` one JSON value ({@link errorJson}) on stdout,
+ * the stream every `--json` command answers on.
  *
  * @category cli
  */
 export const fail = (o: GlobalOptions, e: unknown): void => {
-  process.stderr.write(`${errorLine(e)}\n`)
+  if (o.json === true) process.stdout.write(`${JSON.stringify(errorJson(e))}\n`)
+  else process.stderr.write(`${errorLine(e)}\n`)
   if (o.verbose === true && e instanceof Error && e.stack !== undefined) {
     process.stderr.write(`${e.stack}\n`)
   }

@@ -10,8 +10,22 @@ const { version } = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ) as { version: string }
 
+// A reader that went away (`nerve … | head -1`) ends the command quietly, as `cat` does.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e
+    process.exit(process.exitCode ?? 0)
+  })
+}
+
+/** `nerve help graph run` is `nerve graph run --help`, however deep the command. */
+const argv = (args: readonly string[]): string[] =>
+  args[2] === 'help' && args.length > 3
+    ? [...args.slice(0, 2), ...args.slice(3), '--help']
+    : [...args]
+
 try {
-  await program(version).parseAsync(process.argv)
+  await program(version).parseAsync(argv(process.argv))
 } catch (e) {
   if (!(e instanceof CommanderError)) throw e
   // help and version exit 0; everything commander refuses is a usage error

@@ -41,9 +41,22 @@ const nodeCommands = (parent: Command): void => {
       )
       .option('--options <json>', "the kind's options as a JSON object")
       .option('-s, --set <key=value...>', 'one option (value parsed as JSON when it parses)')
+      .addHelpText(
+        'after',
+        `
+Choosing a kind:
+  bash     one shell command per execute, its stdout, stderr and exit code
+  pty      a program in a pseudo-terminal Nerve owns (--set command=PROGRAM); needs nothing else
+  tmux     a program in a tmux session you can attach to and watch (needs tmux)
+  wezterm  a program in a WezTerm pane (needs WezTerm running)
+  claude   Claude Code in a WezTerm pane; without WezTerm this says WeztermMissing —
+           run it in tmux or a pty instead: --kind tmux --set command=claude
+  llm      a chat with a model (--set provider=echo needs no key)`,
+      )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',
+    'nerve node create cl --kind tmux --set command=claude   # Claude Code without WezTerm',
   )
   example(
     node
@@ -135,7 +148,10 @@ export const program = (version: string): Command => {
   const root = new Command('nerve')
     .description('Nerve: LLM agent systems out of immutable values — daemon, nodes, graphs')
     .version(version)
-    .option('--socket <path>', 'daemon socket (env NERVE_SOCKET)')
+    .option(
+      '--socket <path>',
+      'daemon socket (env NERVE_SOCKET; default nerve.sock in NERVE_HOME, ~/.nerve)',
+    )
     .option('--url <url>', 'daemon URL, http://host:port or tcp://host:port (env NERVE_URL)')
     .option('--token <token>', 'token for TCP/HTTP (env NERVE_TOKEN)')
     .option('--session <id>', 'session on the daemon (default: its default session)')
@@ -143,6 +159,17 @@ export const program = (version: string): Command => {
     .option('--verbose', 'print stack traces of errors')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
+    .configureOutput({
+      // with --json a usage error is the same one JSON value as every other failure, on stdout
+      outputError: (text, write) => {
+        if (!process.argv.includes('--json')) {
+          write(text)
+          return
+        }
+        const message = text.split('\n')[0]!.replace(/^error: /, '')
+        process.stdout.write(`${JSON.stringify({ error: { tag: 'UsageError', message } })}\n`)
+      },
+    })
 
   const server = root.command('server').description('the Nerve daemon')
   const S = () => import('./commands/server.js')
@@ -153,7 +180,10 @@ export const program = (version: string): Command => {
       .option('-d, --detach', 'run in the background')
       .option('--tcp <host:port>', 'also serve NDJSON over TCP')
       .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
-      .option('--store <path>', 'save sessions here (env NERVE_STORE; default ~/.nerve/nerve.db)')
+      .option(
+        '--store <path>',
+        'save sessions here (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
+      )
       .addOption(
         new Option('--store-kind <kind>', 'sqlite (default) or files (a JSON file)').choices([
           'sqlite',
@@ -233,6 +263,20 @@ export const program = (version: string): Command => {
     'nerve graph run examples/fan-out.json --record   # then: nerve replay RUN_ID',
     'nerve graph run examples/fan-out.json --trace fan-out.html',
     'nerve graph run examples/fan-out.json --max-parallel 2 --json',
+  )
+  example(
+    graph
+      .command('runs')
+      .description("the daemon's graph runs: running ones and the last finished")
+      .action(act(async (o) => (await G()).runs(o))),
+    'nerve graph runs --json',
+  )
+  example(
+    graph
+      .command('watch <runId>')
+      .description('follow a run on the daemon live: the same tree and lines as graph run')
+      .action(act(async (id: string, o) => (await G()).watch(id, o))),
+    'nerve graph watch 5f0c…   # an id from nerve graph runs',
   )
   example(
     graph
@@ -316,7 +360,7 @@ export const program = (version: string): Command => {
       )
       .option(
         '--store <path>',
-        'the SQLite store RECORDING is an id in (default NERVE_STORE, then ~/.nerve/nerve.db)',
+        'the SQLite store RECORDING is an id in (default NERVE_STORE, then nerve.db in NERVE_HOME, ~/.nerve)',
       )
       .action(
         act(async (f: string, o) => (await import('./commands/replay.js')).replayCommand(f, o)),
@@ -356,6 +400,13 @@ export const program = (version: string): Command => {
       .description('one network on the daemon: state, nodes, approvals waiting, halts')
       .action(act(async (id: string, o) => (await NW()).status(id, o))),
     'nerve network status team',
+  )
+  example(
+    network
+      .command('watch <id>')
+      .description('follow a network on the daemon live (one run with --detach), until it ends')
+      .action(act(async (id: string, o) => (await NW()).watch(id, o))),
+    'nerve network watch team',
   )
   example(
     network
@@ -408,6 +459,74 @@ export const program = (version: string): Command => {
       .option('--mermaid', 'as a Mermaid flowchart')
       .action(act(async (f: string, o) => (await NW()).show(f, o))),
     'nerve network show examples/review.network.json --mermaid',
+  )
+
+  const store = root
+    .command('store')
+    .description('the SQLite store: sessions, runs, recordings, envelopes (no daemon needed)')
+    .option(
+      '--store <path>',
+      'the store (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
+    )
+  const ST = () => import('./commands/store.js')
+  example(
+    store
+      .command('ls')
+      .description('sessions with their nodes, runs, recordings (with sizes), networks')
+      .action(act(async (o) => (await ST()).ls(o))),
+    'nerve store ls',
+  )
+  example(
+    store
+      .command('show <id>')
+      .description('one session, run or recording by id')
+      .action(act(async (id: string, o) => (await ST()).show(id, o))),
+    'nerve store show default',
+  )
+  example(
+    store
+      .command('export <dir>')
+      .description('everything in the store as plain files (JSON, JSONL) in a directory')
+      .option('--nano', 'conversations as nano-agent JSON')
+      .action(act(async (d: string, o) => (await ST()).exportTo(d, o))),
+    'nerve store export backup/',
+  )
+  example(
+    store
+      .command('import <dir>')
+      .description('what store export wrote, into the store')
+      .action(act(async (d: string, o) => (await ST()).importFrom(d, o))),
+    'nerve store import backup/ --store other.db',
+  )
+  example(
+    store
+      .command('gc')
+      .description(
+        'drop conversation vertices no node reaches (and old recordings), compact the file',
+      )
+      .option('--keep-recordings <n>', 'keep only the n newest recordings')
+      .action(act(async (o) => (await ST()).gc(o))),
+    'nerve store gc --keep-recordings 20',
+  )
+
+  example(
+    root
+      .command('init')
+      .description(
+        'a starter graph and network file here, with their JSON Schemas; both run at once, no key',
+      )
+      .option('--force', 'overwrite files already there')
+      .action(act(async (o) => (await import('./commands/init.js')).init(o))),
+    'nerve init && nerve graph run hello.graph.json && nerve network run hello.network.json',
+  )
+  example(
+    root
+      .command('schema <format>')
+      .description(
+        'the JSON Schema of a file format (graph or network), from the codecs that decode it',
+      )
+      .action(act(async (f: string, o) => (await import('./commands/schema.js')).schema(f, o))),
+    'nerve schema graph > graph.schema.json   # then "$schema": "./graph.schema.json" in a graph file',
   )
 
   const F = () => import('./commands/files.js')

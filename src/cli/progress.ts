@@ -41,8 +41,9 @@ const keyOf = (path: readonly string[], stepId: string): string => [...path, ste
 const seconds = (ms: number): string =>
   ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
 
-/** The rows of a graph's steps, nested graphs under their step, all pending. */
-const rowsOf = (g: Graph, path: readonly string[] = [], out: Row[] = []): Row[] => {
+/** The rows of a graph's steps, nested graphs under their step, all pending (none without a graph). */
+const rowsOf = (g: Graph | undefined, path: readonly string[] = [], out: Row[] = []): Row[] => {
+  if (g === undefined) return out
   for (const s of Graph.steps(g)) {
     out.push({
       key: keyOf(path, s.id),
@@ -71,15 +72,34 @@ const totals = (t: TraceJson | undefined): { tokens: number; cost: number } => {
 }
 
 /**
- * The progress of one run, drawn on `out`. `update` takes each event;
+ * The stream with a size: a terminal that reports none (a pty opened with
+ * 0×0, some CI runners) counts as 80×24, so the tree is drawn, not clipped
+ * to nothing.
+ */
+const sized = <W extends Writable & { columns?: number; rows?: number }>(out: W): W =>
+  new Proxy(out, {
+    get(target, key) {
+      if (key === 'columns') return target.columns || 80
+      if (key === 'rows') return target.rows || 24
+      const v: unknown = Reflect.get(target, key, target)
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+
+/**
+ * The progress of one run, drawn on `out`: the graph's steps from the start
+ * (without the graph, as their events arrive). `update` takes each event;
  * `finish` draws the last frame (with the run's totals) and keeps it.
  *
  * @category cli
  */
-export const progress = (g: Graph, out: Writable & { columns?: number }) => {
+export const progress = (
+  g: Graph | undefined,
+  out: Writable & { columns?: number; rows?: number },
+) => {
   const rows = rowsOf(g)
   const byKey = new Map(rows.map((r) => [r.key, r]))
-  const draw = createLogUpdate(out, { showCursor: false })
+  const draw = createLogUpdate(sized(out), { showCursor: false })
   let tick = 0
   let focus: { key: string; text: string } | undefined
 
@@ -116,7 +136,9 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
             ? (r.error ?? 'failed')
             : r.state === 'cancelled' && r.startedAt !== undefined
               ? `cancelled after ${seconds(now - r.startedAt)}`
-              : r.state
+              : r.state === 'skipped' && r.error !== undefined
+                ? `skipped: ${r.error}`
+                : r.state
     return `${indent}${mark} ${r.label}  ${detail}`
   }
 
@@ -179,7 +201,7 @@ export const progress = (g: Graph, out: Writable & { columns?: number }) => {
       for (const r of rows)
         if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
       const { tokens, cost } = totals(info.trace)
-      focus = undefined
+      // the last step output stays under the tree: the run's end does not erase what it printed
       draw(frame(['', `${info.state} · ${tokens} tokens · $${cost.toFixed(4)}`]))
       draw.done()
     },

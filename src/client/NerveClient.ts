@@ -351,6 +351,35 @@ export class NerveClient implements Calls {
     }
   }
 
+  /** `LIST_RUNS`: the daemon's graph runs, running and the last finished, oldest first. */
+  async listRuns(sessionId?: string): Promise<Results['LIST_RUNS']['runs']> {
+    return (await this.call('LIST_RUNS', sessionId === undefined ? {} : { sessionId })).runs
+  }
+
+  /**
+   * A run already going (or ended) on the daemon, followed from now: its
+   * events from this call to its end (those before are not replayed), and
+   * its `result()`.
+   */
+  async watchRun(runId: string): Promise<RemoteRun> {
+    const events = this.wire!.events
+      ? await this.subscribe({
+          runId,
+          types: [
+            'GRAPH_STARTED',
+            'STEP_STARTED',
+            'STEP_COMPLETED',
+            'STEP_FAILED',
+            'GRAPH_COMPLETED',
+            'OUTPUT_CHUNK',
+            'SERVER_SHUTDOWN',
+            'LAGGED',
+          ],
+        })
+      : undefined
+    return new RemoteRun(this, runId, events)
+  }
+
   /** A handle on a run by id (its events are not followed). */
   run(runId: string): RemoteRun {
     return new RemoteRun(this, runId, undefined)
@@ -380,6 +409,15 @@ export class NerveClient implements Calls {
       await events?.unsubscribe()
       throw e
     }
+  }
+
+  /**
+   * A network already running on the daemon, followed from now: its events
+   * from this call to its `NETWORK_COMPLETED` (those before are not replayed).
+   */
+  async watchNetwork(networkId: string): Promise<RemoteNetwork> {
+    const events = this.wire!.events ? await this.subscribe({ networkId }) : undefined
+    return new RemoteNetwork(this, networkId, events)
   }
 
   /** A handle on a network by id (its events are not followed). */

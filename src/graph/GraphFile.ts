@@ -1,5 +1,7 @@
 import * as t from 'io-ts'
 import type { Meta } from '../dag/Vertex.js'
+import { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from '../node/jsonSchema.js'
+import { nodeKinds } from '../node/NodeKind.js'
 
 /**
  * The JSON form of a graph, for files and the wire. Nodes are referenced by
@@ -30,6 +32,8 @@ import type { Meta } from '../dag/Vertex.js'
  * @category graph files
  */
 export interface GraphFile {
+  /** Where the file's JSON Schema is (`nerve schema graph`), for editors; the decoder ignores it. */
+  readonly $schema?: string
   readonly id: string
   readonly kind?: 'graph'
   readonly maxParallel?: number
@@ -127,38 +131,80 @@ const UnknownKeyDecoder = new t.Type<never>(
 )
 
 /**
+ * Words other tools use for a graph file's keys, and the key they mean here.
+ *
+ * @internal
+ */
+export const KEY_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  after: 'dependsOn',
+  needs: 'dependsOn',
+  requires: 'dependsOn',
+  deps: 'dependsOn',
+  depends: 'dependsOn',
+  dependencies: 'dependsOn',
+  depends_on: 'dependsOn',
+  on_error: 'onError',
+  onFailure: 'onError',
+  timeout: 'timeoutMs',
+  ref: 'nodeRef',
+  uses: 'node',
+  name: 'id',
+  parallel: 'maxParallel',
+  max_parallel: 'maxParallel',
+})
+
+/**
+ * The message of an unknown key, with the known key it most likely meant:
+ * `unknown key; did you mean "dependsOn"?`.
+ *
+ * @internal
+ */
+export const unknownKeyMessage = (key: string, known: readonly string[]): string => {
+  const near = didYouMean(key, known, KEY_ALIASES)
+  return near === undefined ? UNKNOWN_KEY : `${UNKNOWN_KEY}; did you mean "${near}"?`
+}
+
+/**
  * An object with the given required and optional properties and no other:
- * an unknown key is an error (a typo must not pass silently). Every error
- * is collected.
+ * an unknown key is an error (a typo must not pass silently), naming the
+ * key it most likely meant. Every error is collected. Its JSON Schema is
+ * made from the same properties.
  */
 const strictStruct = <A>(name: string, required: t.Props, optional: t.Props): t.Type<A> =>
-  new t.Type<A>(
-    name,
-    (u): u is A => t.UnknownRecord.is(u),
-    (u, c) => {
-      if (!t.UnknownRecord.is(u)) return t.failure(u, c)
-      const errors: t.ValidationError[] = []
-      const out: Record<string, unknown> = {}
-      for (const key of Object.keys(u)) {
-        if (!(key in required) && !(key in optional)) {
-          errors.push({
-            value: u[key],
-            context: t.appendContext(c, key, UnknownKeyDecoder, u[key]),
-            message: UNKNOWN_KEY,
-          })
+  withJsonSchema(
+    new t.Type<A>(
+      name,
+      (u): u is A => t.UnknownRecord.is(u),
+      (u, c) => {
+        if (!t.UnknownRecord.is(u)) return t.failure(u, c)
+        const errors: t.ValidationError[] = []
+        const out: Record<string, unknown> = {}
+        const known = [...Object.keys(required), ...Object.keys(optional)]
+        for (const key of Object.keys(u)) {
+          if (!(key in required) && !(key in optional)) {
+            errors.push({
+              value: u[key],
+              context: t.appendContext(c, key, UnknownKeyDecoder, u[key]),
+              message: unknownKeyMessage(
+                key,
+                known.filter((k) => k !== '$schema'),
+              ),
+            })
+          }
         }
-      }
-      const check = (key: string, codec: t.Mixed): void => {
-        const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
-        if (result._tag === 'Left') errors.push(...result.left)
-        else out[key] = result.right
-      }
-      for (const [key, codec] of Object.entries(required)) check(key, codec)
-      for (const [key, codec] of Object.entries(optional))
-        if (u[key] !== undefined) check(key, codec)
-      return errors.length > 0 ? t.failures(errors) : t.success(out as A)
-    },
-    t.identity,
+        const check = (key: string, codec: t.Mixed): void => {
+          const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
+          if (result._tag === 'Left') errors.push(...result.left)
+          else out[key] = result.right
+        }
+        for (const [key, codec] of Object.entries(required)) check(key, codec)
+        for (const [key, codec] of Object.entries(optional))
+          if (u[key] !== undefined) check(key, codec)
+        return errors.length > 0 ? t.failures(errors) : t.success(out as A)
+      },
+      t.identity,
+    ),
+    () => objectSchema(required, optional),
   )
 
 const Policy = (name: string, types: t.Mixed, nested: t.Props): t.Type<PolicyFile> =>
@@ -239,15 +285,55 @@ const OtherNodeDescriptionCodec = new t.Type<OtherNodeDescription>(
   t.identity,
 )
 
+/** The kinds a file's node may name: the built-in ones and `graph`. */
+const FILE_KINDS = ['graph', ...nodeKinds.keys()]
+
+/** A node of one built-in kind in a file: `kind`, `persistent`, `metadata`, and its kind's options. */
+const kindSchema = (kind: string) => {
+  const options = jsonSchemaOf(nodeKinds.get(kind)!.options) as {
+    readonly properties?: Readonly<Record<string, unknown>>
+    readonly required?: readonly string[]
+  }
+  return {
+    type: 'object',
+    properties: {
+      kind: { const: kind },
+      persistent: { type: 'boolean' },
+      metadata: { type: 'object' },
+      ...options.properties,
+    },
+    required: ['kind', ...(options.required ?? [])],
+    additionalProperties: false,
+  }
+}
+
 /** @internal */
-export const NodeDescriptionCodec = new t.Type<NodeDescription>(
-  'NodeDescription',
-  (u): u is NodeDescription => GraphNodeDescriptionCodec.is(u) || OtherNodeDescriptionCodec.is(u),
-  (u, c) =>
-    t.UnknownRecord.is(u) && u.kind === 'graph'
-      ? GraphNodeDescriptionCodec.validate(u, c)
-      : OtherNodeDescriptionCodec.validate(u, c),
-  t.identity,
+export const NodeDescriptionCodec = withJsonSchema(
+  new t.Type<NodeDescription>(
+    'NodeDescription',
+    (u): u is NodeDescription => GraphNodeDescriptionCodec.is(u) || OtherNodeDescriptionCodec.is(u),
+    (u, c) =>
+      t.UnknownRecord.is(u) && u.kind === 'graph'
+        ? GraphNodeDescriptionCodec.validate(u, c)
+        : OtherNodeDescriptionCodec.validate(u, c),
+    t.identity,
+  ),
+  () => ({
+    anyOf: [
+      jsonSchemaOf(GraphNodeDescriptionCodec),
+      ...[...nodeKinds.keys()].map(kindSchema),
+      {
+        description: 'a node of a kind an interpreter of your own runs',
+        type: 'object',
+        properties: {
+          kind: { type: 'string', not: { enum: [...FILE_KINDS, 'function'] } },
+          persistent: { type: 'boolean' },
+          metadata: { type: 'object' },
+        },
+        required: ['kind'],
+      },
+    ],
+  }),
 )
 
 /**
@@ -260,6 +346,7 @@ export const GraphFileCodec: t.Type<GraphFile> = strictStruct<GraphFile>(
   'GraphFile',
   { id: t.string, steps: t.array(StepFileCodec) },
   {
+    $schema: t.string,
     kind: t.literal('graph'),
     maxParallel: t.number,
     metadata: t.UnknownRecord,
@@ -267,3 +354,48 @@ export const GraphFileCodec: t.Type<GraphFile> = strictStruct<GraphFile>(
     edges: t.array(EdgeFileCodec),
   },
 )
+
+/**
+ * The JSON Schema of a graph file, made from {@link GraphFileCodec} (what
+ * `nerve schema graph` prints): an editor given it through the file's
+ * `$schema` completes and checks every key.
+ *
+ * @category graph files
+ * @example
+ * import { graphFileSchema } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * const schema = graphFileSchema()
+ * assert.deepStrictEqual(schema.required, ['id', 'steps'])
+ * assert.ok('dependsOn' in schema.properties.steps.items.properties)
+ */
+export const graphFileSchema = (): {
+  readonly $schema: string
+  readonly title: string
+  readonly required: readonly string[]
+  readonly properties: { readonly steps: { readonly items: { readonly properties: object } } }
+} =>
+  ({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Nerve graph file',
+    ...jsonSchemaOf(GraphFileCodec),
+  }) as never
+
+/**
+ * The node kind a file most likely meant by an unknown `kind`
+ * (`shell` → `bash`, `claude` → `claude-wezterm`), if any.
+ *
+ * @internal
+ */
+export const kindHint = (kind: string): string | undefined =>
+  didYouMean(kind, FILE_KINDS, {
+    shell: 'bash',
+    sh: 'bash',
+    command: 'bash',
+    terminal: 'pty',
+    claude: 'claude-wezterm',
+    'claude-code': 'claude-wezterm',
+    chat: 'llm',
+    model: 'llm',
+    subgraph: 'graph',
+  })

@@ -7,7 +7,8 @@ import { UNKNOWN_KEY } from './GraphFile.js'
  *
  * - `WrongType`: a value of the wrong type (`expected` names the type).
  * - `MissingKey`: a required key is absent.
- * - `UnknownKey`: a key the format does not have (a typo, usually).
+ * - `UnknownKey`: a key the format does not have (a typo, usually), with the
+ *   known key it most likely meant as `hint` when one is close.
  * - `InvalidName`: an id, kind, handle or parser that breaks the name rule.
  * - `DuplicateId`: a step id used twice in one graph.
  * - `UnknownNode`: a node reference found neither in `nodes` nor in the registry.
@@ -29,7 +30,7 @@ export type GraphFileError =
       readonly actual: unknown
     }
   | { readonly _tag: 'MissingKey'; readonly path: string }
-  | { readonly _tag: 'UnknownKey'; readonly path: string }
+  | { readonly _tag: 'UnknownKey'; readonly path: string; readonly hint?: string }
   | {
       readonly _tag: 'InvalidName'
       readonly path: string
@@ -56,6 +57,12 @@ export type GraphFileError =
 export const pointer = (keys: readonly (string | number)[]): string =>
   keys.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
+/** An `UnknownKey` at `path`, with the hint its message carries (`…; did you mean "x"?`). @internal */
+export const unknownKey = (path: string, message: string): GraphFileError => {
+  const hint = /did you mean "(.+)"\?$/.exec(message)?.[1]
+  return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
+}
+
 /**
  * io-ts errors as {@link GraphFileError}s, with `prefix` (a JSON pointer) in
  * front of their paths.
@@ -66,7 +73,7 @@ export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly Gr
   errors.map((e) => {
     const entries = e.context.slice(1)
     const path = prefix + pointer(entries.map((c) => c.key))
-    if (e.message === UNKNOWN_KEY) return { _tag: 'UnknownKey', path }
+    if (e.message?.startsWith(UNKNOWN_KEY) === true) return unknownKey(path, e.message)
     const parent = e.context[e.context.length - 2]
     if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
       return { _tag: 'MissingKey', path }
@@ -105,7 +112,7 @@ export const showGraphFileError = (e: GraphFileError): string => {
     case 'MissingKey':
       return `${at}: is required`
     case 'UnknownKey':
-      return `${at}: is not a known key`
+      return `${at}: is not a known key${e.hint === undefined ? '' : `; did you mean "${e.hint}"?`}`
     case 'InvalidName':
       return `${at}: ${show(e.name)} is not a valid name: it ${e.reason}`
     case 'DuplicateId':

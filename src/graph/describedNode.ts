@@ -3,8 +3,8 @@ import type * as t from 'io-ts'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
 import { nodeKinds } from '../node/NodeKind.js'
 import { errorPath, isUnknownKey } from '../node/options.js'
-import type { OtherNodeDescription } from './GraphFile.js'
-import { pointer, type GraphFileError } from './GraphFileError.js'
+import { kindHint, type OtherNodeDescription } from './GraphFile.js'
+import { pointer, unknownKey, type GraphFileError } from './GraphFileError.js'
 
 /**
  * A node of the file's table that is not a graph: a built-in kind decoded
@@ -22,6 +22,16 @@ export const describedNode = (
   const { kind, persistent, id: _id, ...options } = desc
   const known = nodeKinds.get(kind)
   if (known === undefined) {
+    // a kind one typo (or another tool's word) away from a built-in one is that one, misspelt
+    const meant = kindHint(kind)
+    if (meant !== undefined) {
+      errors.push({
+        _tag: 'InvalidValue',
+        path: `${at}/kind`,
+        reason: `"${kind}" is not a node kind; did you mean "${meant}"?`,
+      })
+      return undefined
+    }
     return makeNode({
       ...desc,
       id,
@@ -59,7 +69,7 @@ export const describedNode = (
 const optionError = (at: string, e: t.ValidationError): GraphFileError => {
   const keys = errorPath(e)
   const path = at + pointer(keys)
-  if (isUnknownKey(e)) return { _tag: 'UnknownKey', path }
+  if (isUnknownKey(e)) return unknownKey(path, e.message ?? '')
   if (e.value === undefined && keys.length > 0) return { _tag: 'MissingKey', path }
   return { _tag: 'InvalidValue', path, reason: e.message ?? 'is not valid' }
 }

@@ -40,7 +40,7 @@ export type {
 } from './GraphError.js'
 export { compile, executionOrder, validate } from './compile.js'
 export type { Adjacency, CompiledGraph } from './compile.js'
-export { GraphFileCodec } from './GraphFile.js'
+export { GraphFileCodec, graphFileSchema } from './GraphFile.js'
 export type {
   EdgeFile,
   GraphFile,

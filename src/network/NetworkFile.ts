@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
-import { showInvalidName, validateName } from '../node/index.js'
+import { jsonSchemaOf, showInvalidName, validateName, type JsonSchema } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import { role as makeRole, roles, type AgentRole } from './AgentRole.js'
 import { connect } from './edgeEdits.js'
@@ -94,6 +94,8 @@ export interface NetworkRoleFile {
  * @category network files
  */
 export interface NetworkFile {
+  /** Where the file's JSON Schema is (`nerve schema network`), for editors; the decoder ignores it. */
+  readonly $schema?: string
   readonly format?: 'nerve/network'
   readonly version?: 1
   readonly id: string
@@ -150,6 +152,7 @@ export const NetworkFileCodec: t.Type<NetworkFile> = strict<NetworkFile>(
   'NetworkFile',
   { id: t.string, nodes: t.readonlyArray(NodeFileCodec) },
   {
+    $schema: t.string,
     format: t.literal('nerve/network'),
     version: t.literal(1),
     workflow: WorkflowCodec,
@@ -160,6 +163,25 @@ export const NetworkFileCodec: t.Type<NetworkFile> = strict<NetworkFile>(
     subnetworks: t.readonlyArray(SubnetworkFileCodec),
   },
 )
+
+/**
+ * The JSON Schema of a network file, made from {@link NetworkFileCodec}
+ * (what `nerve schema network` prints).
+ *
+ * @category network files
+ * @example
+ * import { networkFileSchema } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * const schema = networkFileSchema()
+ * assert.deepStrictEqual(schema.required, ['id', 'nodes'])
+ */
+export const networkFileSchema = (): { readonly required: readonly string[] } & JsonSchema =>
+  ({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Nerve network file',
+    ...jsonSchemaOf(NetworkFileCodec),
+  }) as never
 
 /**
  * What is wrong with a network file, with the JSON pointer of where.
@@ -174,7 +196,7 @@ export type NetworkFileError =
       readonly actual: unknown
     }
   | { readonly _tag: 'MissingKey'; readonly path: string }
-  | { readonly _tag: 'UnknownKey'; readonly path: string }
+  | { readonly _tag: 'UnknownKey'; readonly path: string; readonly hint?: string }
   | { readonly _tag: 'InvalidName'; readonly path: string; readonly reason: string }
   | { readonly _tag: 'DuplicateId'; readonly path: string; readonly id: string }
   | { readonly _tag: 'UnknownNode'; readonly path: string; readonly ref: string }
@@ -193,7 +215,10 @@ const pointer = (keys: readonly (string | number)[]): string =>
 const fromValidation = (errors: t.Errors): NetworkFileError[] =>
   errors.map((e): NetworkFileError => {
     const path = pointer(e.context.slice(1).map((c) => c.key))
-    if (e.message === UNKNOWN_KEY) return { _tag: 'UnknownKey', path }
+    if (e.message?.startsWith(UNKNOWN_KEY) === true) {
+      const hint = /did you mean "(.+)"\?$/.exec(e.message)?.[1]
+      return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
+    }
     const parent = e.context[e.context.length - 2]
     if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
       return { _tag: 'MissingKey', path }
@@ -215,7 +240,7 @@ export const showNetworkFileError = (e: NetworkFileError): string => {
     case 'MissingKey':
       return `${at}: is required`
     case 'UnknownKey':
-      return `${at}: is not a known key`
+      return `${at}: is not a known key${e.hint === undefined ? '' : `; did you mean "${e.hint}"?`}`
     case 'InvalidName':
       return `${at}: ${e.reason}`
     case 'DuplicateId':

@@ -7,6 +7,7 @@
  */
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
+import { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import type {
   Acceptance,
@@ -29,46 +30,74 @@ const UnknownKey = new t.Type<never>(
   () => undefined as never,
 )
 
-/** An object with these required and optional keys and no other; every error collected. */
+/** Words other tools use for a network file's keys, and the key they mean here. */
+const KEY_ALIASES: Readonly<Record<string, string>> = {
+  model: 'provider',
+  prompt_template: 'prompt',
+  systemPrompt: 'system',
+  instructions: 'system',
+  source: 'from',
+  target: 'to',
+  agents: 'nodes',
+  links: 'edges',
+  connections: 'edges',
+}
+
+/** The message of an unknown key: `unknown key; did you mean "x"?` when one is near. */
+const unknownKeyMessage = (key: string, known: readonly string[]): string => {
+  const near = didYouMean(key, known, KEY_ALIASES)
+  return near === undefined ? UNKNOWN_KEY : `${UNKNOWN_KEY}; did you mean "${near}"?`
+}
+
+/** An object with these required and optional keys and no other; every error collected (and its JSON Schema). */
 export const strict = <A>(name: string, required: t.Props, optional: t.Props = {}): t.Type<A> =>
-  new t.Type<A>(
-    name,
-    (u): u is A => t.UnknownRecord.is(u),
-    (u, c) => {
-      if (!t.UnknownRecord.is(u) || Array.isArray(u)) return t.failure(u, c)
-      const errors: t.ValidationError[] = []
-      const out: Record<string, unknown> = {}
-      for (const key of Object.keys(u)) {
-        if (!(key in required) && !(key in optional)) {
-          errors.push({
-            value: u[key],
-            context: t.appendContext(c, key, UnknownKey, u[key]),
-            message: UNKNOWN_KEY,
-          })
+  withJsonSchema(
+    new t.Type<A>(
+      name,
+      (u): u is A => t.UnknownRecord.is(u),
+      (u, c) => {
+        if (!t.UnknownRecord.is(u) || Array.isArray(u)) return t.failure(u, c)
+        const errors: t.ValidationError[] = []
+        const out: Record<string, unknown> = {}
+        for (const key of Object.keys(u)) {
+          if (!(key in required) && !(key in optional)) {
+            errors.push({
+              value: u[key],
+              context: t.appendContext(c, key, UnknownKey, u[key]),
+              message: unknownKeyMessage(
+                key,
+                [...Object.keys(required), ...Object.keys(optional)].filter((k) => k !== '$schema'),
+              ),
+            })
+          }
         }
-      }
-      const check = (key: string, codec: t.Mixed): void => {
-        const r = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
-        if (r._tag === 'Left') errors.push(...r.left)
-        else out[key] = r.right
-      }
-      for (const [key, codec] of Object.entries(required)) check(key, codec)
-      for (const [key, codec] of Object.entries(optional))
-        if (u[key] !== undefined) check(key, codec)
-      return errors.length > 0 ? t.failures(errors) : t.success(out as A)
-    },
-    t.identity,
+        const check = (key: string, codec: t.Mixed): void => {
+          const r = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
+          if (r._tag === 'Left') errors.push(...r.left)
+          else out[key] = r.right
+        }
+        for (const [key, codec] of Object.entries(required)) check(key, codec)
+        for (const [key, codec] of Object.entries(optional))
+          if (u[key] !== undefined) check(key, codec)
+        return errors.length > 0 ? t.failures(errors) : t.success(out as A)
+      },
+      t.identity,
+    ),
+    () => objectSchema(required, optional),
   )
 
 const refine = <A>(base: t.Type<A>, ok: (a: A) => boolean, name: string): t.Type<A> =>
-  new t.Type<A>(
-    name,
-    (u): u is A => base.is(u) && ok(u),
-    (u, c) => {
-      const r = base.validate(u, c)
-      return r._tag === 'Left' ? r : ok(r.right) ? r : t.failure(u, c)
-    },
-    t.identity,
+  withJsonSchema(
+    new t.Type<A>(
+      name,
+      (u): u is A => base.is(u) && ok(u),
+      (u, c) => {
+        const r = base.validate(u, c)
+        return r._tag === 'Left' ? r : ok(r.right) ? r : t.failure(u, c)
+      },
+      t.identity,
+    ),
+    () => ({ ...jsonSchemaOf(base), description: name }),
   )
 
 /** A number ≥ 0 (Infinity allowed). */
@@ -93,10 +122,15 @@ const Cron = refine(
  */
 const byType = <A>(
   name: string,
-  branches: Readonly<Record<string, t.Type<A> | ((u: Record<string, unknown>) => t.Type<A>)>>,
+  branches: Readonly<
+    Record<
+      string,
+      t.Type<A> | (((u: Record<string, unknown>) => t.Type<A>) & { schemas?: readonly t.Type<A>[] })
+    >
+  >,
 ): t.Type<A> => {
   const TypeName = t.keyof(Object.fromEntries(Object.keys(branches).map((k) => [k, null])))
-  return new t.Type<A>(
+  const codec = new t.Type<A>(
     name,
     (u): u is A => {
       const r = (u as { type?: unknown } | null)?.type
@@ -114,6 +148,12 @@ const byType = <A>(
     },
     t.identity,
   )
+  // a branch chosen by more than the type (a function of the value) lists what it may choose
+  return withJsonSchema(codec, () => ({
+    anyOf: Object.values(branches).flatMap((b) =>
+      typeof b === 'function' ? (b.schemas ?? []).map(jsonSchemaOf) : [jsonSchemaOf(b)],
+    ),
+  }))
 }
 
 export const DeliveryCodec: t.Type<Delivery> = byType<Delivery>('Delivery', {
@@ -137,7 +177,10 @@ export const TriggerCodec: t.Type<Trigger> = byType<Trigger>('Trigger', {
   any: strict('{ type: "any" }', { type: t.literal('any') }),
   all: strict('{ type: "all" }', { type: t.literal('all') }),
   manual: strict('{ type: "manual" }', { type: t.literal('manual') }),
-  scheduled: (u) => ('everyMs' in u ? Scheduled.every : Scheduled.cron),
+  scheduled: Object.assign(
+    (u: Record<string, unknown>) => ('everyMs' in u ? Scheduled.every : Scheduled.cron),
+    { schemas: [Scheduled.every, Scheduled.cron] },
+  ),
 })
 
 export const ProviderCodec: t.Type<ProviderSpec> = byType<ProviderSpec>('Provider', {
@@ -223,7 +266,8 @@ export const firstProblem = (errors: t.Errors): string => {
     .map((c) => c.key)
     .filter((k) => k !== '' && !/^\d+$/.test(k))
   const where = keys.length === 0 ? '' : `${keys.join('.')}: `
-  if (e.message === UNKNOWN_KEY) return `${where}is not a known key`
+  if (e.message?.startsWith(UNKNOWN_KEY) === true)
+    return `${where}is not a known key${e.message.slice(UNKNOWN_KEY.length)}`
   return `${where}expected ${e.context[e.context.length - 1]?.type.name ?? 'a value'}, got ${(JSON.stringify(e.value) as string | undefined) ?? String(e.value)}`
 }
 

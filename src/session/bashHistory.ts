@@ -6,8 +6,8 @@ import type { HistoryFields } from './HistoryRecord.js'
 
 /**
  * Where {@link bashHistory} records bash runs: the `server` and `session`
- * names (each node's name is its id), the `root` directory (default
- * `process.cwd()`), `onError`, told of each failed write (see
+ * names (each node's name is its id), `dir` or `root` (see `historyDir`;
+ * default: `history` in Nerve's home), `onError`, told of each failed write (see
  * `openHistory`), and the `clock` that stamps records.
  *
  * @category history
@@ -15,6 +15,9 @@ import type { HistoryFields } from './HistoryRecord.js'
 export interface BashHistoryOptions {
   readonly server: string
   readonly session: string
+  /** Where histories go (see `historyDir`): the directory itself. */
+  readonly dir?: string
+  /** Or a project directory, whose `.nerve/history` they go in. */
   readonly root?: string
   readonly onError?: (error: HistoryWriteError) => void
   readonly clock?: Pick<Clock, 'now'>
@@ -53,6 +56,7 @@ export const bashHistory = (options: BashHistoryOptions): BashRunHook => {
     server: options.server,
     session: options.session,
     ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.dir === undefined ? {} : { dir: options.dir }),
   }
   historyPathFor('bashHistory', { ...where, node: 'bash' })
   /** The open writer of each node with records being written, and how many runs are writing. */

@@ -13,7 +13,8 @@ import { decodeLine } from './readHistory.js'
 
 export * from './HistoryRecord.js'
 export * from './HistoryFilter.js'
-export { historyPath } from './historyPath.js'
+export { historyDir, historyPath } from './historyPath.js'
+export { nerveHome } from './nerveHome.js'
 export type { HistoryLocation } from './historyPath.js'
 export { readHistory, streamHistory } from './readHistory.js'
 export type {
@@ -151,8 +152,7 @@ const warnOnce = (): ((error: HistoryWriteError) => void) => {
 
 /**
  * Opens a writer on a node's history file,
- * `<root>/.nerve/history/<server>/<session>/<node>.jsonl` (see
- * `historyPath`). Nothing touches the disk until the first append, which
+ * `<dir>/<server>/<session>/<node>.jsonl` (see `historyPath`). Nothing touches the disk until the first append, which
  * creates the directories, opens the file and carries `seq` on from the
  * last record already there (a torn last line is left behind on its own
  * line). Each record is `{ seq, op, time, node, ...fields }`. Bad names

@@ -1,13 +1,18 @@
 import { join, resolve } from 'node:path'
 import { requireName } from '../node/name.js'
+import { nerveHome } from './nerveHome.js'
 
 /**
- * Where a node's history lives: `root` (default `process.cwd()`), the
+ * Where a node's history lives: a directory (`dir`; or `<root>/.nerve/history`
+ * when `root` is given; else `history` in {@link nerveHome}), then the
  * server's, the session's and the node's names.
  *
  * @category history
  */
 export interface HistoryLocation {
+  /** The histories directory itself. Wins over `root`. */
+  readonly dir?: string
+  /** A project directory: histories go in its `.nerve/history`. Only when asked. */
   readonly root?: string
   readonly server: string
   readonly session: string
@@ -15,8 +20,8 @@ export interface HistoryLocation {
 }
 
 /**
- * The path of a node's history file,
- * `<root>/.nerve/history/<server>/<session>/<node>.jsonl`. Each name must
+ * The path of a node's history file, `<dir>/<server>/<session>/<node>.jsonl`
+ * where `dir` is {@link historyDir} of the location. Each name must
  * follow the name rule (`validateName`), so none can climb out of the root
  * (`..`, `/`, `\` are not names); a bad one throws a `UsageError`.
  *
@@ -25,8 +30,10 @@ export interface HistoryLocation {
  * import { historyPath } from 'nerve-agents'
  * import assert from 'assert'
  *
- * const path = historyPath({ root: '/srv', server: 'local', session: 'dev', node: 'shell' })
- * assert.strictEqual(path, '/srv/.nerve/history/local/dev/shell.jsonl')
+ * const path = historyPath({ dir: '/srv/history', server: 'local', session: 'dev', node: 'shell' })
+ * assert.strictEqual(path, '/srv/history/local/dev/shell.jsonl')
+ * const inProject = historyPath({ root: '/srv', server: 'local', session: 'dev', node: 'shell' })
+ * assert.strictEqual(inProject, '/srv/.nerve/history/local/dev/shell.jsonl')
  * assert.throws(() => historyPath({ root: '/srv', server: 'local', session: '..', node: 'shell' }))
  */
 export const historyPath = (location: HistoryLocation): string =>
@@ -37,12 +44,27 @@ export const historyPathFor = (api: string, location: HistoryLocation): string =
   const server = requireName(api, 'server', location.server)
   const session = requireName(api, 'session', location.session)
   const node = requireName(api, 'node', location.node)
-  return join(
-    resolve(location.root ?? process.cwd()),
-    '.nerve',
-    'history',
-    server,
-    session,
-    `${node}.jsonl`,
-  )
+  return join(historyDir(location), server, session, `${node}.jsonl`)
 }
+
+/**
+ * The directory histories of a location go in: `dir`, else
+ * `<root>/.nerve/history`, else `history` in {@link nerveHome}.
+ *
+ * @category history
+ * @example
+ * import { historyDir } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(historyDir({ root: '/srv' }), '/srv/.nerve/history')
+ * assert.strictEqual(historyDir({}, { NERVE_HOME: '/home/me/.nerve' }), '/home/me/.nerve/history')
+ */
+export const historyDir = (
+  location: { readonly dir?: string; readonly root?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string =>
+  location.dir !== undefined
+    ? resolve(location.dir)
+    : location.root !== undefined
+      ? join(resolve(location.root), '.nerve', 'history')
+      : join(nerveHome(env), 'history')

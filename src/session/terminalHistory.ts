@@ -13,7 +13,7 @@ import type { HistoryFields, HistoryOp, HistoryResponse } from './HistoryRecord.
 /**
  * Where {@link withHistory} records a terminal's operations: the `server`
  * and `session` names (the node's name is the terminal's node id), the
- * `root` directory (default `process.cwd()`), `onError`, told of each failed
+ * `dir` or `root` (see `historyDir`; default: `history` in Nerve's home), `onError`, told of each failed
  * write (see `openHistory`), and the `clock` that stamps records and times
  * executes.
  *
@@ -22,6 +22,9 @@ import type { HistoryFields, HistoryOp, HistoryResponse } from './HistoryRecord.
 export interface TerminalHistoryOptions {
   readonly server: string
   readonly session: string
+  /** Where histories go (see `historyDir`): the directory itself. */
+  readonly dir?: string
+  /** Or a project directory, whose `.nerve/history` they go in. */
   readonly root?: string
   readonly onError?: (error: HistoryWriteError) => void
   readonly clock?: Pick<Clock, 'now'>
@@ -89,6 +92,8 @@ export const withHistory =
       session: options.session,
       node: terminal.nodeId,
       ...(options.root === undefined ? {} : { root: options.root }),
+      ...(options.dir === undefined ? {} : { dir: options.dir }),
+      ...(options.dir === undefined ? {} : { dir: options.dir }),
     }
     historyPathFor('withHistory', location)
     const clock = options.clock ?? systemClock

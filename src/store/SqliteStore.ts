@@ -122,7 +122,46 @@ export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'r
   recordings(runId?: string): readonly StoredRecording[]
   /** Runs `work` as one transaction: every write it makes through the writer lands, or none (it throws). */
   batch<A>(work: (writer: StoreWriter) => A): A
+  /**
+   * Collects garbage: the conversation vertices no stored node's head
+   * reaches, and with `keepRecordings` all but that many newest recordings;
+   * then gives the freed pages back to the file system. Answers what went.
+   */
+  gc(options?: GcOptions): GcSummary
 }
+
+/**
+ * What {@link SqliteStore.gc} may remove besides unreachable vertices.
+ *
+ * @category store
+ */
+export interface GcOptions {
+  /** Keep only this many newest recordings (default: all). */
+  readonly keepRecordings?: number
+}
+
+/**
+ * What {@link SqliteStore.gc} removed, and the file's size before and after.
+ *
+ * @category store
+ */
+export interface GcSummary {
+  readonly vertices: number
+  readonly recordings: number
+  readonly bytesBefore: number
+  readonly bytesAfter: number
+}
+
+// The vertices some node head reaches, following parents (as LOAD does, from every head at once).
+const REACHABLE = `
+WITH RECURSIVE up(k) AS (
+  SELECT v.rowid FROM nodes n JOIN vertices v ON v.id = n.head
+  UNION
+  SELECT p.rowid FROM up
+    JOIN vertices v ON v.rowid = up.k, json_each(v.parents) j
+    JOIN vertices p ON p.id = j.value
+)
+DELETE FROM vertices WHERE rowid NOT IN (SELECT k FROM up)`
 
 const freeze = <A>(u: A): A => {
   if (typeof u === 'object' && u !== null && !Object.isFrozen(u)) {
@@ -436,6 +475,32 @@ export const sqliteStore = (path: string): SqliteStore => {
       read(() => recordings.get(requireString('SqliteStore.recording', 'the id', id))),
     recordings: (runId) => read(() => recordings.list(runId)),
     batch: (work) => write(() => work(writer)),
+    gc: (options = {}) => {
+      const keep = options.keepRecordings
+      if (keep !== undefined && (!Number.isSafeInteger(keep) || keep < 0)) {
+        throw new UsageError(
+          'SqliteStore.gc',
+          `keepRecordings must be a whole number, got ${String(keep)}`,
+        )
+      }
+      const size = (): number =>
+        (db.pragma('page_count', { simple: true }) as number) *
+        (db.pragma('page_size', { simple: true }) as number)
+      const bytesBefore = size()
+      const removed = write(() => ({
+        vertices: db.prepare(REACHABLE).run().changes,
+        recordings:
+          keep === undefined
+            ? 0
+            : db
+                .prepare(
+                  'DELETE FROM recordings WHERE id NOT IN (SELECT id FROM recordings ORDER BY saved_at DESC, rowid DESC LIMIT ?)',
+                )
+                .run(keep).changes,
+      }))
+      db.exec('VACUUM')
+      return Object.freeze({ ...removed, bytesBefore, bytesAfter: size() })
+    },
   }
   return Object.freeze(store)
 }

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { sqliteStore } from './SqliteStore.js'
-export type { SqliteStore, StoredNode, StoreWriter } from './SqliteStore.js'
+export type { GcOptions, GcSummary, SqliteStore, StoredNode, StoreWriter } from './SqliteStore.js'
 export { defaultStorePath, openStore } from './openStore.js'
 export type { OpenStoreOptions, StoreKind } from './openStore.js'
 export { migrations, SCHEMA_VERSION } from './schema.js'

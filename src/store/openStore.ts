@@ -1,7 +1,6 @@
-import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
-import { sessionStore, type SessionStore } from '../session/index.js'
+import { nerveHome, sessionStore, type SessionStore } from '../session/index.js'
 import { sqliteStore, type SqliteStore } from './SqliteStore.js'
 
 /**
@@ -25,8 +24,8 @@ export interface OpenStoreOptions {
 }
 
 /**
- * Where a store lives when no path is given: `~/.nerve/nerve.db` for
- * SQLite, `~/.nerve/sessions.json` for files.
+ * Where a store lives when no path is given, in Nerve's home (`NERVE_HOME`,
+ * else `~/.nerve`): `nerve.db` for SQLite, `sessions.json` for files.
  *
  * @category store
  * @example
@@ -35,11 +34,13 @@ export interface OpenStoreOptions {
  * import { homedir } from 'node:os'
  * import { join } from 'node:path'
  *
- * assert.strictEqual(defaultStorePath(), join(homedir(), '.nerve', 'nerve.db'))
- * assert.strictEqual(defaultStorePath('files'), join(homedir(), '.nerve', 'sessions.json'))
+ * assert.strictEqual(defaultStorePath('sqlite', {}), join(homedir(), '.nerve', 'nerve.db'))
+ * assert.strictEqual(defaultStorePath('files', { NERVE_HOME: '/srv/nerve' }), '/srv/nerve/sessions.json')
  */
-export const defaultStorePath = (kind: StoreKind = 'sqlite'): string =>
-  join(homedir(), '.nerve', kind === 'sqlite' ? 'nerve.db' : 'sessions.json')
+export const defaultStorePath = (
+  kind: StoreKind = 'sqlite',
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string => join(nerveHome(env), kind === 'sqlite' ? 'nerve.db' : 'sessions.json')
 
 /**
  * Opens the store a daemon or CLI keeps its sessions in: SQLite at

@@ -21,6 +21,11 @@ const newest = (dir: string): number =>
     0,
   )
 
+/** `npm run build`, as a user runs it. */
+export const build = (): void => {
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+}
+
 export const ensureBuilt = (): void => {
   let built = 0
   try {
@@ -29,14 +34,7 @@ export const ensureBuilt = (): void => {
     // not built yet
   }
   if (built < newest(join(root, 'src'))) {
-    execFileSync(
-      process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: root,
-        stdio: 'ignore',
-      },
-    )
+    build()
   }
 }
 
@@ -46,15 +44,16 @@ export interface Ran {
   readonly stderr: string
 }
 
-/** Runs `nerve ...args` with `env` added, optionally feeding `stdin`. */
+/** Runs `nerve ...args` with `env` added, optionally feeding `stdin`, in `cwd` (default: the repository). */
 export const nerve = (
   args: readonly string[],
   env: Record<string, string> = {},
   stdin?: string,
+  cwd: string = root,
 ): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     })

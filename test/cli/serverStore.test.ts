@@ -1,6 +1,6 @@
 /**
- * Where `nerve server start` saves sessions: SQLite at ~/.nerve/nerve.db
- * by default, a path or the files store on request, nowhere with
+ * Where `nerve server start` saves sessions: SQLite in its home by default
+ * (beside its socket when only `NERVE_SOCKET` names it), a path or the files store on request, nowhere with
  * `--no-store` — seen through SAVE_SESSION from the SDK and the store itself.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -43,13 +43,14 @@ const withDaemon = async (
 }
 
 describe('nerve server start saves sessions', () => {
-  it('in SQLite at ~/.nerve/nerve.db by default', async () => {
-    const db = join(dir, '.nerve', 'nerve.db')
+  it('in SQLite beside its socket by default when only NERVE_SOCKET names it, not in ~/.nerve', async () => {
+    const db = join(dir, 'default.db')
     await withDaemon('default', [], async (c, status) => {
       expect(status.store).toEqual({ kind: 'sqlite', path: db })
       await c.createNode('sh', 'bash')
       await c.saveSession()
     })
+    expect(existsSync(join(dir, '.nerve', 'nerve.db'))).toBe(false)
     const store = openStore({ path: db })
     try {
       expect((await store.load()).map((r) => r.id)).toContain('default')

@@ -132,14 +132,19 @@ describe('decodeGraph fails fast with a JSON path for', () => {
       [{ _tag: 'WrongType', path: '/steps', expected: 'Array<Step>', actual: {} }],
     ],
     [
-      'an unknown top-level key',
+      'an unknown top-level key, with the key it most likely meant',
       { id: 'g', steps: [], stepz: [] },
-      [{ _tag: 'UnknownKey', path: '/stepz' }],
+      [{ _tag: 'UnknownKey', path: '/stepz', hint: 'steps' }],
     ],
     [
-      'an unknown step key',
+      'an unknown step key, with the key it most likely meant',
       { id: 'g', steps: [step('a', { dependOn: ['b'] })] },
-      [{ _tag: 'UnknownKey', path: '/steps/0/dependOn' }],
+      [{ _tag: 'UnknownKey', path: '/steps/0/dependOn', hint: 'dependsOn' }],
+    ],
+    [
+      'an unknown key close to none, without a hint',
+      { id: 'g', steps: [step('a', { colour: 'red' })] },
+      [{ _tag: 'UnknownKey', path: '/steps/0/colour' }],
     ],
     [
       'a dependency of the wrong type',

@@ -18,6 +18,7 @@ import {
   filterHistory,
   historyOps,
   historyPath,
+  nerveHome,
   openHistory,
   readHistory,
   streamHistory,
@@ -567,8 +568,18 @@ describe('history laws', () => {
 })
 
 describe('historyPath', () => {
-  it('defaults the root to the working directory', () => {
+  it("defaults to history in Nerve's home, never the working directory", () => {
     const path = historyPath({ server: 'a', session: 'b', node: 'c' })
-    expect(path).toBe(join(process.cwd(), '.nerve/history/a/b/c.jsonl'))
+    expect(path).toBe(join(nerveHome(), 'history/a/b/c.jsonl'))
+    expect(path.startsWith(join(process.cwd(), '.nerve'))).toBe(false)
+  })
+
+  it('goes in <root>/.nerve/history only when a root is given, and in dir when one is', () => {
+    expect(historyPath({ root: '/p', server: 'a', session: 'b', node: 'c' })).toBe(
+      '/p/.nerve/history/a/b/c.jsonl',
+    )
+    expect(historyPath({ dir: '/h', root: '/p', server: 'a', session: 'b', node: 'c' })).toBe(
+      '/h/a/b/c.jsonl',
+    )
   })
 })

@@ -4,11 +4,12 @@
  * `--server`, else one in this process (the same engine, no socket).
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { NerveClient } from '../../client/index.js'
+import { NerveClient, type RemoteRun } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import type { EngineEvent, RunInfo } from '../../server/index.js'
+import type { RunInfo } from '../../server/index.js'
 import type { Recording } from '../../store/index.js'
+import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 
@@ -20,7 +21,8 @@ export const decoded = async (file: string): Promise<{ json: unknown; graph: Gra
     const lines = g.left.map(showGraphFileError)
     throw new CliError(
       'GraphFileInvalid',
-      `${file} is not a valid graph file:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+      // the first problem on the one error line (`nerve graph validate` lists them all)
+      `${file}${lines[0]!}${lines.length > 1 ? ` (and ${lines.length - 1} more: nerve graph validate ${file})` : ''}\n${lines.map((l) => `  ${l}`).join('\n')}`,
       g.left[0]?.path,
     )
   }
@@ -85,9 +87,6 @@ export const show = async (
   if (o.mermaid === true) print(o, { mermaid: graphMermaid(graph) }, (m) => m.mermaid)
   else print(o, json, () => `${graph.id}\n${graphTree(graph, '  ')}`)
 }
-
-/** One NDJSON line per event (no escape codes): what `graph run` prints off a TTY or with `--json`. */
-const eventLine = (e: EngineEvent): string => JSON.stringify(e)
 
 /** The last lines of a finished run: its state and each step's outcome. */
 export const runSummary = (info: RunInfo): string => {
@@ -157,24 +156,8 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
       ...(o.session !== undefined && { sessionId: o.session }),
       ...(o.record !== undefined && { record: true }),
     })
-    const cancel = (): void => {
-      void remote.cancel().catch(() => undefined)
-    }
-    process.on('SIGINT', cancel)
-    try {
-      const live =
-        o.json !== true && process.stdout.isTTY
-          ? (await import('../progress.js')).progress(decodedGraph, process.stdout)
-          : undefined
-      const recorder =
-        o.trace === undefined ? undefined : (await import('../trace.js')).recordTimes()
-      for await (const e of remote.events()) {
-        recorder?.update(e)
-        if (live !== undefined) live.update(e)
-        else process.stdout.write(`${eventLine(e)}\n`)
-      }
-      const info = await remote.result()
-      if (o.trace !== undefined && recorder !== undefined) {
+    const info = await follow(remote, o, decodedGraph, async (info, times) => {
+      if (o.trace !== undefined) {
         const { traceHtml } = await import('../trace.js')
         if (info.trace === undefined) {
           throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
@@ -182,7 +165,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         await writeFileAtomic(
           o.trace,
           traceHtml(info.trace, {
-            times: recorder.times,
+            times,
             graph: decodedGraph,
             mermaid: graphMermaid(decodedGraph),
             conversations: await conversationsOf(client, info.trace, o.session),
@@ -191,20 +174,93 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
       }
       if (o.record !== undefined) {
-        const where = await keepRecording(o.record, info, json)
+        const where = await keepRecording(o.record, info, json, o)
         if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
       }
-      if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
-      else if (live !== undefined) live.finish(info)
-      else process.stderr.write(`${runSummary(info)}\n`)
-      if (info.state !== 'completed') process.exitCode = 1
-    } finally {
-      process.off('SIGINT', cancel)
-    }
+    })
+    if (info.state !== 'completed') process.exitCode = 1
   } finally {
     await client.close()
   }
 }
+
+/**
+ * Shows a run as it goes, the way `graph run` does: the live tree on a
+ * terminal, a line per step off one, NDJSON with `--json`; then the run's
+ * record. Ctrl-C cancels the run. `before` runs once the run ended, before
+ * the last lines are printed (the trace and recording are written there).
+ */
+const follow = async (
+  remote: RemoteRun,
+  o: GlobalOptions,
+  graph: Graph | undefined,
+  before: (info: RunInfo, times: TraceTimes) => Promise<void> = () => Promise.resolve(),
+): Promise<RunInfo> => {
+  const cancel = (): void => {
+    void remote.cancel().catch(() => undefined)
+  }
+  process.on('SIGINT', cancel)
+  try {
+    const live =
+      o.json !== true && process.stdout.isTTY
+        ? (await import('../progress.js')).progress(graph, process.stdout)
+        : undefined
+    const recorder = (await import('../trace.js')).recordTimes()
+    // off a terminal: NDJSON with --json, else a line per step (see runLines)
+    const lines =
+      live === undefined && o.json !== true
+        ? (await import('../runLines.js')).runLines()
+        : undefined
+    const say = (ls: readonly string[]): void => {
+      if (ls.length > 0) process.stdout.write(`${ls.join('\n')}\n`)
+    }
+    for await (const e of remote.events()) {
+      recorder.update(e)
+      if (live !== undefined) live.update(e)
+      else if (lines !== undefined) say(lines.push(e))
+      else process.stdout.write(`${JSON.stringify(e)}\n`)
+    }
+    if (lines !== undefined) say(lines.flush())
+    const info = await remote.result()
+    await before(info, recorder.times)
+    if (o.json === true) process.stdout.write(`${JSON.stringify(info)}\n`)
+    else if (live !== undefined) live.finish(info)
+    else process.stdout.write(`${runSummary(info)}\n`)
+    return info
+  } finally {
+    process.off('SIGINT', cancel)
+  }
+}
+
+/** `nerve graph runs`: the daemon's graph runs, running ones and the last finished. */
+export const runs = (o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const list = await c.listRuns(o.session)
+    print(o, { runs: list }, (r) =>
+      r.runs.length === 0
+        ? 'No runs'
+        : r.runs
+            .map((x) => `${x.runId}  ${x.graphId.padEnd(16)} ${x.state.padEnd(9)} ${x.startedAt}`)
+            .join('\n'),
+    )
+  })
+
+/**
+ * `nerve graph watch RUN`: follows a run on the daemon live, the same
+ * tree and lines as a foreground run (NDJSON with `--json`); a run that
+ * has ended prints its record at once. Exit 1 unless it completed.
+ */
+export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const remote = await c.watchRun(runId)
+    // subscribed first, then asked: a run that ends in between is not waited for forever
+    const now = await c.call('GET_RUN', { runId })
+    const info =
+      now.state === 'running'
+        ? await follow(remote, o, undefined)
+        : (print(o, now, runSummary), now)
+    if (info.state !== 'completed') process.exitCode = 1
+  })
 
 /**
  * Keeps a run's recording with the graph file it ran (so `nerve replay`
@@ -215,6 +271,7 @@ const keepRecording = async (
   file: string | true,
   info: RunInfo,
   graph: unknown,
+  o: GlobalOptions,
 ): Promise<string> => {
   if (file !== true) {
     await writeFileAtomic(file, `${JSON.stringify({ ...(info.recording as object), graph })}\n`)
@@ -222,7 +279,7 @@ const keepRecording = async (
   }
   if (info.recordingId !== undefined) return `as ${info.recordingId} in the daemon's store`
   const { recordingStore } = await import('./replay.js')
-  const store = recordingStore(undefined)
+  const store = recordingStore(undefined, o)
   try {
     const id = store.saveRecording(info.recording as Recording, { graph })
     return `as ${id} in ${store.path}`

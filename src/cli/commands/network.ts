@@ -9,7 +9,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { resolve } from 'node:path'
-import { NerveClient } from '../../client/index.js'
+import { NerveClient, type RemoteNetwork } from '../../client/index.js'
 import {
   decodeNetwork,
   EnvelopeLog,
@@ -32,7 +32,8 @@ const decoded = async (
   if (E.isLeft(net)) {
     throw new CliError(
       'NetworkFileInvalid',
-      `${file} is not a valid network file:\n${net.left.map((e) => `  ${showNetworkFileError(e)}`).join('\n')}`,
+      // the first problem on the one error line, then every one on the lines --verbose shows
+      `${file}${showNetworkFileError(net.left[0]!)}${net.left.length > 1 ? ` (and ${net.left.length - 1} more)` : ''}\n${net.left.map((e) => `  ${showNetworkFileError(e)}`).join('\n')}`,
       net.left[0]?.path,
     )
   }
@@ -121,45 +122,84 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
       print(o, await remote.info(), (n) => `Started ${n.networkId} on the daemon`)
       return
     }
-    const cancel = (): void => {
-      void remote.cancel().catch(() => undefined)
+    const info = await followNetwork(remote, o, () => remote.stop())
+    if (o.html !== undefined) {
+      const log = new EnvelopeLog()
+      for (const e of await remote.envelopes()) log.add(e)
+      await writeFileAtomic(o.html, renderEnvelopesHtml(log, { title: `${net.id}: envelopes` }))
     }
-    process.once('SIGINT', cancel)
-    try {
-      const printing = (async () => {
-        for await (const e of remote.events()) {
-          const line = o.json === true ? JSON.stringify(e) : eventLine(e)
-          if (line !== undefined) process.stdout.write(`${line}\n`)
-        }
-      })()
-      const info = await remote.stop()
-      await printing
-      if (o.html !== undefined) {
-        const log = new EnvelopeLog()
-        for (const e of await remote.envelopes()) log.add(e)
-        await writeFileAtomic(o.html, renderEnvelopesHtml(log, { title: `${net.id}: envelopes` }))
-      }
-      const summary = {
-        networkId: info.networkId,
-        status: info.outcome,
-        envelopes: info.envelopes,
-        done: info.done,
-        halts: info.halts,
-        usage: info.usage,
-      }
-      if (o.json === true) process.stdout.write(`${JSON.stringify(summary)}\n`)
-      else
-        process.stderr.write(
-          `network ${info.networkId} ${info.outcome}: ${info.envelopes} envelopes\n`,
-        )
-      if (info.outcome === 'halted' || info.outcome === 'cancelled') process.exitCode = 1
-    } finally {
-      process.off('SIGINT', cancel)
-    }
+    summarise(info, o)
   } finally {
     await client.close()
   }
 }
+
+/**
+ * Prints a network's events as they happen (a line each, NDJSON with
+ * `--json`) until `ended` resolves; Ctrl-C cancels the network.
+ */
+const followNetwork = async (
+  remote: RemoteNetwork,
+  o: GlobalOptions,
+  ended: () => Promise<NetworkInfo>,
+): Promise<NetworkInfo> => {
+  const cancel = (): void => {
+    void remote.cancel().catch(() => undefined)
+  }
+  process.once('SIGINT', cancel)
+  try {
+    const printing = (async () => {
+      for await (const e of remote.events()) {
+        const line = o.json === true ? JSON.stringify(e) : eventLine(e)
+        if (line !== undefined) process.stdout.write(`${line}\n`)
+      }
+    })()
+    const info = await ended()
+    await printing
+    return info
+  } finally {
+    process.off('SIGINT', cancel)
+  }
+}
+
+/** The last line of a network that ended (its JSON summary with `--json`); exit 1 when it halted or was cancelled. */
+const summarise = (info: NetworkInfo, o: GlobalOptions): void => {
+  const summary = {
+    networkId: info.networkId,
+    status: info.outcome,
+    envelopes: info.envelopes,
+    done: info.done,
+    halts: info.halts,
+    usage: info.usage,
+  }
+  if (o.json === true) process.stdout.write(`${JSON.stringify(summary)}\n`)
+  else
+    process.stderr.write(`network ${info.networkId} ${info.outcome}: ${info.envelopes} envelopes\n`)
+  if (info.outcome === 'halted' || info.outcome === 'cancelled') process.exitCode = 1
+}
+
+/**
+ * `nerve network watch ID`: follows a network on the daemon (one started
+ * with `--detach`) live, the same lines as a foreground run, until it
+ * ends; one that has ended prints its summary at once.
+ */
+export const watch = (id: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const remote = await c.watchNetwork(id)
+    const now = await remote.info()
+    if (now.state === 'finished') {
+      summarise(now, o)
+      return
+    }
+    const completed = (async () => {
+      for (;;) {
+        const info = await remote.info()
+        if (info.state === 'finished') return info
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    })()
+    summarise(await followNetwork(remote, o, () => completed), o)
+  })
 
 /** `nerve network list`: the daemon's networks. */
 export const list = (o: GlobalOptions): Promise<void> =>

@@ -2,10 +2,13 @@
  * `nerve node …`: nodes on the daemon, through the SDK. Each command is one
  * or two protocol calls; the daemon answers, the command prints.
  */
+import { accessSync, constants } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import type { NodeInfo } from '../../node/index.js'
 import type { HistoryEntry } from '../../server/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
 import { parseValue } from './graph.js'
+import { duration } from '../runLines.js'
 
 const sessionOf = (o: GlobalOptions): string | undefined => o.session
 
@@ -32,12 +35,46 @@ export const optionsOf = (o: CreateOptions): Record<string, unknown> => {
   return out
 }
 
+/** Whether `program` is an executable file on PATH. */
+const onPath = (program: string): boolean =>
+  (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => d !== '')
+    .some((d) => {
+      try {
+        accessSync(join(d, program), constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
+
+/** The kinds that open a WezTerm pane (without WezTerm, they cannot start). */
+const inWezterm = new Set(['wezterm', 'claude'])
+
 export const create = (name: string, o: CreateOptions): Promise<void> =>
   withClient(o, async (c) => {
-    const node = await c.createNode(name, o.kind as never, {
-      options: optionsOf(o),
-      ...(o.session !== undefined && { sessionId: o.session }),
-    })
+    const options = optionsOf(o)
+    let node
+    try {
+      node = await c.createNode(name, o.kind as never, {
+        options,
+        ...(o.session !== undefined && { sessionId: o.session }),
+      })
+    } catch (e) {
+      // the daemon's raw `wezterm cli spawn … failed`, said as what it means
+      if (inWezterm.has(o.kind) && /wezterm/i.test((e as Error).message) && !onPath('wezterm')) {
+        const command =
+          o.kind === 'claude' ? 'claude' : ((options.command as string | undefined) ?? 'bash')
+        throw new CliError(
+          'WeztermMissing',
+          `a ${o.kind} node runs in a WezTerm pane, and WezTerm is not installed (no wezterm on PATH): ` +
+            `run it in tmux or a terminal Nerve owns instead — nerve node create ${name} --kind tmux --set command=${command} (or --kind pty) — or install WezTerm`,
+          '--kind',
+        )
+      }
+      throw e
+    }
     const info = await node.describe()
     print(o, info, (i) => `Created ${i.type} node '${i.id}' (${i.state})`)
   })
@@ -138,10 +175,34 @@ export interface HistoryCommandOptions extends GlobalOptions {
   readonly until?: string
 }
 
-/** One history record as a line: seq, time, op and the op's fields. */
+/** A text on one line, at most `n` characters (`…` marks a cut). */
+const oneLine = (s: string, n = 60): string => {
+  const flat = s.replace(/\s+/g, ' ').trim()
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat
+}
+
+/**
+ * One history record as a person reads it: seq, the time of day, the op,
+ * what was sent and what came back (each on one line, cut), the exit code
+ * and the duration in whole milliseconds.
+ */
 export const historyLine = (h: HistoryEntry): string => {
-  const { seq, op, time, node: _node, ...rest } = h
-  return `${String(seq).padStart(4)} ${time} ${op.padEnd(11)} ${JSON.stringify(rest)}`
+  const r = h as HistoryEntry & {
+    readonly input?: string
+    readonly response?: { readonly text?: string }
+    readonly stdout?: string
+    readonly exitCode?: number | null
+    readonly durationMs?: number
+  }
+  const at = /T(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(h.time)?.[1] ?? h.time
+  const answer = r.response?.text ?? r.stdout
+  const parts = [
+    ...(r.input !== undefined ? [oneLine(r.input)] : []),
+    ...(answer !== undefined && answer.trim() !== '' ? [`→ ${oneLine(answer)}`] : []),
+    ...(typeof r.exitCode === 'number' && r.exitCode !== 0 ? [`exit ${r.exitCode}`] : []),
+    ...(typeof r.durationMs === 'number' ? [`(${duration(r.durationMs)})`] : []),
+  ]
+  return `${String(h.seq).padStart(4)}  ${at}  ${h.op.padEnd(11)} ${parts.join('  ')}`.trimEnd()
 }
 
 export const history = (name: string, o: HistoryCommandOptions): Promise<void> =>

@@ -6,11 +6,12 @@
  * Ctrl-D or `:quit` leaves.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { NerveClient } from '../../client/index.js'
+import { nerveHome } from '../../session/index.js'
 import { connect, errorLine, type GlobalOptions } from '../context.js'
+import { runLines } from '../runLines.js'
 import { COMMANDS, complete, forkName, parseLine, type ReplCommand } from '../repl/line.js'
 import { decoded, graphTree, runSummary } from './graph.js'
 import { answerText, chunkText, historyLine } from './node.js'
@@ -21,9 +22,9 @@ export interface ReplOptions extends GlobalOptions {
 
 const HISTORY_SIZE = 1000
 
-/** `--history-file`, then `NERVE_REPL_HISTORY`, then `~/.nerve/repl_history`. */
+/** `--history-file`, then `NERVE_REPL_HISTORY`, then `repl_history` in Nerve's home. */
 const historyPath = (o: ReplOptions): string =>
-  o.historyFile ?? process.env.NERVE_REPL_HISTORY ?? join(homedir(), '.nerve', 'repl_history')
+  o.historyFile ?? process.env.NERVE_REPL_HISTORY ?? join(nerveHome(), 'repl_history')
 
 /** The saved lines, newest first (readline's order). */
 const loadHistory = async (file: string): Promise<string[]> => {
@@ -77,11 +78,13 @@ const runGraph = async (st: State): Promise<void> => {
   const run = await st.client.runGraph(st.graph.json, st.session)
   const running = (st.running = new AbortController())
   running.signal.addEventListener('abort', () => void run.cancel())
-  for await (const e of run.events()) {
-    if (e.type === 'STEP_COMPLETED' || e.type === 'STEP_FAILED') {
-      say(`  ${e.type === 'STEP_COMPLETED' ? 'done  ' : 'failed'} ${e.path.join('/')}`)
-    }
+  // one line per step that finishes, fails or is skipped (a skip is one line, not a failure and a skip)
+  const lines = runLines({ output: false })
+  const show = (ls: readonly string[]): void => {
+    for (const l of ls) if (!l.startsWith('▸')) say(`  ${l}`)
   }
+  for await (const e of run.events()) show(lines.push(e))
+  show(lines.flush())
   say(runSummary(await run.result()))
 }
 
@@ -173,6 +176,9 @@ const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
     historySize: HISTORY_SIZE,
     completer: (line: string) => complete(line, st.nodes),
   })
+  // Iterate from now on: lines (and the end of input) that arrive during the awaits below are
+  // kept for the loop, not emitted to nobody — `printf ':nodes\n' | nerve server repl` sees them.
+  const lines = rl[Symbol.asyncIterator]()
   rl.on('SIGINT', () => {
     if (st.running !== undefined) st.running.abort(new Error('interrupted'))
     else {
@@ -186,7 +192,7 @@ const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
     `Nerve REPL${o.session !== undefined ? ` (session ${o.session})` : ''}: :help lists the commands`,
   )
   rl.prompt()
-  for await (const line of rl) {
+  for await (const line of { [Symbol.asyncIterator]: () => lines }) {
     if (line.trim() !== '') await appendFile(file, `${line}\n`, { mode: 0o600 })
     const c = parseLine(line)
     if (c.type === 'quit') break

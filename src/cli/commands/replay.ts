@@ -11,7 +11,6 @@ import * as E from 'fp-ts/lib/Either.js'
 import { decodeGraph, showGraphFileError } from '../../graph/index.js'
 import { defaultInterpreters } from '../../interpreters/index.js'
 import {
-  defaultStorePath,
   isReplayDivergence,
   replay,
   RecordingCodec,
@@ -20,6 +19,7 @@ import {
   type SqliteStore,
 } from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
+import { daemonFiles } from '../home.js'
 import { readJson } from './files.js'
 
 export interface ReplayCommandOptions extends GlobalOptions {
@@ -29,8 +29,8 @@ export interface ReplayCommandOptions extends GlobalOptions {
 }
 
 /** The SQLite store recordings are kept in: `path`, else `NERVE_STORE`, else `~/.nerve/nerve.db`. */
-export const recordingStore = (path: string | undefined): SqliteStore =>
-  sqliteStore(path ?? (process.env.NERVE_STORE || defaultStorePath()))
+export const recordingStore = (path: string | undefined, o: GlobalOptions = {}): SqliteStore =>
+  sqliteStore(path ?? (process.env.NERVE_STORE || daemonFiles(o).store))
 
 /** A recording and the graph file it ran: from a file, or by id from the store. */
 const recordingOf = async (
@@ -43,7 +43,7 @@ const recordingOf = async (
     if (E.isLeft(decoded)) throw new CliError('RecordingInvalid', `${name} is not a recording`)
     return { recording: decoded.right, graph: json.graph }
   }
-  const store = recordingStore(o.store)
+  const store = recordingStore(o.store, o)
   try {
     const stored = store.recording(name)
     if (stored === undefined) {
@@ -95,10 +95,17 @@ export const replayCommand = async (name: string, o: ReplayCommandOptions): Prom
     process.exitCode = 1
     return
   }
-  print(o, { state: 'completed', results: outcome.right.results }, (x) =>
+  // a step that differed would have thrown ReplayDivergence above: reaching here, all matched
+  const matched =
+    from === undefined
+      ? 'every step matched the recording'
+      : `matched the recording up to ${from.join('/')}, then ran live`
+  print(o, { state: 'completed', matched: true, results: outcome.right.results }, (x) =>
     [
-      `replayed ${recording.graphId}: completed`,
-      ...Object.entries(x.results).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`),
+      `replayed ${recording.graphId}: completed — ${matched}`,
+      ...Object.entries(x.results).map(
+        ([k, v]) => `  ${k}: ${v === undefined ? 'skipped' : JSON.stringify(v)}`,
+      ),
     ].join('\n'),
   )
 }

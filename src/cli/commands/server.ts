@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createInterface } from 'node:readline'
 import { dirname } from 'node:path'
 import {
-  isLoopback,
   socketIsLive,
   startServer,
   type BindOptions,
@@ -19,21 +19,10 @@ import {
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { SessionStore } from '../../session/index.js'
 import { openStore, type StoreKind } from '../../store/index.js'
-import { CliError, print, socketOf, withClient, type GlobalOptions } from '../context.js'
+import { CliError, connect, print, urlOf, withClient, type GlobalOptions } from '../context.js'
+import { daemonFiles, type DaemonFiles, type DaemonStatus } from '../home.js'
 
-/** What a running daemon records about itself beside its socket. */
-export interface DaemonStatus {
-  readonly pid: number
-  readonly socket: string
-  readonly tcp?: { readonly host: string; readonly port: number }
-  readonly http?: { readonly host: string; readonly port: number; readonly url: string }
-  readonly tokenFile?: string
-  /** Where `SAVE_SESSION` and shutdown save sessions. */
-  readonly store?: { readonly kind: StoreKind; readonly path: string }
-  readonly startedAt: string
-}
-
-const statusFile = (socket: string): string => `${socket.replace(/\.sock$/, '')}.json`
+export type { DaemonStatus } from '../home.js'
 
 /** `HOST:PORT` (or `PORT`) → bind options; a bad value is a usage error naming the flag. */
 export const bindOf = (flag: string, value: string | undefined): BindOptions | undefined => {
@@ -52,12 +41,28 @@ export interface StartOptions extends GlobalOptions {
   readonly storeKind?: StoreKind
 }
 
-/** The store sessions are saved in: `--store`, then `NERVE_STORE`, then `~/.nerve/nerve.db` (SQLite). */
-const storeOf = (o: StartOptions): { store: SessionStore; kind: StoreKind } | undefined => {
+/** The store sessions are saved in: `--store`, then `NERVE_STORE`, then the home's (`nerve.db`). */
+const storeOf = (
+  o: StartOptions,
+  files: DaemonFiles,
+): { store: SessionStore; kind: StoreKind } | undefined => {
   if (o.store === false) return undefined
-  const path = o.store ?? (process.env.NERVE_STORE === '' ? undefined : process.env.NERVE_STORE)
   const kind = o.storeKind ?? 'sqlite'
-  return { store: openStore({ kind, ...(path !== undefined && { path }) }), kind }
+  const given = o.store ?? (process.env.NERVE_STORE === '' ? undefined : process.env.NERVE_STORE)
+  const path =
+    given ?? (kind === 'sqlite' ? files.store : files.store.replace(/\.db$/, '.sessions.json'))
+  return { store: openStore({ kind, path }), kind }
+}
+
+/** A daemon already listening on the socket is a one-line refusal, before anything is opened. */
+const refuseTaken = async (socket: string): Promise<void> => {
+  if (await socketIsLive(socket)) {
+    throw new CliError(
+      'SocketInUse',
+      `a daemon is already listening on ${socket}: stop it with \`nerve server stop\`, or give another --socket`,
+      socket,
+    )
+  }
 }
 
 /** Says on stderr (stdout carries the status) which saved nodes came back, and which did not. */
@@ -74,35 +79,45 @@ const tellRestored = (sessions: readonly SessionRestored[]): void => {
 
 /** `server start`: serves in the foreground until SHUTDOWN or a signal; `--detach` leaves it running. */
 export const start = async (o: StartOptions): Promise<void> => {
-  const socket = socketOf(o)
+  const files = daemonFiles(o)
+  const socket = files.socket
   const tcp = bindOf('--tcp', o.tcp)
   const http = bindOf('--http', o.http)
   const token = o.token ?? process.env.NERVE_TOKEN
-  if (o.detach === true) return detach(socket, o)
-  const kept = storeOf(o)
+  await refuseTaken(socket)
+  if (o.detach === true) return detach(files, o)
+  const kept = storeOf(o, files)
   const store = kept?.store
-  const handle = await startServer({
-    socket,
-    ...(store !== undefined && { engineOptions: { store, onRestored: tellRestored } }),
-    ...(tcp !== undefined && { tcp }),
-    ...(http !== undefined && { http }),
-    ...(token !== undefined && { token }),
-    ...([tcp, http].some((b) => b !== undefined && !isLoopback(b.host!)) &&
-      token === undefined && {
-        tokenFile: `${socket.replace(/\.sock$/, '')}.token`,
-      }),
-    signals: true,
-  })
+  let handle: Awaited<ReturnType<typeof startServer>>
+  try {
+    handle = await startServer({
+      socket,
+      engineOptions: {
+        history: { dir: files.history },
+        ...(store !== undefined && { store, onRestored: tellRestored }),
+      },
+      ...(tcp !== undefined && { tcp }),
+      ...(http !== undefined && { http }),
+      ...(token !== undefined && { token }),
+      tokenFile: files.token,
+      pidFile: files.pid,
+      signals: true,
+    })
+  } catch (e) {
+    await store?.close()
+    throw e
+  }
   const status: DaemonStatus = {
     pid: process.pid,
     socket,
     ...(kept !== undefined && { store: { kind: kept.kind, path: kept.store.path } }),
+    history: files.history,
     ...(handle.tcp !== undefined && { tcp: handle.tcp }),
     ...(handle.http !== undefined && { http: handle.http }),
     ...(handle.tokenFile !== undefined && { tokenFile: handle.tokenFile }),
     startedAt: new Date().toISOString(),
   }
-  await writeFileAtomic(statusFile(socket), JSON.stringify(status), { mode: 0o600 })
+  await writeFileAtomic(files.status, JSON.stringify(status), { mode: 0o600 })
   print(o, status, (s) =>
     [
       `Nerve daemon ${s.pid} listening on ${s.socket}`,
@@ -110,20 +125,44 @@ export const start = async (o: StartOptions): Promise<void> => {
       ...(s.http !== undefined ? [`  http ${s.http.url}`] : []),
       ...(s.tokenFile !== undefined ? [`  token in ${s.tokenFile}`] : []),
       ...(s.store !== undefined ? [`  sessions saved in ${s.store.path} (${s.store.kind})`] : []),
+      `  node histories in ${files.history}`,
     ].join('\n'),
   )
   await handle.closed
   await store?.close()
-  await rm(statusFile(socket), { force: true })
+  await rm(files.status, { force: true })
 }
 
-/** Starts the daemon as a detached child (output to `nerve.log` beside the socket) and waits until it serves. */
-const detach = async (socket: string, o: StartOptions): Promise<void> => {
+/** The one JSON error value a `--json` command prints, if `line` is one. */
+const errorValue = (
+  line: string,
+): { readonly tag: string; readonly message: string; readonly path?: string } | undefined => {
+  try {
+    const v = JSON.parse(line) as { error?: { tag?: unknown; message?: unknown; path?: unknown } }
+    const e = v.error
+    return e !== undefined && typeof e.tag === 'string' && typeof e.message === 'string'
+      ? {
+          tag: e.tag,
+          message: e.message,
+          ...(typeof e.path === 'string' && { path: e.path }),
+        }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Starts the daemon as a detached child (its stderr to the log beside the
+ * socket) and waits until it serves; a child that cannot start says why in
+ * its one JSON line, which becomes this command's error.
+ */
+const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
   const args = process.argv.slice(1).filter((a) => a !== '--detach' && a !== '-d')
   // The first start on a machine: the socket's directory (owner-only, as the server makes it) is not there yet.
-  mkdirSync(dirname(socket), { recursive: true, mode: 0o700 })
-  const log = openSync(`${socket.replace(/\.sock$/, '')}.log`, 'a', 0o600)
-  const child = spawn(process.execPath, [...args, '--json', '--socket', socket], {
+  mkdirSync(dirname(files.socket), { recursive: true, mode: 0o700 })
+  const log = openSync(files.log, 'a', 0o600)
+  const child = spawn(process.execPath, [...args, '--json', '--socket', files.socket], {
     detached: true,
     stdio: ['ignore', 'pipe', log],
   })
@@ -136,35 +175,70 @@ const detach = async (socket: string, o: StartOptions): Promise<void> => {
   lines.close()
   child.stdout!.destroy()
   child.unref()
+  const failed = first === undefined ? undefined : errorValue(first)
+  if (failed !== undefined) throw new CliError(failed.tag, failed.message, failed.path)
   if (first === undefined) {
-    throw new CliError(
-      'DaemonFailed',
-      `the daemon exited at start; see ${socket.replace(/\.sock$/, '')}.log`,
-    )
+    throw new CliError('DaemonFailed', `the daemon exited at start; see ${files.log}`, files.log)
   }
   const status = JSON.parse(first) as DaemonStatus
   print(o, status, (s) => `Nerve daemon ${s.pid} started on ${s.socket}`)
 }
 
-/** `server stop`: SHUTDOWN, then waits until the socket is gone. */
+/** Whether process `pid` is still there. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** `server stop`: SHUTDOWN, then waits until the socket is gone and the daemon's process has exited. */
 export const stop = async (o: GlobalOptions): Promise<void> => {
-  await withClient(o, async (c) => {
-    await c.shutdown()
-    await c.closed
-  })
-  print(o, { stopped: true }, () => 'Nerve daemon stopped')
+  const files = daemonFiles(o)
+  const client = await connect(o)
+  const pid =
+    urlOf(o) === undefined
+      ? await readFile(files.status, 'utf8').then(
+          (t) => (JSON.parse(t) as DaemonStatus).pid,
+          () => undefined,
+        )
+      : undefined
+  try {
+    await client.shutdown()
+    await client.closed
+  } finally {
+    await client.close()
+  }
+  const until = Date.now() + 15_000
+  while (pid !== undefined && alive(pid)) {
+    if (Date.now() > until) {
+      throw new CliError(
+        'StopTimeout',
+        `daemon ${pid} still runs 15 s after SHUTDOWN`,
+        files.socket,
+      )
+    }
+    await sleep(25)
+  }
+  print(o, { stopped: true, ...(pid !== undefined && { pid }) }, () =>
+    pid === undefined ? 'Nerve daemon stopped' : `Nerve daemon ${pid} stopped`,
+  )
 }
 
 /** `server status`: pid, addresses, uptime, sessions and their nodes. */
 export const status = async (o: GlobalOptions): Promise<void> => {
-  const socket = socketOf(o)
+  const files = daemonFiles(o)
+  const socket = files.socket
   if (!(await socketIsLive(socket))) {
     throw new CliError(
       'DaemonNotRunning',
       `no daemon is listening on ${socket}: start one with \`nerve server start\``,
+      socket,
     )
   }
-  const recorded = await readFile(statusFile(socket), 'utf8').then(
+  const recorded = await readFile(files.status, 'utf8').then(
     (t) => JSON.parse(t) as DaemonStatus,
     () => undefined,
   )

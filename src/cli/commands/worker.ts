@@ -12,7 +12,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startWorker } from '../../distributed/index.js'
 import type { NodeFunction } from '../../node/index.js'
-import { CliError, type GlobalOptions } from '../context.js'
+import { CliError, listening, type GlobalOptions } from '../context.js'
 
 export interface WorkerCommandOptions extends GlobalOptions {
   readonly redis?: string
@@ -55,6 +55,26 @@ export const loadFunctions = async (file: string): Promise<Functions> => {
   return found
 }
 
+/** A Redis that refuses the connection is said at once, not after the worker's wait for an answer. */
+const reachable = async (redis: string): Promise<void> => {
+  let url: URL
+  try {
+    url = new URL(redis)
+  } catch {
+    throw new CliError('BadOption', `--redis takes redis://host:port, got ${redis}`, '--redis', 2)
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return
+  const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1'
+  const port = url.port === '' ? 6379 : Number(url.port)
+  if ((await listening(host, port)) === false) {
+    throw new CliError(
+      'RedisUnreachable',
+      `nothing listens at ${host}:${port}: the connection was refused (is redis-server running?)`,
+      '--redis',
+    )
+  }
+}
+
 export const worker = async (o: WorkerCommandOptions): Promise<void> => {
   const fromEnv = process.env.NERVE_REDIS_URL
   const redis = o.redis ?? (fromEnv === '' ? undefined : fromEnv)
@@ -75,6 +95,7 @@ export const worker = async (o: WorkerCommandOptions): Promise<void> => {
       2,
     )
   }
+  await reachable(redis)
   const functions = o.functions === undefined ? {} : await loadFunctions(o.functions)
   // A promise a step's function left unawaited must not take the other steps down with it.
   const stray = (e: unknown): void => {

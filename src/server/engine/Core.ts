@@ -1,6 +1,12 @@
 import { providerFromEnv, type Provider } from '../../interpreters/index.js'
 import { systemClock, type Clock } from '../../runtime/index.js'
-import { sessionManager, type Session, type SessionManager } from '../../session/index.js'
+import { randomBytes } from 'node:crypto'
+import {
+  historyDir,
+  sessionManager,
+  type Session,
+  type SessionManager,
+} from '../../session/index.js'
 import type { EngineEvent, SessionSummary } from '../protocol/index.js'
 import { echoProvider } from './echoProvider.js'
 import {
@@ -30,6 +36,16 @@ export interface Listener {
   /** The engine is gone: cancel what is in flight. */
   abortAll(reason: unknown): void
 }
+
+/**
+ * A server name of this engine's own, for its histories: its start time,
+ * pid and a random part, so two engines never share a history file.
+ */
+const engineName = (): string =>
+  `engine-${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${process.pid}-${randomBytes(3).toString('hex')}`
 
 const providersOf = (options: EngineOptions): Readonly<Record<string, Provider>> => {
   const env = providerFromEnv(options.env ?? process.env)
@@ -86,7 +102,7 @@ export class Core {
       history:
         history === undefined
           ? undefined
-          : { root: history.root ?? process.cwd(), server: history.server ?? 'nerve' },
+          : { dir: historyDir(history), server: history.server ?? engineName() },
       clock: options.clock,
       onHistoryError: (sessionId, error) => {
         this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(error) })

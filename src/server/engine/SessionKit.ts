@@ -31,7 +31,7 @@ export interface KitOptions {
   readonly providers: Readonly<Record<string, Provider>>
   readonly tools: readonly Tool[]
   readonly extra: readonly Interpreter[]
-  readonly history: { readonly root: string; readonly server: string } | undefined
+  readonly history: { readonly dir: string; readonly server: string } | undefined
   readonly clock: Clock | undefined
   readonly onHistoryError: (sessionId: string, error: unknown) => void
 }

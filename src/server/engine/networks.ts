@@ -86,6 +86,21 @@ export class UnknownApproval extends EngineError {
   }
 }
 
+/**
+ * A message or a firing for a network that has finished: nothing would
+ * ever deliver it, so it is refused rather than answered "sent".
+ *
+ * @category engine errors
+ */
+export class NetworkFinished extends EngineError {
+  readonly _tag = 'NetworkFinished'
+  readonly code = ErrorCode.InvalidState
+  constructor(readonly networkId: string) {
+    super(`network "${networkId}" has finished: start it again to send to it`, '/networkId')
+    this.name = 'NetworkFinished'
+  }
+}
+
 /** A network file error, its path under where the file is in `params`. */
 interface PathError {
   readonly _tag: string
@@ -225,6 +240,13 @@ export class Networks {
   node(networkId: string, nodeId: string): NetworkRun {
     const run = this.run(networkId)
     if (run.network.nodes[nodeId] === undefined) throw new UnknownNetworkNode(networkId, nodeId)
+    return run
+  }
+
+  /** The run of a node that can still take a message (a `NetworkFinished` once the run ended). */
+  live(networkId: string, nodeId: string): NetworkRun {
+    const run = this.node(networkId, nodeId)
+    if (run.status === 'finished') throw new NetworkFinished(networkId)
     return run
   }
 

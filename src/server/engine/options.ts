@@ -24,14 +24,20 @@ export interface EngineLimits {
 }
 
 /**
- * Where node histories are written: `<root>/.nerve/history/<server>/<session>/<node>.jsonl`.
+ * Where node histories are written: `<dir>/<server>/<session>/<node>.jsonl`.
+ * By default each engine writes under a server name of its own, in
+ * `history` of Nerve's home (`NERVE_HOME`, else `~/.nerve`): a new engine
+ * never reads an unrelated earlier engine's records, and nothing lands in
+ * the working directory.
  *
  * @category engine
  */
 export interface EngineHistory {
-  /** Default: the current directory of the process. */
+  /** The histories directory. Default: `history` in Nerve's home (see `historyDir`). */
+  readonly dir?: string
+  /** A project directory whose `.nerve/history` holds the histories, when asked for; `dir` wins. */
   readonly root?: string
-  /** Default: `'nerve'`. */
+  /** Default: a name of this engine's own, `engine-<start time>-<pid>-<random>`. */
   readonly server?: string
 }
 
@@ -76,7 +82,7 @@ export interface EngineOptions {
   }
   /** Told, once the engine has opened them, what it brought back of the sessions its store saved. */
   readonly onRestored?: (sessions: readonly SessionRestored[]) => void
-  /** Where node histories go, or `false` to record none. Default: `{}` (the current directory). */
+  /** Where node histories go, or `false` to record none. Default: `{}` (Nerve's home, this engine's own server name). */
   readonly history?: EngineHistory | false
   readonly clock?: Clock
   readonly limits?: EngineLimits

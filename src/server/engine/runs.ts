@@ -4,7 +4,7 @@ import type { Node } from '../../node/index.js'
 import { run, type RunEvent, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
 import { recorder, type Recording } from '../../store/index.js'
-import type { RunInfo, RunStateName, TraceJson, TraceStep } from '../protocol/index.js'
+import type { RunInfo, RunStateName, RunSummary, TraceJson, TraceStep } from '../protocol/index.js'
 import { UnknownRun } from './errors.js'
 import { errorShape, tagOf } from './json.js'
 
@@ -144,6 +144,19 @@ export class Runs {
     const entry = this.#entries.get(runId)
     if (entry === undefined) throw new UnknownRun(runId)
     return entry.info ?? infoOf(entry, {})
+  }
+
+  /** The runs it knows (running ones and the last finished), oldest first; of one session when named. */
+  list(sessionId?: string): RunSummary[] {
+    return [...this.#entries.values()]
+      .filter((e) => sessionId === undefined || e.sessionId === sessionId)
+      .map((e) => ({
+        runId: e.runId,
+        sessionId: e.sessionId,
+        graphId: e.graphId,
+        state: e.state,
+        startedAt: e.startedAt,
+      }))
   }
 
   /** Cancels a running run; false when it had ended. */

@@ -39,6 +39,7 @@ export type {
   NetworkPatches,
   Results,
   RunInfo,
+  RunSummary,
   RunStateName,
   SessionSummary,
   TraceJson,

@@ -138,6 +138,7 @@ export const paramsCodecs = {
   ),
   CANCEL_GRAPH: params('CANCEL_GRAPH', { runId: t.string }, {}),
   GET_RUN: params('GET_RUN', { runId: t.string }, {}),
+  LIST_RUNS: params('LIST_RUNS', {}, session),
   SUBSCRIBE: params(
     'SUBSCRIBE',
     {},

@@ -97,6 +97,20 @@ export interface RunInfo {
 }
 
 /**
+ * One graph run as `LIST_RUNS` lists it: its id, session, graph, state and
+ * start, and its end once it ended (`GET_RUN` has the rest).
+ *
+ * @category protocol
+ */
+export interface RunSummary {
+  readonly runId: string
+  readonly sessionId: string
+  readonly graphId: string
+  readonly state: RunStateName
+  readonly startedAt: string
+}
+
+/**
  * A network run as the network commands answer it: its id, the session it
  * was created in, its workspace, its state (`running`, `paused`,
  * `finished`) and, once finished, how it ended (`done`, `halted`, `idle`,
@@ -179,6 +193,7 @@ export interface Results {
   readonly EXECUTE_GRAPH: { readonly runId: string }
   readonly CANCEL_GRAPH: { readonly cancelled: boolean }
   readonly GET_RUN: RunInfo
+  readonly LIST_RUNS: { readonly runs: readonly RunSummary[] }
   readonly SUBSCRIBE: { readonly subscription: string }
   readonly UNSUBSCRIBE: { readonly unsubscribed: boolean }
   readonly SAVE_SESSION: { readonly saved: true; readonly sessionId: string }

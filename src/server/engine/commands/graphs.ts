@@ -8,6 +8,7 @@ type GraphMethods =
   | 'EXECUTE_GRAPH'
   | 'CANCEL_GRAPH'
   | 'GET_RUN'
+  | 'LIST_RUNS'
   | 'SUBSCRIBE'
   | 'UNSUBSCRIBE'
   | 'SAVE_SESSION'
@@ -40,6 +41,8 @@ export const graphCommands: Commands<GraphMethods> = {
     }),
 
   GET_RUN: (p, { core }) => Promise.resolve(core.runs.get(p.runId)),
+
+  LIST_RUNS: (p, { core }) => Promise.resolve({ runs: core.runs.list(p.sessionId) }),
 
   SUBSCRIBE: (p, { core, outbox }) => {
     if (outbox.size >= core.limits.maxSubscriptions) {

@@ -102,7 +102,7 @@ export const networkCommands: Commands<NetworkMethods> = {
     Promise.resolve(patchesOf(core.networks.run(p.networkId).edit(setWorkflow(p.workflow)))),
 
   SEND_ENVELOPE: (p, { core }) => {
-    const run = core.networks.node(p.networkId, p.nodeId)
+    const run = core.networks.live(p.networkId, p.nodeId)
     const envelope = run.send(
       p.nodeId,
       p.message,
@@ -113,7 +113,7 @@ export const networkCommands: Commands<NetworkMethods> = {
   },
 
   TRIGGER_NODE: (p, { core }) => {
-    core.networks.node(p.networkId, p.nodeId).trigger(p.nodeId, p.message)
+    core.networks.live(p.networkId, p.nodeId).trigger(p.nodeId, p.message)
     return Promise.resolve({ triggered: true })
   },
 

@@ -1,0 +1,143 @@
+/**
+ * Where the command line keeps its files: one home for everything. The
+ * home is `NERVE_HOME`, else `~/.nerve`; it holds the daemon's socket,
+ * status, token, pid and log files, the store and the node histories.
+ *
+ * A daemon named only by its socket (`--socket` or `NERVE_SOCKET`, with no
+ * `NERVE_HOME`) keeps all of its files beside that socket under the
+ * socket's name (`/tmp/a.sock` → `/tmp/a.db`, `/tmp/a.history/`, …), so two
+ * such daemons never share a store or a history.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { defaultSocketPath } from '../server/index.js'
+import { nerveHome } from '../session/index.js'
+
+/**
+ * The files of one daemon (and of the commands that run beside it).
+ *
+ * @category cli
+ */
+export interface DaemonFiles {
+  /** Nerve's home. */
+  readonly home: string
+  readonly socket: string
+  /** What a running daemon says about itself (pid, addresses, store, start time). */
+  readonly status: string
+  readonly token: string
+  readonly pid: string
+  readonly log: string
+  /** The SQLite store (`--store` and `NERVE_STORE` override it). */
+  readonly store: string
+  /** The directory node histories go in. */
+  readonly history: string
+}
+
+const set = (v: string | undefined): string | undefined => (v === '' ? undefined : v)
+
+/**
+ * The files of the daemon the options name: `--socket`, then `NERVE_SOCKET`,
+ * then `nerve.sock` in `NERVE_HOME` (else the default socket).
+ *
+ * @category cli
+ */
+export const daemonFiles = (
+  o: { readonly socket?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): DaemonFiles => {
+  const home = nerveHome(env)
+  const givenHome = set(env.NERVE_HOME) !== undefined
+  const given = o.socket ?? set(env.NERVE_SOCKET)
+  const socket = resolve(given ?? (givenHome ? join(home, 'nerve.sock') : defaultSocketPath(env)))
+  const prefix = socket.replace(/\.sock$/, '')
+  const own = given !== undefined && !givenHome
+  return {
+    home,
+    socket,
+    status: `${prefix}.json`,
+    token: `${prefix}.token`,
+    pid: `${prefix}.pid`,
+    log: `${prefix}.log`,
+    store: own ? `${prefix}.db` : join(home, 'nerve.db'),
+    history: own ? `${prefix}.history` : join(home, 'history'),
+  }
+}
+
+/**
+ * What a running daemon records about itself beside its socket.
+ *
+ * @category cli
+ */
+export interface DaemonStatus {
+  readonly pid: number
+  readonly socket: string
+  readonly tcp?: { readonly host: string; readonly port: number }
+  readonly http?: { readonly host: string; readonly port: number; readonly url: string }
+  readonly tokenFile?: string
+  /** Where `SAVE_SESSION` and shutdown save sessions. */
+  readonly store?: { readonly kind: 'sqlite' | 'files'; readonly path: string }
+  /** Where node histories go. */
+  readonly history?: string
+  readonly startedAt: string
+}
+
+const readStatus = (file: string): DaemonStatus | undefined => {
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Partial<DaemonStatus>
+    return typeof s.pid === 'number' && typeof s.socket === 'string'
+      ? (s as DaemonStatus)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The status files of the daemons started from this home: the one beside
+ * the named socket first, then every other `*.json` status in the
+ * directories daemons put them in.
+ *
+ * @category cli
+ */
+export const knownDaemons = (files: DaemonFiles): DaemonStatus[] => {
+  const dirs = [...new Set([dirname(files.status), files.home, dirname(defaultSocketPath())])]
+  const candidates = [
+    files.status,
+    ...dirs.flatMap((d) =>
+      existsSync(d)
+        ? readdirSync(d)
+            .filter((f) => f.endsWith('.json'))
+            .map((f) => join(d, f))
+        : [],
+    ),
+  ]
+  const seen = new Set<string>()
+  const out: DaemonStatus[] = []
+  for (const c of candidates) {
+    if (seen.has(c)) continue
+    seen.add(c)
+    const s = readStatus(c)
+    if (s !== undefined) out.push(s)
+  }
+  return out
+}
+
+/**
+ * The token file of the daemon serving `host:port`, from the status files of
+ * {@link knownDaemons}; else the token file beside the named socket.
+ *
+ * @category cli
+ */
+export const tokenFileFor = (files: DaemonFiles, host: string, port: number): string => {
+  const same = (h: string): boolean =>
+    h === host || (isLocal(h) && isLocal(host)) || h === '0.0.0.0' || h === '::'
+  const match = knownDaemons(files).find(
+    (s) =>
+      (s.http !== undefined && s.http.port === port && same(s.http.host)) ||
+      (s.tcp !== undefined && s.tcp.port === port && same(s.tcp.host)),
+  )
+  return match?.tokenFile ?? files.token
+}
+
+const isLocal = (h: string): boolean =>
+  h === 'localhost' || h === '::1' || h === '[::1]' || /^127\./.test(h)

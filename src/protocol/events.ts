@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
-import type { NetworkEvent } from '../../network/index.js'
-import type { NodeState } from '../../node/index.js'
+import type { NetworkEvent } from '../network/index.js'
+import type { NodeState } from '../node/index.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an

@@ -1,6 +1,6 @@
 import type { Patch } from 'immer'
-import type { ApprovalRequest, Envelope, InboxInfo, Network } from '../../network/index.js'
-import type { NodeInfo } from '../../node/index.js'
+import type { ApprovalRequest, Envelope, InboxInfo, Network } from '../network/index.js'
+import type { NodeInfo } from '../node/index.js'
 import type { WireErrorShape } from './events.js'
 
 /**

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { validateName } from '../../node/index.js'
+import { validateName } from '../node/index.js'
 import { params } from './codec.js'
 import { EventTypeCodec } from './events.js'
 

@@ -131,6 +131,8 @@ export const pointer = (keys: readonly string[]): string =>
 
 const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
   const tag = (type as { _tag?: unknown })._tag
+  // a recursive codec is whatever it resolves to (a union, an intersection, an object)
+  if (type instanceof t.RecursiveType) return isComposite((type as t.RecursiveType<t.Mixed>).type)
   return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
 }
 

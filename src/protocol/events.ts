@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
 import type { NodeState } from '../node/index.js'
+import type { WireErrorShape } from './parts.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an
@@ -242,16 +243,6 @@ export type ServerShutdownEvent = Base<'SERVER_SHUTDOWN'>
  */
 export interface LaggedEvent extends Base<'LAGGED'> {
   readonly dropped: number
-}
-
-/**
- * An error inside an event: its tag and message.
- *
- * @category protocol
- */
-export interface WireErrorShape {
-  readonly tag: string
-  readonly message: string
 }
 
 /**

@@ -1,3 +1,10 @@
+/**
+ * The protocol every face speaks: the io-ts codecs of each command's params
+ * and result and of the events, the JSON-RPC 2.0 framing, the error codes.
+ * Pure: it imports no engine, no native addon, no Node.js builtin.
+ *
+ * @packageDocumentation
+ */
 export { codeName, ErrorCode, ProtocolError, protocolError } from './errors.js'
 export type { ErrorData, WireError } from './errors.js'
 export { errorLine, notificationLine, readMessage, requestLine, resultLine } from './jsonrpc.js'
@@ -30,8 +37,26 @@ export type {
   StepCompletedEvent,
   StepFailedEvent,
   StepStartedEvent,
-  WireErrorShape,
 } from './events.js'
+export { NodeStateCodec, PatchCodec, WireErrorShapeCodec } from './parts.js'
+export type { WireErrorShape } from './parts.js'
+export {
+  ApprovalRequestCodec,
+  EnvelopeCodec,
+  ForkResultCodec,
+  HistoryEntryCodec,
+  InboxInfoCodec,
+  NetworkInfoCodec,
+  NetworkPatchesCodec,
+  NetworkValueCodec,
+  NodeInfoCodec,
+  resultCodecs,
+  RunInfoCodec,
+  RunStateNameCodec,
+  RunSummaryCodec,
+  SessionSummaryCodec,
+  TraceJsonCodec,
+} from './results.js'
 export type {
   ForkResult,
   HistoryEntry,
@@ -39,8 +64,8 @@ export type {
   NetworkPatches,
   Results,
   RunInfo,
-  RunSummary,
   RunStateName,
+  RunSummary,
   SessionSummary,
   TraceJson,
   TraceStep,

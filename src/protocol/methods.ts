@@ -3,15 +3,7 @@ import * as t from 'io-ts'
 import { validateName } from '../node/index.js'
 import { params } from './codec.js'
 import { EventTypeCodec } from './events.js'
-
-/** A codec of the values of `base` that pass `ok`, named `name`. */
-const refined = <A>(base: t.Type<A, A>, name: string, ok: (a: A) => boolean): t.Type<A, A> =>
-  new t.Type<A, A>(
-    name,
-    (u): u is A => base.is(u) && ok(u),
-    (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
-    (a) => a,
-  )
+import { PatchCodec, refined } from './parts.js'
 
 /**
  * A name that follows Nerve's name rule (node and session ids).
@@ -78,18 +70,6 @@ const executeOptional = { ...session, parser: Name, timeout: Millis }
 const net = { networkId: Name }
 const netNode = { ...net, nodeId: Name }
 const decision = { ...net, requestId: t.string }
-/** An immer patch of a network value (`NETWORK_PATCHED` carries the same). */
-const PatchCodec = t.exact(
-  t.intersection([
-    t.type({
-      op: t.keyof({ add: null, replace: null, remove: null }),
-      path: t.array(t.union([t.string, t.number])),
-    }),
-    t.partial({ value: t.unknown }),
-  ]),
-  'Patch',
-)
-
 /**
  * The params codec of every command, by method name. Each is exact: a key
  * it does not list is an error at that key. `sessionId` is optional

@@ -168,10 +168,10 @@ const HISTORY = 'nerve://nodes/{nodeId}/history'
  * import assert from 'node:assert'
  * import { Client } from '@modelcontextprotocol/sdk/client/index.js'
  * import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
- * import { NerveClient } from 'nerve-agents/client'
  * import { createMcpServer } from 'nerve-agents/mcp'
+ * import { standaloneClient } from 'nerve-agents/server'
  *
- * const nerve = await NerveClient.standalone({ history: false })
+ * const nerve = await standaloneClient({ history: false })
  * const [serverSide, clientSide] = InMemoryTransport.createLinkedPair()
  * await createMcpServer(nerve).connect(serverSide)
  * const client = new Client({ name: 'example', version: '1.0.0' })

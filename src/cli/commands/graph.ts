@@ -149,7 +149,10 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     graph = { ...graph, maxParallel: n }
   }
   const input = o.input !== undefined ? parseValue(o.input) : undefined
-  const client = o.server === true ? await connect(o) : await NerveClient.standalone()
+  const client =
+    o.server === true
+      ? await connect(o)
+      : await (await import('../../server/index.js')).standaloneClient()
   try {
     const remote = await client.runGraph(graph, {
       ...(input !== undefined && { input }),

@@ -16,7 +16,7 @@ interface McpOptions extends GlobalOptions {
 const client = async (o: GlobalOptions): Promise<NerveClient> =>
   urlOf(o) !== undefined || o.socket !== undefined || (await socketIsLive(socketOf(o)))
     ? connect(o)
-    : NerveClient.standalone()
+    : (await import('../../server/index.js')).standaloneClient()
 
 const hostPort = (s: string): { host: string; port: number } => {
   const m = /^(.+):(\d+)$/.exec(s)

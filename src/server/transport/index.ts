@@ -1,4 +1,9 @@
-export { LineReader, DEFAULT_MAX_LINE_BYTES, LINE_ENDS, type LineHandlers } from './LineReader.js'
+export {
+  LineReader,
+  DEFAULT_MAX_LINE_BYTES,
+  LINE_ENDS,
+  type LineHandlers,
+} from '../../client/LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'
 export {

@@ -6,37 +6,10 @@
  */
 import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises'
 import { connect } from 'node:net'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { ServerStartError } from './ServerError.js'
 
-/**
- * The directory of the daemon's default files (socket, pid, token):
- * `$NERVE_HOME` when that variable is set, else `$XDG_RUNTIME_DIR/nerve`,
- * else `~/.nerve`.
- *
- * @category server
- * @example
- * import { defaultDaemonDir } from 'nerve-agents/server'
- * import assert from 'assert'
- *
- * assert.strictEqual(defaultDaemonDir({ XDG_RUNTIME_DIR: '/run/user/1000' }), '/run/user/1000/nerve')
- */
-export const defaultDaemonDir = (env: NodeJS.ProcessEnv = process.env): string => {
-  if (env.NERVE_HOME !== undefined && env.NERVE_HOME !== '') return env.NERVE_HOME
-  const runtime = env.XDG_RUNTIME_DIR
-  return runtime !== undefined && runtime !== ''
-    ? join(runtime, 'nerve')
-    : join(homedir(), '.nerve')
-}
-
-/**
- * The default socket path: `nerve.sock` in {@link defaultDaemonDir}.
- *
- * @category server
- */
-export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
-  join(defaultDaemonDir(env), 'nerve.sock')
+export { defaultDaemonDir, defaultSocketPath } from '../../client/daemonDir.js'
 
 /**
  * Makes the directory of `file` (a socket, pid or token file) the owner's

@@ -15,7 +15,7 @@ import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
 import { boundNames } from './origin.js'
-import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
+import { DEFAULT_MAX_LINE_BYTES } from '../../client/LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
 import {
   claimSocketPath,

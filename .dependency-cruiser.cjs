@@ -77,10 +77,54 @@ module.exports = {
       to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => `^src/${a}`)] },
     })),
     {
-      name: 'protocol-types-from-network',
+      name: 'client-speaks-protocol',
       severity: 'error',
-      comment: 'protocol/ takes only types from network/: loading it loads no runtime.',
-      from: { path: '^src/protocol/' },
+      comment:
+        'The SDK loads the protocol and its transports only: no engine, no interpreter, no native addon.',
+      from: { path: '^src/client/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/(client|protocol|network|dag|conversation|node|graph)/',
+          '^src/errors\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'mcp-not-engine',
+      severity: 'error',
+      comment:
+        'The MCP server speaks to the engine through the client; of the server it uses only the listener guard (token, Host/Origin, socket directory).',
+      from: { path: '^src/mcp/' },
+      to: {
+        path: '^src/server/',
+        pathNot: '^src/server/transport/(token|origin|socketFile|ServerError)\\.ts$',
+      },
+    },
+    {
+      name: 'cli-server-lazily',
+      severity: 'error',
+      comment:
+        'The CLI talks to the daemon through the client; it loads the server (an engine) only in its server command or lazily where it embeds one.',
+      from: { path: '^src/cli/', pathNot: '^src/cli/commands/server\\.ts$' },
+      to: { path: '^src/server/', dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'heavy-parts-lazily',
+      severity: 'error',
+      comment:
+        'The MCP SDK, BullMQ/ioredis and SQLite load only where used: never from the client or the protocol.',
+      from: { path: '^src/(client|protocol)/' },
+      to: {
+        path: '(^|/)node_modules/(@modelcontextprotocol/sdk|bullmq|ioredis|better-sqlite3|node-pty)/',
+      },
+    },
+    {
+      name: 'types-only-from-network',
+      severity: 'error',
+      comment:
+        'protocol/ and client/ take only types from network/: loading them loads no runtime.',
+      from: { path: '^src/(protocol|client)/' },
       to: { path: '^src/network/', dependencyTypesNot: ['type-only'] },
     },
     {

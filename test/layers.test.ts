@@ -154,8 +154,35 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     ).toEqual([
       'layer-protocol: src/protocol/ses.ts → src/session/index.ts',
       'layer-protocol: src/protocol/srv.ts → src/server/index.ts',
-      'protocol-types-from-network: src/protocol/net.ts → src/network/index.ts',
       'pure-no-builtins: src/protocol/fs.ts → fs',
+      'types-only-from-network: src/protocol/net.ts → src/network/index.ts',
+    ])
+  })
+
+  it('keep the faces off the engine: client and MCP never load it, the CLI only in its server command or lazily', async () => {
+    expect(
+      await broken({
+        'src/protocol/index.ts': 'export const p = 1\n',
+        'src/server/index.ts':
+          "import { p } from '../protocol/index.js'\nexport const engine = p\n",
+        'src/server/transport/token.ts': 'export const token = 1\n',
+        'src/client/index.ts': "import { p } from '../protocol/index.js'\nexport const c = p\n",
+        'src/client/bad.ts':
+          "import { engine } from '../server/index.js'\nexport const b = engine\n",
+        'src/mcp/ok.ts':
+          "import { c } from '../client/index.js'\nimport { token } from '../server/transport/token.js'\nexport const m = c + token\n",
+        'src/mcp/bad.ts': "import { engine } from '../server/index.js'\nexport const b = engine\n",
+        'src/cli/commands/server.ts':
+          "import { engine } from '../../server/index.js'\nexport const s = engine\n",
+        'src/cli/commands/repl.ts':
+          "export const r = async () => (await import('../../server/index.js')).engine\n",
+        'src/cli/commands/node.ts':
+          "import { engine } from '../../server/index.js'\nexport const n = engine\n",
+      }),
+    ).toEqual([
+      'cli-server-lazily: src/cli/commands/node.ts → src/server/index.ts',
+      'client-speaks-protocol: src/client/bad.ts → src/server/index.ts',
+      'mcp-not-engine: src/mcp/bad.ts → src/server/index.ts',
     ])
   })
 })

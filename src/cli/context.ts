@@ -6,7 +6,7 @@
  */
 import { connect as connectTcp } from 'node:net'
 import { NerveClient } from '../client/index.js'
-import { socketIsLive } from '../server/index.js'
+import { socketIsLive } from '../client/index.js'
 import { daemonFiles, tokenFileFor } from './home.js'
 
 /**

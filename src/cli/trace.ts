@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, NERVE_FORMAT, renderHtml } from '../conversation/index.js'
 import { Graph, isGraph } from '../graph/index.js'
-import type { EngineEvent, TraceJson } from '../server/index.js'
+import type { EngineEvent, TraceJson } from '../protocol/index.js'
 
 /**
  * What a run's events tell beyond its trace: when each step started and

@@ -2,6 +2,7 @@
  * Where a daemon's default files are (socket, pid, token), as both sides
  * find them: the daemon to listen, the client to connect.
  */
+import { connect } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
@@ -32,3 +33,20 @@ export const defaultDaemonDir = (env: NodeJS.ProcessEnv = process.env): string =
  */
 export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
   join(defaultDaemonDir(env), 'nerve.sock')
+
+/**
+ * Whether something accepts connections on the Unix socket `path` (a live daemon).
+ *
+ * @category client
+ */
+export const socketIsLive = (path: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const probe = connect(path)
+    probe.once('connect', () => {
+      probe.destroy()
+      resolve(true)
+    })
+    probe.once('error', () => {
+      resolve(false)
+    })
+  })

@@ -21,7 +21,7 @@ export { Subscription, DEFAULT_MAX_QUEUED } from './Subscription.js'
 export { ConnectionError } from './ConnectionError.js'
 export { MalformedResult } from './MalformedResult.js'
 export { LineReader, DEFAULT_MAX_LINE_BYTES, LINE_ENDS, type LineHandlers } from './LineReader.js'
-export { defaultDaemonDir, defaultSocketPath } from './daemonDir.js'
+export { defaultDaemonDir, defaultSocketPath, socketIsLive } from './daemonDir.js'
 export {
   postWire,
   streamWire,

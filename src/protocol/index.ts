@@ -70,4 +70,6 @@ export type {
   TraceJson,
   TraceStep,
 } from './results.js'
-export { describeError, errorPath, MAX_DEPTH } from './codec.js'
+export { describeError, errorPath, MAX_DEPTH, ParamsType } from './codec.js'
+export { jsonSchema, type JsonSchema } from './jsonSchema.js'
+export { RefinedType } from './parts.js'

@@ -17,10 +17,15 @@ export const NameCodec: t.Type<string, string> = refined(t.string, 'Name', (s) =
 const Name = NameCodec
 
 /** Milliseconds: a finite number > 0. */
-const Millis = refined(t.number, 'PositiveMs', (n) => Number.isFinite(n) && n > 0)
+const Millis = refined(t.number, 'PositiveMs', (n) => Number.isFinite(n) && n > 0, {
+  exclusiveMinimum: 0,
+})
 
 /** A whole number ≥ 0. */
-const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 0)
+const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 0, {
+  type: 'integer',
+  minimum: 0,
+})
 
 /**
  * The node kinds `CREATE_NODE` makes. `claude` is Claude Code in a WezTerm

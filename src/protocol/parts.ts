@@ -40,17 +40,39 @@ export const literals = <const L extends string>(
   t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<L, null>, name)
 
 /**
- * A codec of the values of `base` that pass `ok`, named `name`.
+ * A codec of the values of `base` that pass `ok`, named `name`; `schema`
+ * is what the check adds to the base's JSON Schema (e.g. `{ minimum: 0 }`).
+ *
+ * @category protocol
+ */
+export class RefinedType<A> extends t.Type<A, A> {
+  readonly _tag = 'RefinedType' as const
+  constructor(
+    name: string,
+    readonly base: t.Type<A, A>,
+    ok: (a: A) => boolean,
+    readonly schema: Readonly<Record<string, unknown>>,
+  ) {
+    super(
+      name,
+      (u): u is A => base.is(u) && ok(u),
+      (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
+      (a) => a,
+    )
+  }
+}
+
+/**
+ * A codec of the values of `base` that pass `ok` (see {@link RefinedType}).
  *
  * @internal
  */
-export const refined = <A>(base: t.Type<A, A>, name: string, ok: (a: A) => boolean): t.Type<A, A> =>
-  new t.Type<A, A>(
-    name,
-    (u): u is A => base.is(u) && ok(u),
-    (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
-    (a) => a,
-  )
+export const refined = <A>(
+  base: t.Type<A, A>,
+  name: string,
+  ok: (a: A) => boolean,
+  schema: Readonly<Record<string, unknown>> = {},
+): RefinedType<A> => new RefinedType(name, base, ok, schema)
 
 /**
  * An immer patch of a network value (`EDIT_NETWORK` takes them,

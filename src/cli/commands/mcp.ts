@@ -5,7 +5,7 @@
  */
 import { NerveClient } from '../../client/index.js'
 import { serveMcpHttp, serveMcpStdio } from '../../mcp/index.js'
-import { socketIsLive } from '../../server/index.js'
+import { socketIsLive } from '../../client/index.js'
 import { connect, CliError, socketOf, urlOf, type GlobalOptions } from '../context.js'
 
 interface McpOptions extends GlobalOptions {

@@ -19,7 +19,7 @@ import {
   type Network,
 } from '../../network/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import type { EngineEvent, NetworkInfo } from '../../server/index.js'
+import type { EngineEvent, NetworkInfo } from '../../protocol/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 import { mermaidId } from './graph.js'

@@ -15,11 +15,10 @@ export {
   MIN_TOKEN_LENGTH,
   AUTH_METHOD,
 } from './token.js'
-export { boundNames, hostAllowed, originAllowed, browserRefusal } from './origin.js'
+export { boundNames, hostAllowed, isLoopback, originAllowed, browserRefusal } from './origin.js'
 export { defaultDaemonDir, defaultSocketPath, ensureSocketDir, socketIsLive } from './socketFile.js'
 export {
   startServer,
-  isLoopback,
   type BindOptions,
   type PreAuthOptions,
   type ServerOptions,

@@ -5,11 +5,12 @@
  * removed; one a live daemon listens on is refused.
  */
 import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises'
-import { connect } from 'node:net'
 import { dirname } from 'node:path'
 import { ServerStartError } from './ServerError.js'
 
-export { defaultDaemonDir, defaultSocketPath } from '../../client/daemonDir.js'
+import { socketIsLive } from '../../client/daemonDir.js'
+
+export { defaultDaemonDir, defaultSocketPath, socketIsLive } from '../../client/daemonDir.js'
 
 /**
  * Makes the directory of `file` (a socket, pid or token file) the owner's
@@ -34,23 +35,6 @@ export const ensureSocketDir = async (file: string): Promise<void> => {
   }
   if ((mode & 0o777) !== 0o700) await chmod(dir, 0o700)
 }
-
-/**
- * Whether something accepts connections on the Unix socket `path` (a live daemon).
- *
- * @category server
- */
-export const socketIsLive = (path: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const probe = connect(path)
-    probe.once('connect', () => {
-      probe.destroy()
-      resolve(true)
-    })
-    probe.once('error', () => {
-      resolve(false)
-    })
-  })
 
 /**
  * Makes `path` free for a new socket: nothing there, or a stale socket file

@@ -36,6 +36,7 @@ const FILES: readonly string[] = [
   'store',
   'network',
   'cli',
+  'client',
   'dist',
 ]
 

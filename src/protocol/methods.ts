@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { validateName } from '../node/index.js'
+// the name rule alone: loading the protocol must not load the whole core
+import { validateName } from '../node/name.js'
 import { params } from './codec.js'
 import { EventTypeCodec } from './events.js'
 import { PatchCodec, refined } from './parts.js'

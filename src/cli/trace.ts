@@ -3,12 +3,15 @@
  * a Gantt timeline of the steps with nested graphs indented, retries, errors,
  * durations and tokens; a click on a step opens its input, output, streamed
  * chunks and, when its output holds a conversation, that conversation as the
- * conversation viewer renders it; the graph's shape as Mermaid text.
+ * conversation viewer renders it; a time axis with round ticks, every bar
+ * that did not complete labelled with why; the graph's shape drawn as SVG
+ * (coloured by how each step ended), its Mermaid text beside it.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeConversation, NERVE_FORMAT, renderHtml } from '../conversation/index.js'
+import { decodeConversation, NERVE_CSS, NERVE_FORMAT, renderHtml } from '../conversation/index.js'
 import { Graph, isGraph } from '../graph/index.js'
 import type { EngineEvent, TraceJson } from '../protocol/index.js'
+import { graphSvg } from './graphSvg.js'
 
 /**
  * What a run's events tell beyond its trace: when each step started and
@@ -153,23 +156,37 @@ const scriptJson = (v: unknown): string =>
     .replace(/</g, '\\u003c')
     .replace(/\u2028|\u2029/g, '')
 
-const STYLE = `
-body{font:14px system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
-header{padding:12px 16px;background:#fff;border-bottom:1px solid #ddd}
-h1{font-size:18px;margin:0 0 4px}
-main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:12px;padding:12px 16px}
-.row{display:grid;grid-template-columns:220px 1fr 90px;align-items:center;height:26px;cursor:pointer;border-radius:4px}
+const STYLE = `${NERVE_CSS}
+body{background:var(--ground)}
+main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:12px;padding:12px 14px}
+section.card{background:var(--paper);border:1px solid var(--line);border-radius:6px;padding:10px 12px}
+.row,.axis{display:grid;grid-template-columns:200px 1fr 80px;align-items:center;height:26px;cursor:pointer;border-radius:4px}
 .row:hover,.row.sel{background:#e8eefc}
+.axis{cursor:default;height:22px;color:var(--muted);font-size:11px}
 .name{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.lane{position:relative;height:16px;background:#f0f0f0;border-radius:3px}
-.bar{position:absolute;top:0;height:16px;border-radius:3px;min-width:2px;background:#4c8bf5}
-.bar.failed{background:#e5484d}.bar.skipped{background:#aaa}.bar.cancelled{background:#f5a623}
-.dur{text-align:right;color:#666;font-variant-numeric:tabular-nums}
-.retry{color:#b26b00;margin-left:4px}
-#details{background:#fff;border:1px solid #ddd;border-radius:6px;padding:12px;min-height:200px}
-pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:8px;border-radius:4px;max-height:300px;overflow:auto}
-iframe{width:100%;height:400px;border:1px solid #ddd}
-.error{color:#c00}
+.lane{position:relative;height:16px;background-color:#f0f0f0;border-radius:3px}
+.axis .lane{background:none;border-bottom:1px solid var(--muted);border-radius:0}
+.tick{position:absolute;bottom:2px;transform:translateX(-50%);white-space:nowrap;font-variant-numeric:tabular-nums}
+.tick:first-child{transform:none}
+.tick::after{content:"";position:absolute;left:50%;bottom:-3px;height:4px;border-left:1px solid var(--muted)}
+.bar{position:absolute;top:0;height:16px;border-radius:3px;min-width:3px;background:var(--running)}
+.bar.completed{background:var(--ok)}.bar.failed{background:var(--failed)}.bar.skipped{background:var(--skipped)}.bar.cancelled{background:var(--cancelled)}
+.bar-label{position:absolute;top:0;line-height:16px;font-size:11px;white-space:nowrap;margin-left:4px;color:var(--muted)}
+.dur{text-align:right;color:var(--muted);font-variant-numeric:tabular-nums}
+.retry{color:var(--retry);margin-left:4px}
+#details{min-height:200px}
+pre{max-height:300px;overflow:auto}
+iframe{width:100%;height:400px;border:1px solid var(--line)}
+.error{color:var(--failed)}
+#diagram{max-width:100%;height:auto;margin-top:6px}
+#diagram .step rect{fill:#eceff1;stroke:#90a4ae}
+#diagram .step.completed rect{fill:#e8f5e9;stroke:var(--ok)}
+#diagram .step.failed rect{fill:#ffebee;stroke:var(--failed)}
+#diagram .step.skipped rect{fill:#f5f5f5;stroke:var(--skipped);stroke-dasharray:4 3}
+#diagram .step.cancelled rect{fill:#fff3e0;stroke:var(--cancelled)}
+#diagram .cluster>rect{fill:none;stroke:#90a4ae;stroke-dasharray:6 4}
+#diagram .kind{fill:var(--muted);font-size:11px}
+#diagram .edge{fill:none;stroke:#78909c;stroke-width:1.4}
 `
 
 const SCRIPT = `
@@ -184,6 +201,26 @@ const el = (tag, attrs, ...kids) => {
   return e;
 };
 const ms = d => d < 1000 ? Math.round(d) + ' ms' : (d / 1000).toFixed(2) + ' s';
+// the time axis: about six ticks at a round step (1, 2 or 5 times a power of ten)
+const step = (() => {
+  const raw = total / 6;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  return [1, 2, 5, 10].map(m => m * p).find(s => s >= raw);
+})();
+const tick = t => t === 0 ? '0' : t < 1000 ? Math.round(t) + ' ms' : (t / 1000).toFixed(step < 1000 ? 1 : 0) + ' s';
+const axis = el('div', { class: 'lane' });
+for (let t = 0; t <= total + 1e-9; t += step) {
+  const mark = el('span', { class: 'tick' }, tick(t));
+  mark.style.left = (100 * t / total) + '%';
+  axis.append(mark);
+}
+rows.append(el('div', { class: 'axis', 'aria-label': 'time since the run started' },
+  el('div', { class: 'name' }, 'time since start'), axis, el('div', { class: 'dur' }, 'took')));
+const grid = 'repeating-linear-gradient(to right, #dcdcdc 0 1px, transparent 1px ' + (100 * step / total) + '%)';
+const labelOf = bar => {
+  const why = bar.error === undefined ? '' : ': ' + bar.error.split('\\n')[0];
+  return bar.status === 'completed' ? '' : bar.status + why;
+};
 const show = v => typeof v === 'string' ? v : JSON.stringify(v, null, 2);
 function open(bar, row) {
   for (const r of rows.querySelectorAll('.row')) r.classList.remove('sel');
@@ -214,7 +251,16 @@ for (const bar of data.bars) {
   name.style.paddingLeft = (bar.depth * 16 + 4) + 'px';
   if (bar.attempts > 1) name.append(el('span', { class: 'retry' }, '↻' + bar.attempts));
   if (bar.error !== undefined) name.title = bar.error.split('\\n')[0];
-  const row = el('div', { class: 'row', 'data-step': bar.key }, name, el('div', { class: 'lane' }, b),
+  b.title = bar.key + ': ' + bar.status + ', ' + ms(bar.durationMs);
+  const lane = el('div', { class: 'lane' }, b);
+  lane.style.backgroundImage = grid;
+  const text = labelOf(bar);
+  if (text !== '') {
+    const label = el('span', { class: 'bar-label' }, text);
+    label.style.left = (100 * (bar.start + bar.durationMs) / total) + '%';
+    lane.append(label);
+  }
+  const row = el('div', { class: 'row', 'data-step': bar.key }, name, lane,
     el('div', { class: 'dur' }, ms(bar.durationMs)));
   row.addEventListener('click', () => open(bar, row));
   rows.append(row);
@@ -255,15 +301,19 @@ export const traceHtml = (
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>${STYLE}</style></head>
+<style id="nerve-style">${NERVE_CSS}</style><style>${STYLE.slice(NERVE_CSS.length)}</style></head>
 <body><header><h1>${escapeHtml(trace.graphId)}</h1>
-<div>run ${escapeHtml(trace.runId)} · ${escapeHtml(trace.status)} · ${Math.round(trace.durationMs)} ms · ${bars.length} steps · ${tokens} tokens · $${cost.toFixed(4)}</div></header>
-<main><section><div id="rows"></div>${
+<div class="muted">run ${escapeHtml(trace.runId)} · ${escapeHtml(trace.status)} · ${Math.round(trace.durationMs)} ms · ${bars.length} steps · ${tokens} tokens · $${cost.toFixed(4)}</div></header>
+<main><section class="card"><h2>Timeline</h2><div id="rows"></div>${
+    o.graph === undefined
+      ? ''
+      : `<h2>Shape</h2>${graphSvg(o.graph, new Map(bars.map((b) => [b.key, b.status])))}`
+  }${
     o.mermaid === undefined
       ? ''
       : `<details><summary>Mermaid</summary><pre id="mermaid">${escapeHtml(o.mermaid)}</pre></details>`
   }</section>
-<section id="details"><p>Click a step to see its input, output, chunks and conversation.</p></section></main>
+<section id="details" class="card"><p>Click a step to see its input, output, chunks and conversation.</p></section></main>
 <script type="application/json" id="trace-data">${scriptJson({ bars, conversations })}</script>
 <script>${SCRIPT}</script></body></html>
 `

@@ -117,7 +117,9 @@ const firingText = (
   message: string | undefined,
   iteration: number,
 ): { readonly text: string; readonly causes: readonly string[] } => {
-  const causes = envelopes.map((e) => e.id)
+  // a firing with nothing new (a manual trigger) acts on what the node last saw or said: that is
+  // its cause, so the envelope DAG keeps one root — the first message — not one per trigger
+  const causes = envelopes.length > 0 ? envelopes.map((e) => e.id) : lastOf(s, node.id)
   if (node.mode !== 'auto') {
     const text = [message, envelopes.length > 0 ? inputText(envelopes) : undefined]
       .filter((x): x is string => x !== undefined)
@@ -135,6 +137,16 @@ const firingText = (
   }
   const text = tickText(iteration, envelopes, message === undefined ? notes : [message, ...notes])
   return { text, causes: [record(s, 'tick', node.id, node.id, { message: text }, causes).id] }
+}
+
+/** The id of the last envelope to or from `nodeId`, if any. */
+const lastOf = (s: RunState, nodeId: string): readonly string[] => {
+  const vs = s.log.vertices()
+  for (let i = vs.length - 1; i >= 0; i--) {
+    const e = vs[i]!.data
+    if (e.toNodeId === nodeId || e.fromNodeId === nodeId) return [e.id]
+  }
+  return []
 }
 
 const NONE: RunUsage = Object.freeze({ tokens: 0, apiCalls: 0, cost: 0 })

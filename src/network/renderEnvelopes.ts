@@ -1,3 +1,4 @@
+import { NERVE_CSS } from '../conversation/index.js'
 import type { Vertex } from '../dag/index.js'
 import { UsageError } from '../errors.js'
 import type { Envelope, EnvelopeKind } from './Envelope.js'
@@ -89,6 +90,10 @@ const escapeHtml = (s: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   )
 
+/** An envelope's time (ms since the run started) as a person reads it: `+12 ms`, `+1.25 s`. */
+const since = (ms: number): string =>
+  ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
+
 const W = 230
 const H = 54
 const GAP_X = 30
@@ -147,13 +152,14 @@ export const renderEnvelopesHtml = (
     const e = v.data
     return [
       `<g id="box-${escapeHtml(e.id)}"><rect x="${x(i)}" y="${y(i)}" width="${W}" height="${H}" rx="6" fill="${COLOURS[e.kind]}"/>`,
-      `<text x="${x(i) + 8}" y="${y(i) + 20}" font-weight="bold">${escapeHtml(oneLine(`${e.kind} ${e.fromNodeId} → ${e.toNodeId}`, 32))}</text>`,
+      `<text x="${x(i) + 8}" y="${y(i) + 20}" font-weight="bold">${escapeHtml(oneLine(`${e.kind} ${e.fromNodeId} → ${e.toNodeId}`, 24))}</text>`,
+      `<text x="${x(i) + W - 8}" y="${y(i) + 20}" text-anchor="end" class="time">${since(e.time)}</text>`,
       `<text x="${x(i) + 8}" y="${y(i) + 40}">${escapeHtml(oneLine(e.payload.message, 34))}</text></g>`,
     ].join('')
   })
   const rows = vs.map((v) => {
     const e = v.data
-    return `<tr id="${escapeHtml(e.id)}"><td>${escapeHtml(e.id)}</td><td>${e.kind}</td><td>${escapeHtml(e.fromNodeId)} → ${escapeHtml(e.toNodeId)}</td><td>${e.time}</td><td>${(e.causedBy ?? []).map((c) => `<a href="#${escapeHtml(c)}">${escapeHtml(c)}</a>`).join(' ')}</td><td><pre>${escapeHtml(JSON.stringify(e.payload, null, 2))}</pre></td></tr>`
+    return `<tr id="${escapeHtml(e.id)}"><td>${escapeHtml(e.id)}</td><td>${e.kind}</td><td>${escapeHtml(e.fromNodeId)} → ${escapeHtml(e.toNodeId)}</td><td class="time">${since(e.time)}</td><td>${(e.causedBy ?? []).map((c) => `<a href="#${escapeHtml(c)}">${escapeHtml(c)}</a>`).join(' ')}</td><td><pre>${escapeHtml(JSON.stringify(e.payload, null, 2))}</pre></td></tr>`
   })
   return [
     '<!doctype html>',
@@ -162,13 +168,15 @@ export const renderEnvelopesHtml = (
     '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     `<title>${escapeHtml(title)}</title>`,
-    '<style>body{font:13px system-ui,sans-serif;margin:16px}svg text{font:12px system-ui,sans-serif}svg line{stroke:#555;stroke-width:1.2}table{border-collapse:collapse;margin-top:16px}td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}pre{margin:0;white-space:pre-wrap;max-width:60em}</style>',
+    `<style id="nerve-style">${NERVE_CSS}</style>`,
+    '<style>main{padding:12px 14px}svg line{stroke:#78909c;stroke-width:1.2}svg .time{fill:var(--muted);font-size:11px}table{margin-top:16px}td.time{white-space:nowrap;font-variant-numeric:tabular-nums}pre{max-width:60em}</style>',
     '</head>',
     '<body>',
-    `<h1>${escapeHtml(title)}</h1>`,
-    `<p>${vs.length} envelopes</p>`,
+    `<header><h1>${escapeHtml(title)}</h1><div class="muted">${vs.length} envelopes${vs.length > 0 ? `, over ${since(Math.max(...vs.map((v) => v.data.time))).slice(1)}` : ''}; times since the run started</div></header>`,
+    '<main>',
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>${arrows.join('')}${boxes.join('')}</svg>`,
     `<table><thead><tr><th>id</th><th>kind</th><th>route</th><th>time</th><th>caused by</th><th>payload</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    '</main>',
     '</body>',
     '</html>',
     '',

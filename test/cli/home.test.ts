@@ -70,6 +70,16 @@ describe('node history', () => {
     expect(records.map((r) => r.input)).toEqual(['echo mine'])
     expect(files(project)).toEqual(['g.json'])
   })
+  it("a new REPL's node sees only this REPL's records, not the last REPL's", async () => {
+    const session = ':create sh bash\n@sh echo from-repl\n:history @sh\n:quit\n'
+    const first = await nerve(['repl'], env, session, project)
+    expect(first.code, first.stderr).toBe(0)
+    const second = await nerve(['repl'], env, session, project)
+    expect(second.code, second.stderr).toBe(0)
+    // one run record of `echo from-repl` each time: the second REPL does not read the first's
+    expect(second.stdout.match(/ +\d+ +[\d:.]+ +run +echo from-repl/g)).toHaveLength(1)
+    expect(files(project)).toEqual(['g.json'])
+  })
 })
 
 describe('one home for everything', () => {

@@ -13,7 +13,8 @@ const VALUE_MODULES = [
   'EnvelopeLog.ts',
   'renderEnvelopes.ts',
 ]
-const ALLOWED = /^(fp-ts|io-ts|immer)(\/|$)|^\.\/|^\.\.\/(errors|node\/index|dag\/index)\.js$/
+const ALLOWED =
+  /^(fp-ts|io-ts|immer)(\/|$)|^\.\/|^\.\.\/(errors|node\/index|dag\/index|conversation\/index)\.js$/
 const TYPE_ONLY = /^\.\.\/runtime\/index\.js$/
 const EFFECTS =
   /\bDate\b|\bperformance\s*\.|\bprocess\s*\.|\bMath\s*\.\s*random\b|\bcrypto\b|\b(setTimeout|setInterval|setImmediate|queueMicrotask)\b/

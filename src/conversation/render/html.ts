@@ -14,6 +14,7 @@ import {
 } from './describe.js'
 import { layout } from './layout.js'
 import { startOf, viewOf } from './view.js'
+import { NERVE_CSS } from './style.js'
 import { VIEWER_CSS, VIEWER_JS } from './viewer.js'
 
 /**
@@ -119,6 +120,7 @@ export const renderHtml = (on: Heads, options: HtmlRenderOptions = {}): string =
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     `<title>${escapeHtml(title)}</title>`,
+    `<style id="nerve-style">\n${NERVE_CSS}\n</style>`,
     `<style>\n${VIEWER_CSS}\n</style>`,
     '</head>',
     '<body>',

@@ -15,6 +15,8 @@ import type { NodeInfo } from '../node/index.js'
 import * as E from 'fp-ts/lib/Either.js'
 import {
   CANCEL_REQUEST,
+  describeError,
+  EngineEventCodec,
   EVENT,
   isMethod,
   protocolError,
@@ -226,7 +228,21 @@ export class NerveClient implements Calls {
     }
     if (msg.method === EVENT) {
       const sub = this.subscriptions.get(String(msg.params?.subscription))
-      if (sub !== undefined && msg.params?.event !== undefined) sub.push(msg.params.event)
+      if (sub === undefined || msg.params?.event === undefined) return
+      const event = EngineEventCodec.decode(msg.params.event)
+      // An event that does not decode reaches the subscriber as an ERROR event saying where.
+      sub.push(
+        E.isRight(event)
+          ? event.right
+          : {
+              type: 'ERROR',
+              time: new Date().toISOString(),
+              error: {
+                tag: 'MalformedEvent',
+                message: event.left.map(describeError).join('; '),
+              },
+            },
+      )
       return
     }
     if (typeof msg.id !== 'number') return // an error about a line the daemon could not read

@@ -1,7 +1,6 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
-import type { NodeState } from '../node/index.js'
-import type { WireErrorShape } from './parts.js'
+import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an
@@ -73,17 +72,27 @@ export const EventTypeCodec: t.Type<EventType, EventType> = t.keyof(
   'EventType',
 )
 
+const str = t.string
+const path = t.readonlyArray(t.string)
+
 /** What every event has: its type and when it happened (ISO 8601). */
-interface Base<T extends EventType> {
-  readonly type: T
-  readonly time: string
-}
+const base = <T extends EventType>(type: T) => ({ type: t.literal(type), time: str })
 
 /** An event about one node of one session. */
-interface NodeBase<T extends EventType> extends Base<T> {
-  readonly sessionId: string
-  readonly nodeId: string
-}
+const nodeBase = <T extends EventType>(type: T) => ({
+  ...base(type),
+  sessionId: str,
+  nodeId: str,
+})
+
+const nodeEventTypes = [
+  'NODE_CREATED',
+  'NODE_READY',
+  'NODE_BUSY',
+  'NODE_STOPPED',
+  'NODE_FORKED',
+  'NODE_DELETED',
+] as const
 
 /**
  * A node's lifecycle moved: registered (`NODE_CREATED`), started
@@ -93,13 +102,25 @@ interface NodeBase<T extends EventType> extends Base<T> {
  *
  * @category protocol
  */
-export interface NodeEvent extends NodeBase<
-  'NODE_CREATED' | 'NODE_READY' | 'NODE_BUSY' | 'NODE_STOPPED' | 'NODE_FORKED' | 'NODE_DELETED'
-> {
-  readonly kind: string
-  readonly state: NodeState
-  readonly from?: string
-}
+export const NodeEventCodec = struct(
+  'NodeEvent',
+  {
+    type: literals('NodeEventType', nodeEventTypes),
+    time: str,
+    sessionId: str,
+    nodeId: str,
+    kind: str,
+    state: NodeStateCodec,
+  },
+  { from: str },
+)
+
+/**
+ * A node's lifecycle moved.
+ *
+ * @category protocol
+ */
+export type NodeEvent = t.TypeOf<typeof NodeEventCodec>
 
 /**
  * A piece of output while a node executes (a terminal's text as it comes,
@@ -108,11 +129,18 @@ export interface NodeEvent extends NodeBase<
  *
  * @category protocol
  */
-export interface OutputChunk extends NodeBase<'OUTPUT_CHUNK'> {
-  readonly chunk: unknown
-  readonly runId?: string
-  readonly stepId?: string
-}
+export const OutputChunkCodec = struct(
+  'OUTPUT_CHUNK',
+  { ...nodeBase('OUTPUT_CHUNK'), chunk: t.unknown },
+  { runId: str, stepId: str },
+)
+
+/**
+ * A piece of output while a node executes.
+ *
+ * @category protocol
+ */
+export type OutputChunk = t.TypeOf<typeof OutputChunkCodec>
 
 /**
  * The answer of an execute (`EXECUTE_INPUT`, `RUN_COMMAND`): a terminal's
@@ -120,80 +148,128 @@ export interface OutputChunk extends NodeBase<'OUTPUT_CHUNK'> {
  *
  * @category protocol
  */
-export interface OutputParsed extends NodeBase<'OUTPUT_PARSED'> {
-  readonly output: unknown
-}
+export const OutputParsedCodec = struct('OUTPUT_PARSED', {
+  ...nodeBase('OUTPUT_PARSED'),
+  output: t.unknown,
+})
+
+/**
+ * The answer of an execute.
+ *
+ * @category protocol
+ */
+export type OutputParsed = t.TypeOf<typeof OutputParsedCodec>
+
+const run = { sessionId: str, runId: str }
 
 /**
  * A graph run (or a nested graph, `path` = the step running it) started.
  *
  * @category protocol
  */
-export interface GraphStartedEvent extends Base<'GRAPH_STARTED'> {
-  readonly sessionId: string
-  readonly runId: string
-  readonly graphId: string
-  readonly path: readonly string[]
-}
+export const GraphStartedEventCodec = struct('GRAPH_STARTED', {
+  ...base('GRAPH_STARTED'),
+  ...run,
+  graphId: str,
+  path,
+})
+
+/**
+ * A graph run started.
+ *
+ * @category protocol
+ */
+export type GraphStartedEvent = t.TypeOf<typeof GraphStartedEventCodec>
 
 /**
  * An attempt of a step started.
  *
  * @category protocol
  */
-export interface StepStartedEvent extends Base<'STEP_STARTED'> {
-  readonly sessionId: string
-  readonly runId: string
-  readonly stepId: string
-  readonly path: readonly string[]
-  readonly nodeId: string
-  readonly attempt: number
-}
+export const StepStartedEventCodec = struct('STEP_STARTED', {
+  ...base('STEP_STARTED'),
+  ...run,
+  stepId: str,
+  path,
+  nodeId: str,
+  attempt: t.number,
+})
+
+/**
+ * An attempt of a step started.
+ *
+ * @category protocol
+ */
+export type StepStartedEvent = t.TypeOf<typeof StepStartedEventCodec>
 
 /**
  * A step finished with a value (`status`: completed, skipped or fallback).
  *
  * @category protocol
  */
-export interface StepCompletedEvent extends Base<'STEP_COMPLETED'> {
-  readonly sessionId: string
-  readonly runId: string
-  readonly stepId: string
-  readonly path: readonly string[]
-  readonly status: string
-  readonly output: unknown
-  readonly durationMs: number
-}
+export const StepCompletedEventCodec = struct('STEP_COMPLETED', {
+  ...base('STEP_COMPLETED'),
+  ...run,
+  stepId: str,
+  path,
+  status: str,
+  output: t.unknown,
+  durationMs: t.number,
+})
+
+/**
+ * A step finished with a value.
+ *
+ * @category protocol
+ */
+export type StepCompletedEvent = t.TypeOf<typeof StepCompletedEventCodec>
 
 /**
  * An attempt of a step failed; `final`: no attempt follows.
  *
  * @category protocol
  */
-export interface StepFailedEvent extends Base<'STEP_FAILED'> {
-  readonly sessionId: string
-  readonly runId: string
-  readonly stepId: string
-  readonly path: readonly string[]
-  readonly attempt: number
-  readonly final: boolean
-  readonly error: WireErrorShape
-}
+export const StepFailedEventCodec = struct('STEP_FAILED', {
+  ...base('STEP_FAILED'),
+  ...run,
+  stepId: str,
+  path,
+  attempt: t.number,
+  final: t.boolean,
+  error: WireErrorShapeCodec,
+})
+
+/**
+ * An attempt of a step failed.
+ *
+ * @category protocol
+ */
+export type StepFailedEvent = t.TypeOf<typeof StepFailedEventCodec>
 
 /**
  * A graph run (or nested graph) ended: `completed`, `failed` or `cancelled`.
  *
  * @category protocol
  */
-export interface GraphCompletedEvent extends Base<'GRAPH_COMPLETED'> {
-  readonly sessionId: string
-  readonly runId: string
-  readonly graphId: string
-  readonly path: readonly string[]
-  readonly status: 'completed' | 'failed' | 'cancelled'
-  readonly durationMs: number
-  readonly error?: WireErrorShape
-}
+export const GraphCompletedEventCodec = struct(
+  'GRAPH_COMPLETED',
+  {
+    ...base('GRAPH_COMPLETED'),
+    ...run,
+    graphId: str,
+    path,
+    status: literals('GraphStatus', ['completed', 'failed', 'cancelled']),
+    durationMs: t.number,
+  },
+  { error: WireErrorShapeCodec },
+)
+
+/**
+ * A graph run (or nested graph) ended.
+ *
+ * @category protocol
+ */
+export type GraphCompletedEvent = t.TypeOf<typeof GraphCompletedEventCodec>
 
 /** The variant of a network run's event whose `type` is `K`. */
 type Variant<K> = NetworkEvent extends infer E
@@ -212,9 +288,25 @@ type Variant<K> = NetworkEvent extends infer E
  * @category protocol
  */
 export type NetworkEngineEvent = {
-  readonly [K in keyof NetworkNames]: Omit<Variant<K>, 'type' | 'runId'> &
-    Base<NetworkNames[K]> & { readonly sessionId: string; readonly networkId: string }
+  readonly [K in keyof NetworkNames]: Omit<Variant<K>, 'type' | 'runId'> & {
+    readonly type: NetworkNames[K]
+    readonly time: string
+  } & { readonly sessionId: string; readonly networkId: string }
 }[keyof NetworkNames]
+
+/**
+ * The codec of a network run's event: its protocol name, the network and
+ * session it belongs to, when; the rest is the run's own event (see
+ * {@link NetworkEngineEvent}) and passes as it is.
+ *
+ * @category protocol
+ */
+export const NetworkEngineEventCodec = struct('NetworkEngineEvent', {
+  type: literals('NetworkEventType', Object.values(networkEventNames)),
+  time: str,
+  sessionId: str,
+  networkId: str,
+}) as unknown as t.Type<NetworkEngineEvent, NetworkEngineEvent>
 
 /**
  * An error no call answers: a `RUN_COMMAND` that failed, a history write
@@ -222,18 +314,32 @@ export type NetworkEngineEvent = {
  *
  * @category protocol
  */
-export interface ErrorEvent extends Base<'ERROR'> {
-  readonly sessionId?: string
-  readonly nodeId?: string
-  readonly error: WireErrorShape
-}
+export const ErrorEventCodec = struct(
+  'ERROR',
+  { ...base('ERROR'), error: WireErrorShapeCodec },
+  { sessionId: str, nodeId: str },
+)
+
+/**
+ * An error no call answers.
+ *
+ * @category protocol
+ */
+export type ErrorEvent = t.TypeOf<typeof ErrorEventCodec>
 
 /**
  * The engine is shutting down: the last event of every subscription.
  *
  * @category protocol
  */
-export type ServerShutdownEvent = Base<'SERVER_SHUTDOWN'>
+export const ServerShutdownEventCodec = struct('SERVER_SHUTDOWN', base('SERVER_SHUTDOWN'))
+
+/**
+ * The engine is shutting down.
+ *
+ * @category protocol
+ */
+export type ServerShutdownEvent = t.TypeOf<typeof ServerShutdownEventCodec>
 
 /**
  * The subscription's reader was slower than its events: `dropped` events
@@ -241,35 +347,58 @@ export type ServerShutdownEvent = Base<'SERVER_SHUTDOWN'>
  *
  * @category protocol
  */
-export interface LaggedEvent extends Base<'LAGGED'> {
-  readonly dropped: number
-}
+export const LaggedEventCodec = struct('LAGGED', { ...base('LAGGED'), dropped: t.number })
+
+/**
+ * The subscription's reader was slower than its events.
+ *
+ * @category protocol
+ */
+export type LaggedEvent = t.TypeOf<typeof LaggedEventCodec>
+
+/**
+ * The codec of every event the engine sends.
+ *
+ * @category protocol
+ */
+export const EngineEventCodec = t.union(
+  [
+    NodeEventCodec,
+    OutputChunkCodec,
+    OutputParsedCodec,
+    GraphStartedEventCodec,
+    StepStartedEventCodec,
+    StepCompletedEventCodec,
+    StepFailedEventCodec,
+    GraphCompletedEventCodec,
+    NetworkEngineEventCodec,
+    ErrorEventCodec,
+    ServerShutdownEventCodec,
+    LaggedEventCodec,
+  ],
+  'EngineEvent',
+)
 
 /**
  * Every event the engine sends, in `{"method":"EVENT","params":{subscription,event}}`.
  *
  * @category protocol
  */
-export type EngineEvent =
-  | NodeEvent
-  | OutputChunk
-  | OutputParsed
-  | GraphStartedEvent
-  | StepStartedEvent
-  | StepCompletedEvent
-  | StepFailedEvent
-  | GraphCompletedEvent
-  | NetworkEngineEvent
-  | ErrorEvent
-  | ServerShutdownEvent
-  | LaggedEvent
+export type EngineEvent = t.TypeOf<typeof EngineEventCodec>
+
+/**
+ * The codec of the params of an `EVENT` notification.
+ *
+ * @category protocol
+ */
+export const EventParamsCodec = struct('EVENT', {
+  subscription: str,
+  event: EngineEventCodec,
+})
 
 /**
  * The params of an `EVENT` notification.
  *
  * @category protocol
  */
-export interface EventParams {
-  readonly subscription: string
-  readonly event: EngineEvent
-}
+export type EventParams = t.TypeOf<typeof EventParamsCodec>

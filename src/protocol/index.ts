@@ -20,7 +20,25 @@ export {
   paramsCodecs,
 } from './methods.js'
 export type { CreateKind, Method, Params } from './methods.js'
-export { eventTypes, EventTypeCodec, networkEventNames } from './events.js'
+export {
+  EngineEventCodec,
+  ErrorEventCodec,
+  EventParamsCodec,
+  eventTypes,
+  EventTypeCodec,
+  GraphCompletedEventCodec,
+  GraphStartedEventCodec,
+  LaggedEventCodec,
+  NetworkEngineEventCodec,
+  networkEventNames,
+  NodeEventCodec,
+  OutputChunkCodec,
+  OutputParsedCodec,
+  ServerShutdownEventCodec,
+  StepCompletedEventCodec,
+  StepFailedEventCodec,
+  StepStartedEventCodec,
+} from './events.js'
 export type {
   EngineEvent,
   ErrorEvent,

@@ -27,7 +27,10 @@ afterEach(async () => {
 })
 
 /** A daemon on a Unix socket that answers each method with the result `answers` gives it. */
-const fakeDaemon = async (answers: Readonly<Record<string, unknown>>): Promise<string> => {
+const fakeDaemon = async (
+  answers: Readonly<Record<string, unknown>>,
+  event?: unknown,
+): Promise<string> => {
   const path = join(dir, 'fake.sock')
   daemon = createServer((socket) => {
     let buffered = ''
@@ -38,6 +41,10 @@ const fakeDaemon = async (answers: Readonly<Record<string, unknown>>): Promise<s
       for (const line of lines) {
         const { id, method } = JSON.parse(line) as { id: number; method: string }
         socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: answers[method] })}\n`)
+        if (method === 'SUBSCRIBE' && event !== undefined) {
+          const params = { subscription: 's1', event }
+          socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'EVENT', params })}\n`)
+        }
       }
     })
   })
@@ -98,6 +105,25 @@ describe('a client reading answers', () => {
     )
     try {
       expect(await client.ping()).toEqual({ pong: true, version: '9.9.9' })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('hands an event that does not decode to the subscriber as an ERROR event saying where', async () => {
+    const client = await NerveClient.connect(
+      await fakeDaemon(
+        { SUBSCRIBE: { subscription: 's1' }, UNSUBSCRIBE: { unsubscribed: true } },
+        { type: 'LAGGED', time: '2026-01-01T00:00:00.000Z', dropped: 'many' },
+      ),
+    )
+    try {
+      const sub = await client.subscribe()
+      for await (const e of sub) {
+        expect(e).toMatchObject({ type: 'ERROR', error: { tag: 'MalformedEvent' } })
+        expect(e.type === 'ERROR' && e.error.message).toContain('/dropped')
+        break
+      }
     } finally {
       await client.close()
     }

@@ -33,6 +33,15 @@ describe('importing an entry point', () => {
     expect(packages.filter((p) => HEAVY.slice(1).includes(p))).toEqual([])
   })
 
+  it('nerve-agents/mcp loads the MCP SDK and the client, no engine and no native addon', () => {
+    const { packages, addons } = loaded('src/mcp/index.ts')
+    expect(packages).toContain('@modelcontextprotocol/sdk')
+    expect(packages.filter((p) => HEAVY.includes(p) && p !== '@modelcontextprotocol/sdk')).toEqual(
+      [],
+    )
+    expect(addons).toEqual([])
+  })
+
   it('sees a native addon and the packages it comes with when one is loaded', () => {
     const { packages, addons } = loaded('src/interpreters/index.ts')
     expect(packages).toContain('node-pty')

@@ -5,6 +5,7 @@
  * Layers, top to bottom; imports point down only:
  *
  *   cli/ server/ client/ mcp/      faces
+ *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
  *   network/
  *   session/
@@ -15,8 +16,9 @@
  *   dag/ errors.ts                 pure
  *   testing/                       beside: the pure layers, runtime/ and interpreters/
  *
- * The pure layers import no Node.js builtin and no package but fp-ts, io-ts
- * and immer. No module is part of an import circle (type-only imports
+ * The pure layers (and protocol/) import no Node.js builtin and no package
+ * but fp-ts, io-ts and immer. protocol/ imports the pure core; from
+ * network/ it borrows types only (the network value it carries). No module is part of an import circle (type-only imports
  * count). The layers above the core import the core through its area index
  * files only. What this cannot see — a clock, a random source, timers in
  * the pure layers — test/layers.test.ts checks.
@@ -32,7 +34,8 @@ const interpreters = ['runtime/', ...runtime]
 const session = ['interpreters/', ...interpreters]
 const network = ['session/', ...session]
 const store = ['network/', ...network]
-const face = ['cli/', 'server/', 'client/', 'mcp/', 'store/', 'distributed/', ...store]
+const protocol = ['network/', ...graph]
+const face = ['cli/', 'server/', 'client/', 'mcp/', 'protocol/', 'store/', 'distributed/', ...store]
 const below = {
   dag,
   conversation,
@@ -44,6 +47,7 @@ const below = {
   network,
   store,
   distributed: store,
+  protocol,
   cli: face,
   server: face,
   client: face,
@@ -52,7 +56,7 @@ const below = {
   testing: ['network/', 'interpreters/', ...interpreters],
 }
 
-const PURE = '^src/(dag|conversation|node|graph)/|^src/errors\\.ts$'
+const PURE = '^src/(dag|conversation|node|graph|protocol)/|^src/errors\\.ts$'
 const CORE = ['session', 'interpreters', 'runtime', 'graph', 'node', 'conversation', 'dag']
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -72,6 +76,57 @@ module.exports = {
       from: { path: `^src/${layer}/` },
       to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => `^src/${a}`)] },
     })),
+    {
+      name: 'client-speaks-protocol',
+      severity: 'error',
+      comment:
+        'The SDK loads the protocol and its transports only: no engine, no interpreter, no native addon.',
+      from: { path: '^src/client/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/(client|protocol|network|dag|conversation|node|graph)/',
+          '^src/errors\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'mcp-not-engine',
+      severity: 'error',
+      comment:
+        'The MCP server speaks to the engine through the client; of the server it uses only the listener guard (token, Host/Origin, socket directory).',
+      from: { path: '^src/mcp/' },
+      to: {
+        path: '^src/server/',
+        pathNot: '^src/server/transport/(token|origin|socketFile|ServerError)\\.ts$',
+      },
+    },
+    {
+      name: 'cli-server-lazily',
+      severity: 'error',
+      comment:
+        'The CLI talks to the daemon through the client; it loads the server (an engine) only in its server command or lazily where it embeds one.',
+      from: { path: '^src/cli/', pathNot: '^src/cli/commands/server\\.ts$' },
+      to: { path: '^src/server/', dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'heavy-parts-lazily',
+      severity: 'error',
+      comment:
+        'The MCP SDK, BullMQ/ioredis and SQLite load only where used: never from the client or the protocol.',
+      from: { path: '^src/(client|protocol)/' },
+      to: {
+        path: '(^|/)node_modules/(@modelcontextprotocol/sdk|bullmq|ioredis|better-sqlite3|node-pty)/',
+      },
+    },
+    {
+      name: 'types-only-from-network',
+      severity: 'error',
+      comment:
+        'protocol/ and client/ take only types from network/: loading them loads no runtime.',
+      from: { path: '^src/(protocol|client)/' },
+      to: { path: '^src/network/', dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'pure-no-builtins',
       severity: 'error',

@@ -7,6 +7,7 @@ export default defineConfig({
       'nerve-agents/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'nerve-agents/store': fileURLToPath(new URL('./src/store/index.ts', import.meta.url)),
       'nerve-agents/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)),
+      'nerve-agents/protocol': fileURLToPath(new URL('./src/protocol/index.ts', import.meta.url)),
       'nerve-agents/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
       'nerve-agents/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'nerve-agents/distributed': fileURLToPath(

@@ -30,7 +30,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NerveClient } from '../src/client/index.js'
 import { zeroUsage, type Provider } from '../src/index.js'
-import { createEngine, startServer, type ServerHandle } from '../src/server/index.js'
+import {
+  createEngine,
+  standaloneClient,
+  startServer,
+  type ServerHandle,
+} from '../src/server/index.js'
 import { gc, interleaveAsync, type Benchmark, type Result } from './harness.js'
 
 const now = (): number => performance.now()
@@ -174,7 +179,7 @@ const execute: Benchmark = {
   async run({ rounds }): Promise<readonly Result[]> {
     const f = await fixture()
     const remote = await NerveClient.connect(f.daemon.socket)
-    const local = await NerveClient.standalone({ history: false })
+    const local = await standaloneClient({ history: false })
     try {
       const [r, l] = await Promise.all([
         remote.createNode('sh', 'bash'),
@@ -286,7 +291,7 @@ const events: Benchmark = {
   async run({ rounds }): Promise<readonly Result[]> {
     const f = await fixture()
     const remote = await NerveClient.connect(f.daemon.socket)
-    const local = await NerveClient.standalone({ history: false })
+    const local = await standaloneClient({ history: false })
     try {
       await remote.createNode('bot', 'llm', { options: { provider: 'echo' } })
       await local.createNode('bot', 'llm', { options: { provider: 'echo' } })

@@ -39,6 +39,7 @@ const FILES: readonly string[] = [
   'store',
   'network',
   'cli',
+  'client',
   'dist',
 ]
 

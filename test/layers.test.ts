@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest'
  * `npm run deps`; here, that its rules catch what they should, and what it
  * cannot see: the pure layers use no clock, random source or timers.
  */
-const PURE = ['src/errors.ts', 'src/dag', 'src/conversation', 'src/node', 'src/graph']
+const PURE = [
+  'src/errors.ts',
+  'src/dag',
+  'src/conversation',
+  'src/node',
+  'src/graph',
+  'src/protocol',
+]
 const EFFECTS: readonly [RegExp, string][] = [
   [/\bDate\b/, 'a clock (Date)'],
   [/\bperformance\s*\./, 'a clock (performance)'],
@@ -125,6 +132,57 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       'no-circular: src/graph/g.ts → src/node/n.ts',
       'pure-no-builtins: src/dag/v.ts → fs',
       'pure-packages: src/conversation/c.ts → node-pty/lib/index.js',
+    ])
+  })
+  it('keep the protocol pure: the pure core and fp-ts/io-ts at run time, only types from network/', async () => {
+    expect(
+      await broken({
+        'src/node/index.ts': 'export const n = 1\n',
+        'src/network/index.ts':
+          'export interface Network { readonly id: string }\nexport const w = 1\n',
+        'src/session/index.ts': 'export const s = 1\n',
+        'src/server/index.ts': "import { p } from '../protocol/ok.js'\nexport const x = p\n",
+        'src/client/index.ts': "import { p } from '../protocol/ok.js'\nexport const c = p\n",
+        'src/protocol/ok.ts':
+          "import * as t from 'io-ts'\nimport { n } from '../node/index.js'\nimport type { Network } from '../network/index.js'\nexport const p: Network | number = n\nexport const c = t.string\n",
+        'src/protocol/net.ts': "import { w } from '../network/index.js'\nexport const q = w\n",
+        'src/protocol/fs.ts':
+          "import { readFileSync } from 'node:fs'\nexport const f = readFileSync\n",
+        'src/protocol/srv.ts': "import { x } from '../server/index.js'\nexport const y = x\n",
+        'src/protocol/ses.ts': "import { s } from '../session/index.js'\nexport const z = s\n",
+      }),
+    ).toEqual([
+      'layer-protocol: src/protocol/ses.ts → src/session/index.ts',
+      'layer-protocol: src/protocol/srv.ts → src/server/index.ts',
+      'pure-no-builtins: src/protocol/fs.ts → fs',
+      'types-only-from-network: src/protocol/net.ts → src/network/index.ts',
+    ])
+  })
+
+  it('keep the faces off the engine: client and MCP never load it, the CLI only in its server command or lazily', async () => {
+    expect(
+      await broken({
+        'src/protocol/index.ts': 'export const p = 1\n',
+        'src/server/index.ts':
+          "import { p } from '../protocol/index.js'\nexport const engine = p\n",
+        'src/server/transport/token.ts': 'export const token = 1\n',
+        'src/client/index.ts': "import { p } from '../protocol/index.js'\nexport const c = p\n",
+        'src/client/bad.ts':
+          "import { engine } from '../server/index.js'\nexport const b = engine\n",
+        'src/mcp/ok.ts':
+          "import { c } from '../client/index.js'\nimport { token } from '../server/transport/token.js'\nexport const m = c + token\n",
+        'src/mcp/bad.ts': "import { engine } from '../server/index.js'\nexport const b = engine\n",
+        'src/cli/commands/server.ts':
+          "import { engine } from '../../server/index.js'\nexport const s = engine\n",
+        'src/cli/commands/repl.ts':
+          "export const r = async () => (await import('../../server/index.js')).engine\n",
+        'src/cli/commands/node.ts':
+          "import { engine } from '../../server/index.js'\nexport const n = engine\n",
+      }),
+    ).toEqual([
+      'cli-server-lazily: src/cli/commands/node.ts → src/server/index.ts',
+      'client-speaks-protocol: src/client/bad.ts → src/server/index.ts',
+      'mcp-not-engine: src/mcp/bad.ts → src/server/index.ts',
     ])
   })
 })

@@ -5,8 +5,7 @@
  * path, exit code 1; the stack only with `--verbose`).
  */
 import { connect as connectTcp } from 'node:net'
-import { NerveClient } from '../client/index.js'
-import { socketIsLive } from '../server/index.js'
+import { ConnectionError, NerveClient } from '../client/index.js'
 import { daemonFiles, tokenFileFor } from './home.js'
 
 /**
@@ -103,14 +102,20 @@ export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
     return NerveClient.connectHttp(url, token)
   }
   const socket = socketOf(o)
-  if (!(await socketIsLive(socket))) {
-    throw new CliError(
-      'DaemonNotRunning',
-      `no daemon is listening on ${socket}: start one with \`nerve server start\``,
-      socket,
-    )
+  // One connection: no probe first; a socket nobody listens on (absent, or refused) is DaemonNotRunning.
+  try {
+    return await NerveClient.connect(socket)
+  } catch (e) {
+    const code = (e as { cause?: { code?: unknown } }).cause?.code
+    if (e instanceof ConnectionError && (code === 'ENOENT' || code === 'ECONNREFUSED')) {
+      throw new CliError(
+        'DaemonNotRunning',
+        `no daemon is listening on ${socket}: start one with \`nerve server start\``,
+        socket,
+      )
+    }
+    throw e
   }
-  return NerveClient.connect(socket)
 }
 
 /** Runs `f` with a client and closes it afterwards. */

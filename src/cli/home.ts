@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { defaultSocketPath } from '../server/index.js'
+import { defaultSocketPath } from '../client/index.js'
 import { nerveHome } from '../session/index.js'
 
 /**

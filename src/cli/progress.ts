@@ -8,7 +8,7 @@
 import { createLogUpdate } from 'log-update'
 import type { Writable } from 'node:stream'
 import { Graph, isGraph } from '../graph/index.js'
-import type { EngineEvent, RunInfo, TraceJson } from '../server/index.js'
+import type { EngineEvent, RunInfo, TraceJson } from '../protocol/index.js'
 
 type RowState = 'pending' | 'running' | 'retrying' | 'done' | 'failed' | 'skipped' | 'cancelled'
 

@@ -6,7 +6,7 @@
  * A step whose error policy skips it reports a final failure and then a
  * skip; the two become the one line `↷ step skipped: why`.
  */
-import type { EngineEvent } from '../server/index.js'
+import type { EngineEvent } from '../protocol/index.js'
 
 /** `12 ms` or `1.3 s`. */
 export const duration = (ms: number): string =>

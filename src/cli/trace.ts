@@ -10,7 +10,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, NERVE_CSS, NERVE_FORMAT, renderHtml } from '../conversation/index.js'
 import { Graph, isGraph } from '../graph/index.js'
-import type { EngineEvent, TraceJson } from '../server/index.js'
+import type { EngineEvent, TraceJson } from '../protocol/index.js'
 import { graphSvg } from './graphSvg.js'
 
 /**

@@ -3,7 +3,7 @@
  * client: calls, subscriptions, and whether events reach it. `NerveClient`
  * is the one implementation; the handles depend on this, not on it.
  */
-import type { Method, Params, Results } from '../server/index.js'
+import type { Method, Params, Results } from '../protocol/index.js'
 import type { Subscription } from './Subscription.js'
 
 /**

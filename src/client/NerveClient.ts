@@ -4,42 +4,40 @@
  * id; the daemon's errors come back as `ProtocolError`s carrying the tag,
  * code and path the engine sent; an AbortSignal on a call sends
  * `CANCEL_REQUEST`; a lost connection rejects every pending call at once with
- * a {@link ConnectionError}. Events reach {@link Subscription}s by id.
+ * a {@link ConnectionError}. Every result is decoded with the protocol's
+ * codec of its command; one that does not decode rejects the call with a
+ * {@link MalformedResult} naming the path. Events reach {@link Subscription}s
+ * by id.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { NodeInfo } from '../node/index.js'
+import * as E from 'fp-ts/lib/Either.js'
 import {
   CANCEL_REQUEST,
-  createEngine,
-  defaultDaemonDir,
-  defaultSocketPath,
+  describeError,
+  EngineEventCodec,
   EVENT,
+  isMethod,
   protocolError,
+  resultCodecs,
   type CreateKind,
-  type Engine,
   type EngineEvent,
-  type EngineOptions,
   type Method,
   type Params,
   type Results,
   type WireError,
-} from '../server/index.js'
+} from '../protocol/index.js'
 import { UsageError } from '../errors.js'
 import type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 import { ConnectionError } from './ConnectionError.js'
+import { defaultDaemonDir, defaultSocketPath } from './daemonDir.js'
+import { MalformedResult } from './MalformedResult.js'
 import { RemoteNetwork } from './RemoteNetwork.js'
 import { RemoteNode } from './RemoteNode.js'
 import { RemoteRun } from './RemoteRun.js'
 import { Subscription } from './Subscription.js'
-import {
-  inProcessWire,
-  postWire,
-  streamWire,
-  webSocketWire,
-  type Wire,
-  type WireOpener,
-} from './wire.js'
+import { postWire, streamWire, webSocketWire, type Wire, type WireOpener } from './wire.js'
 
 /**
  * The token of a TCP or HTTP connection: given, or read from a file (by
@@ -53,6 +51,7 @@ export interface TokenOptions {
 }
 
 interface Pending {
+  readonly method: string
   readonly resolve: (value: unknown) => void
   readonly reject: (error: Error) => void
   /** Runs synchronously when the result arrives, before any later line is read. */
@@ -73,15 +72,16 @@ const tokenOf = (options: TokenOptions): string => {
 }
 
 /**
- * A connection to a Nerve daemon, or to an engine in this process. All
+ * A connection to a Nerve daemon, or to an engine in this process
+ * (`standaloneClient` and `inProcessClient` of `nerve-agents/server`). All
  * kinds speak the same protocol and behave the same.
  *
  * @category client
  * @example
- * import { NerveClient } from 'nerve-agents/client'
+ * import { standaloneClient } from 'nerve-agents/server'
  * import assert from 'assert'
  *
- * const client = await NerveClient.standalone({ history: false })
+ * const client = await standaloneClient({ history: false })
  * const node = await client.createNode('sh', 'bash')
  * const answer = (await node.execute('echo hello')) as { stdout: string }
  * assert.strictEqual(answer.stdout.trim(), 'hello')
@@ -98,14 +98,19 @@ export class NerveClient implements Calls {
   /** Resolves with the reason once the connection has ended (closed here, or lost). */
   readonly closed: Promise<ConnectionError>
 
-  private constructor(private readonly owned: Engine | undefined) {
+  private constructor(private readonly onClose: (() => Promise<void>) | undefined) {
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve
     })
   }
 
-  private static async open(opener: WireOpener, owned?: Engine): Promise<NerveClient> {
-    const client = new NerveClient(owned)
+  /**
+   * A client over a wire of your own making (`streamWire`, `webSocketWire`,
+   * `postWire`, the server's in-process wire); `onClose` runs after the
+   * connection is closed here (e.g. shutting down an engine it owns).
+   */
+  static async open(opener: WireOpener, onClose?: () => Promise<void>): Promise<NerveClient> {
+    const client = new NerveClient(onClose)
     client.wire = await opener({
       line: (line) => {
         client.receive(line)
@@ -146,17 +151,6 @@ export class NerveClient implements Calls {
         ? postWire(`${base}/rpc`, token)
         : webSocketWire(`${base.replace(/^http/, 'ws')}/ws`, token),
     )
-  }
-
-  /** An engine of its own in this process (no daemon, no socket); `close()` shuts it down. */
-  static standalone(options: EngineOptions = {}): Promise<NerveClient> {
-    const engine = createEngine(options)
-    return NerveClient.open(inProcessWire(engine), engine)
-  }
-
-  /** A connection to an engine already running in this process (it stays up after `close()`). */
-  static inProcess(engine: Engine): Promise<NerveClient> {
-    return NerveClient.open(inProcessWire(engine))
   }
 
   /** Where the client is connected: a socket path, `host:port`, a URL or `in-process`. */
@@ -210,7 +204,7 @@ export class NerveClient implements Calls {
           signal.removeEventListener('abort', onAbort)
         }
       }
-      this.pending.set(id, { resolve, reject, accept, cleanup })
+      this.pending.set(id, { method, resolve, reject, accept, cleanup })
       this.wire!.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
     })
   }
@@ -234,7 +228,21 @@ export class NerveClient implements Calls {
     }
     if (msg.method === EVENT) {
       const sub = this.subscriptions.get(String(msg.params?.subscription))
-      if (sub !== undefined && msg.params?.event !== undefined) sub.push(msg.params.event)
+      if (sub === undefined || msg.params?.event === undefined) return
+      const event = EngineEventCodec.decode(msg.params.event)
+      // An event that does not decode reaches the subscriber as an ERROR event saying where.
+      sub.push(
+        E.isRight(event)
+          ? event.right
+          : {
+              type: 'ERROR',
+              time: new Date().toISOString(),
+              error: {
+                tag: 'MalformedEvent',
+                message: event.left.map(describeError).join('; '),
+              },
+            },
+      )
       return
     }
     if (typeof msg.id !== 'number') return // an error about a line the daemon could not read
@@ -242,11 +250,22 @@ export class NerveClient implements Calls {
     if (p === undefined) return // a call cancelled here, answered meanwhile
     this.pending.delete(msg.id)
     p.cleanup?.()
-    if (msg.error !== undefined) p.reject(protocolError(msg.error))
-    else {
-      p.accept?.(msg.result)
-      p.resolve(msg.result)
+    if (msg.error !== undefined) {
+      p.reject(protocolError(msg.error))
+      return
     }
+    if (!isMethod(p.method)) {
+      p.accept?.(msg.result) // a command this protocol does not know: taken as it came
+      p.resolve(msg.result)
+      return
+    }
+    const decoded = resultCodecs[p.method].decode(msg.result)
+    if (E.isLeft(decoded)) {
+      p.reject(new MalformedResult(p.method, decoded.left))
+      return
+    }
+    p.accept?.(decoded.right)
+    p.resolve(decoded.right)
   }
 
   private lose(error: ConnectionError): void {
@@ -465,6 +484,6 @@ export class NerveClient implements Calls {
   async close(): Promise<void> {
     this.wire?.close()
     this.lose(new ConnectionError(this.wire?.address ?? 'client', 'closed by the client'))
-    if (this.owned !== undefined) await this.owned.shutdown()
+    if (this.onClose !== undefined) await this.onClose()
   }
 }

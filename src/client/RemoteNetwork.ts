@@ -5,7 +5,7 @@
  * `NETWORK_COMPLETED`.
  */
 import type { Envelope, NodeMode, Patch, WorkflowMode } from '../network/index.js'
-import type { EngineEvent, NetworkInfo, NetworkPatches } from '../server/index.js'
+import type { EngineEvent, NetworkInfo, NetworkPatches } from '../protocol/index.js'
 import type { CallOptions, Calls } from './Calls.js'
 import type { Subscription } from './Subscription.js'
 

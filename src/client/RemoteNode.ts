@@ -6,7 +6,7 @@
  * node's output chunks.
  */
 import type { NodeInfo } from '../node/index.js'
-import type { HistoryEntry, Params, Results } from '../server/index.js'
+import type { HistoryEntry, Params, Results } from '../protocol/index.js'
 import type { CallOptions, Calls } from './Calls.js'
 
 /**

@@ -4,7 +4,7 @@
  * `result()` waits for its end and answers the run's `GET_RUN` record;
  * `cancel()` is `CANCEL_GRAPH`.
  */
-import type { EngineEvent, Results, RunInfo } from '../server/index.js'
+import type { EngineEvent, Results, RunInfo } from '../protocol/index.js'
 import type { CallOptions, Calls } from './Calls.js'
 import type { Subscription } from './Subscription.js'
 

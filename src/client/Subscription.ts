@@ -7,7 +7,7 @@
  * `for await` loop breaks; it throws the {@link ConnectionError} when the
  * connection is lost.
  */
-import type { EngineEvent, LaggedEvent } from '../server/index.js'
+import type { EngineEvent, LaggedEvent } from '../protocol/index.js'
 import type { ConnectionError } from './ConnectionError.js'
 
 /**

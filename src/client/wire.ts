@@ -1,12 +1,12 @@
 /**
  * The client's side of a transport: a line goes out, lines come in, and the
  * end of the connection is reported once. One kind per transport: a stream
- * socket (Unix, TCP), a WebSocket, HTTP `POST /rpc` (no events), and an
- * engine in the same process (no socket, the same lines).
+ * socket (Unix, TCP), a WebSocket, HTTP `POST /rpc` (no events); the wire to
+ * an engine in the same process is the server's (`nerve-agents/server`).
  */
 import { connect as netConnect, type Socket } from 'node:net'
 import { WebSocket } from 'ws'
-import { LineReader, type Engine } from '../server/index.js'
+import { LineReader } from './LineReader.js'
 import { ConnectionError } from './ConnectionError.js'
 
 /**
@@ -242,46 +242,6 @@ export const postWire =
       send,
       close: () => {
         end(new ConnectionError(url, 'closed'))
-      },
-    })
-  }
-
-/**
- * A wire to an engine in this process: the same lines, no socket.
- *
- * @category client
- */
-export const inProcessWire =
-  (engine: Engine): WireOpener =>
-  (handlers) => {
-    let closed = false
-    const connection = engine.connect(
-      {
-        send: (line) => {
-          if (!closed) handlers.line(line)
-          return true
-        },
-      },
-      { transport: 'in-process' },
-    )
-    const close = (why: string): void => {
-      if (closed) return
-      closed = true
-      connection.close()
-      handlers.closed(new ConnectionError('in-process', why))
-    }
-    // An engine that shut down (SHUTDOWN, or its owner) ends the connection like a daemon that exits.
-    void engine.closed.then(() => {
-      close('the engine shut down')
-    })
-    return Promise.resolve({
-      address: 'in-process',
-      events: true,
-      send: (line) => {
-        if (!closed) connection.receive(line)
-      },
-      close: () => {
-        close('closed')
       },
     })
   }

@@ -2,88 +2,90 @@
  * The MCP face: Nerve's commands as MCP tools and node histories as MCP
  * resources, over any {@link NerveClient} (in-process or a daemon). Each tool
  * is one engine command: its arguments are the command's parameters under
- * the same names, checked by the engine's own codecs; a failure is a tool
+ * the same names, and its input schema is the JSON Schema of the command's
+ * params codec (the protocol's `jsonSchema`), so a command is spelled once;
+ * the engine checks the arguments with that same codec. A failure is a tool
  * result with `isError`, never a dead server.
  */
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { z } from 'zod'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { NerveClient } from '../client/index.js'
-import { nodeKinds, type Method } from '../server/index.js'
+import { jsonSchema, paramsCodecs, type JsonSchema, type Method } from '../protocol/index.js'
 
-const sessionId = z.string().optional().describe('the session (default: the default session)')
-const nodeId = z.string().describe('the node, by name')
-const networkId = z.string().describe('the network, by id')
+/** What each argument means, where a tool does not say otherwise. */
+const MEANING: Readonly<Record<string, string>> = {
+  sessionId: 'the session (default: the default session)',
+  nodeId: 'the node, by name',
+  networkId: 'the network, by id',
+}
 
-/** One tool: its name, what it does, its arguments, and the command it calls. */
+/** One tool: its name, what it does, the command whose params it takes, and how it runs. */
 interface ToolSpec {
   readonly name: string
   readonly description: string
-  readonly input: z.ZodRawShape
-  readonly run: (client: NerveClient, args: Record<string, unknown>) => Promise<unknown>
+  /** The command whose params codec gives the arguments. */
+  readonly method: Method
+  /** The params the tool offers (default: all of them). */
+  readonly pick?: readonly string[]
+  /** What an argument means, for the model reading the schema. */
+  readonly meaning?: Readonly<Record<string, string>>
+  /** Arguments of the tool's own, not the command's. */
+  readonly extra?: { readonly required: Readonly<Record<string, JsonSchema>> }
+  readonly run?: (client: NerveClient, args: Record<string, unknown>) => Promise<unknown>
 }
-
-const command =
-  (method: Method) =>
-  (client: NerveClient, args: Record<string, unknown>): Promise<unknown> =>
-    client.call(method, args)
 
 const tools: readonly ToolSpec[] = [
   {
     name: 'nerve_create_node',
     description: 'Create a node (bash, pty, tmux, wezterm, claude, llm or graph) and start it.',
-    input: {
-      nodeId,
-      kind: z.enum(nodeKinds),
-      options: z.record(z.string(), z.unknown()).optional().describe("the kind's options"),
-      sessionId,
-    },
-    run: command('CREATE_NODE'),
+    method: 'CREATE_NODE',
+    meaning: { options: "the kind's options" },
   },
   {
     name: 'nerve_execute',
     description: "Send input to a node and wait for its answer (parsed by the node's parser).",
-    input: {
-      nodeId,
-      input: z.unknown().describe('what to send: a command, a prompt, or a value'),
-      parser: z.string().optional().describe('none, claude, gemini or codex'),
-      timeout: z.number().positive().optional().describe('milliseconds'),
-      sessionId,
+    method: 'EXECUTE_INPUT',
+    meaning: {
+      input: 'what to send: a command, a prompt, or a value',
+      parser: 'the parser, by name',
+      timeout: 'milliseconds',
     },
-    run: command('EXECUTE_INPUT'),
   },
   {
     name: 'nerve_list_nodes',
     description: 'List the nodes of a session with their kind and state.',
-    input: { sessionId },
-    run: command('LIST_NODES'),
+    method: 'LIST_NODES',
   },
   {
     name: 'nerve_stop_node',
     description: 'Stop a node (its process and everything it started).',
-    input: { nodeId, sessionId },
-    run: command('STOP_NODE'),
+    method: 'STOP_NODE',
   },
   {
     name: 'nerve_fork_node',
     description:
       'Fork a node: an LLM node shares its conversation, a terminal node respawns its program.',
-    input: {
-      sourceId: z.string().describe('the node to fork'),
-      targetId: z.string().describe('the name of the copy'),
-      at: z.number().int().nonnegative().optional().describe('fork at this point of its history'),
-      sessionId,
+    method: 'FORK_NODE',
+    meaning: {
+      sourceId: 'the node to fork',
+      targetId: 'the name of the copy',
+      at: 'fork at this point of its history',
     },
-    run: command('FORK_NODE'),
   },
   {
     name: 'nerve_run_graph',
     description: 'Run a graph file (a JSON value) and wait for its results and trace.',
-    input: {
-      graph: z.record(z.string(), z.unknown()).describe('a graph-file value'),
-      input: z.unknown().optional().describe("the graph's input"),
-      sessionId,
-    },
+    method: 'EXECUTE_GRAPH',
+    pick: ['graph', 'input', 'sessionId'],
+    meaning: { graph: 'a graph-file value', input: "the graph's input" },
     run: async (client, args) => {
       const { graph, ...rest } = args
       const run = await client.runGraph(graph, rest)
@@ -93,57 +95,81 @@ const tools: readonly ToolSpec[] = [
   {
     name: 'nerve_get_history',
     description: "Read a node's history (sends, answers, reads, writes), oldest first.",
-    input: {
-      nodeId,
-      limit: z.number().int().nonnegative().optional().describe('at most this many, the newest'),
-      sessionId,
-    },
-    run: command('GET_HISTORY'),
+    method: 'GET_HISTORY',
+    pick: ['nodeId', 'limit', 'sessionId'],
+    meaning: { limit: 'at most this many, the newest' },
   },
   {
     name: 'nerve_start_network',
     description:
       'Start a live agent network from a network-file value; it runs until stopped (nerve_stop_network).',
-    input: {
-      network: z.record(z.string(), z.unknown()).describe('a network-file value'),
-      networkId: z.string().optional().describe("its id (default: the file's)"),
-      root: z.string().optional().describe("the nodes' workspace directory"),
-      sessionId,
+    method: 'CREATE_NETWORK',
+    meaning: {
+      network: 'a network-file value',
+      networkId: "its id (default: the file's)",
+      root: "the nodes' workspace directory",
     },
-    run: command('CREATE_NETWORK'),
   },
   {
     name: 'nerve_send_to_network',
     description: 'Send a message to a node of a running network.',
-    input: { networkId, nodeId, message: z.string().describe('what to send') },
-    run: command('SEND_ENVELOPE'),
+    method: 'SEND_ENVELOPE',
+    pick: ['networkId', 'nodeId', 'message'],
+    meaning: { message: 'what to send' },
   },
   {
     name: 'nerve_network_status',
     description:
       "A network's state, its nodes, the nodes that are done, its halts and the approvals waiting.",
-    input: { networkId },
-    run: command('GET_NETWORK'),
+    method: 'GET_NETWORK',
   },
   {
     name: 'nerve_decide_approval',
     description:
       'Approve or deny an approval request of a network (nerve_network_status lists them).',
-    input: {
-      networkId,
-      requestId: z.string().describe('the request, by id'),
-      approve: z.boolean().describe('true approves, false denies'),
-      note: z.string().optional().describe('why, recorded with the decision'),
+    method: 'APPROVE',
+    pick: ['networkId', 'requestId', 'note'],
+    meaning: { requestId: 'the request, by id', note: 'why, recorded with the decision' },
+    extra: {
+      required: { approve: { type: 'boolean', description: 'true approves, false denies' } },
     },
     run: (client, { approve, ...args }) => client.call(approve === true ? 'APPROVE' : 'DENY', args),
   },
   {
     name: 'nerve_stop_network',
     description: 'Wait until nothing is in flight in a network, then end it; answers how it ended.',
-    input: { networkId },
-    run: command('STOP_NETWORK'),
+    method: 'STOP_NETWORK',
   },
 ]
+
+/** The tool's input schema: its command's params schema, picked, described, with its own arguments. */
+const inputSchema = (spec: ToolSpec): Tool['inputSchema'] => {
+  const schema = jsonSchema(paramsCodecs[spec.method]) as {
+    readonly properties: Readonly<Record<string, JsonSchema>>
+    readonly required?: readonly string[]
+  }
+  const offered = (k: string): boolean => spec.pick === undefined || spec.pick.includes(k)
+  const described = (k: string, s: JsonSchema): JsonSchema => {
+    const meaning = spec.meaning?.[k] ?? MEANING[k]
+    return meaning === undefined ? s : { ...s, description: meaning }
+  }
+  const properties: Record<string, JsonSchema> = Object.fromEntries([
+    ...Object.entries(schema.properties)
+      .filter(([k]) => offered(k))
+      .map(([k, s]): [string, JsonSchema] => [k, described(k, s)]),
+    ...Object.entries(spec.extra?.required ?? {}),
+  ])
+  const required = [
+    ...(schema.required ?? []).filter(offered),
+    ...Object.keys(spec.extra?.required ?? {}),
+  ]
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 && { required }),
+    additionalProperties: false,
+  }
+}
 
 const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
@@ -159,6 +185,7 @@ const failure = (e: unknown): CallToolResult => {
 }
 
 const HISTORY = 'nerve://nodes/{nodeId}/history'
+const HISTORY_URI = /^nerve:\/\/nodes\/([^/]+)\/history$/
 
 /**
  * An MCP server whose tools and resources call `client`. Connect it to a
@@ -168,10 +195,10 @@ const HISTORY = 'nerve://nodes/{nodeId}/history'
  * import assert from 'node:assert'
  * import { Client } from '@modelcontextprotocol/sdk/client/index.js'
  * import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
- * import { NerveClient } from 'nerve-agents/client'
  * import { createMcpServer } from 'nerve-agents/mcp'
+ * import { standaloneClient } from 'nerve-agents/server'
  *
- * const nerve = await NerveClient.standalone({ history: false })
+ * const nerve = await standaloneClient({ history: false })
  * const [serverSide, clientSide] = InMemoryTransport.createLinkedPair()
  * await createMcpServer(nerve).connect(serverSide)
  * const client = new Client({ name: 'example', version: '1.0.0' })
@@ -185,40 +212,62 @@ const HISTORY = 'nerve://nodes/{nodeId}/history'
  *
  * @category mcp
  */
-export const createMcpServer = (client: NerveClient, version = '0.1.0'): McpServer => {
-  const server = new McpServer({ name: 'nerve', version })
-  for (const t of tools) {
-    server.registerTool(
-      t.name,
-      { description: t.description, inputSchema: t.input },
-      async (args: Record<string, unknown>) => {
-        try {
-          return text(await t.run(client, args))
-        } catch (e) {
-          return failure(e)
-        }
-      },
-    )
-  }
-  server.registerResource(
-    'history',
-    new ResourceTemplate(HISTORY, {
-      list: async () => ({
-        resources: (await client.listNodes()).map((n) => ({
-          uri: HISTORY.replace('{nodeId}', encodeURIComponent(n.id)),
-          name: `${n.id} history`,
-          mimeType: 'application/json',
-        })),
-      }),
-    }),
-    { description: "A node's history as JSON", mimeType: 'application/json' },
-    async (uri, { nodeId }) => {
-      const id = decodeURIComponent(String(nodeId))
-      const entries = await client.call('GET_HISTORY', { nodeId: id })
-      return {
-        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(entries) }],
-      }
-    },
+// The low-level Server on purpose: the tools' schemas are JSON Schemas derived from the
+// protocol's codecs, which McpServer (zod shapes only) cannot take.
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+export const createMcpServer = (client: NerveClient, version = '0.1.0'): Server => {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
+  const server = new Server(
+    { name: 'nerve', version },
+    { capabilities: { tools: {}, resources: {} } },
   )
+  const byName = new Map(tools.map((t) => [t.name, t]))
+  const listed: Tool[] = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: inputSchema(t),
+  }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const spec = byName.get(request.params.name)
+    if (spec === undefined) {
+      return failure({ tag: 'UnknownTool', message: `no tool named ${request.params.name}` })
+    }
+    const args = request.params.arguments ?? {}
+    try {
+      return text(
+        await (spec.run === undefined ? client.call(spec.method, args) : spec.run(client, args)),
+      )
+    } catch (e) {
+      return failure(e)
+    }
+  })
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: HISTORY,
+        name: 'history',
+        description: "A node's history as JSON",
+        mimeType: 'application/json',
+      },
+    ],
+  }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: (await client.listNodes()).map((n) => ({
+      uri: HISTORY.replace('{nodeId}', encodeURIComponent(n.id)),
+      name: `${n.id} history`,
+      mimeType: 'application/json',
+    })),
+  }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const m = HISTORY_URI.exec(request.params.uri)
+    if (m === null) throw new Error(`no resource ${request.params.uri}`)
+    const entries = await client.call('GET_HISTORY', { nodeId: decodeURIComponent(m[1]!) })
+    return {
+      contents: [
+        { uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(entries) },
+      ],
+    }
+  })
   return server
 }

@@ -14,21 +14,18 @@ import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import type { NerveClient } from '../client/index.js'
+import { DEFAULT_MAX_LINE_BYTES, defaultDaemonDir, LineReader } from '../client/index.js'
+// The listener guard the daemon's own listeners use (token, Host and Origin checks), not the engine.
+import { boundNames, browserRefusal, isLoopback } from '../server/transport/origin.js'
+import { ensureSocketDir } from '../server/transport/socketFile.js'
+import { ServerStartError } from '../server/transport/ServerError.js'
 import {
   bearerToken,
-  boundNames,
-  browserRefusal,
   checkToken,
-  DEFAULT_MAX_LINE_BYTES,
-  defaultDaemonDir,
-  ensureSocketDir,
   generateToken,
-  isLoopback,
-  LineReader,
-  ServerStartError,
   tokenMatches,
   writeTokenFile,
-} from '../server/index.js'
+} from '../server/transport/token.js'
 import { createMcpServer } from './createMcpServer.js'
 
 /** @category mcp */

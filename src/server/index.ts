@@ -4,6 +4,6 @@
  *
  * @packageDocumentation
  */
-export * from './protocol/index.js'
+export * from '../protocol/index.js'
 export * from './engine/index.js'
 export * from './transport/index.js'

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient, ProtocolError } from '../../src/client/index.js'
-import { createEngine, startServer, type ServerHandle } from '../../src/server/index.js'
+import {
+  createEngine,
+  inProcessClient,
+  startServer,
+  type ServerHandle,
+} from '../../src/server/index.js'
 
 let dir: string
 let server: ServerHandle
@@ -47,7 +52,7 @@ const transports: readonly (readonly [string, () => Promise<NerveClient>])[] = [
     'websocket',
     () => NerveClient.connectHttp(server.http!.url, { token: 'every-token-every-token' }),
   ],
-  ['in-process', () => NerveClient.inProcess(server.engine)],
+  ['in-process', () => inProcessClient(server.engine)],
 ]
 
 const BASH_PTY = {
@@ -223,7 +228,7 @@ describe.each(transports)('SHUTDOWN over %s', (name) => {
       http: () =>
         NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token', post: true }),
       websocket: () => NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token' }),
-      'in-process': () => NerveClient.inProcess(s.engine),
+      'in-process': () => inProcessClient(s.engine),
     }[name]!
     const client = await open()
     expect(await client.shutdown()).toEqual({ shuttingDown: true })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
-import { createEngine, startServer } from '../../src/server/index.js'
+import { createEngine, standaloneClient, startServer } from '../../src/server/index.js'
 
 interface Model {
   /** Node name → stopped? */
@@ -146,7 +146,7 @@ describe('the protocol, in-process and over the Unix socket', () => {
             socket: join(dir, 'n.sock'),
             pidFile: false,
           })
-          const local = await NerveClient.standalone({ history: false })
+          const local = await standaloneClient({ history: false })
           const remote = await NerveClient.connect(server.socket)
           try {
             await fc.asyncModelRun(

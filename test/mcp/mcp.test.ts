@@ -12,7 +12,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
 import { serveMcpHttp } from '../../src/mcp/index.js'
-import { createEngine, startServer, type ServerHandle } from '../../src/server/index.js'
+import {
+  createEngine,
+  standaloneClient,
+  startServer,
+  type ServerHandle,
+} from '../../src/server/index.js'
 import { bin, ensureBuilt } from '../cli/run.js'
 
 interface ToolResult {
@@ -240,7 +245,7 @@ describe('nerve mcp against a running daemon', () => {
 
 describe('MCP over Streamable HTTP', () => {
   it('serves the tools at POST /mcp', async () => {
-    const nerve = await NerveClient.standalone({ history: false })
+    const nerve = await standaloneClient({ history: false })
     const http = await serveMcpHttp(nerve, { tokenFile: join(dir, 'mcp.token') })
     const mcp = new Client({ name: 'nerve-test', version: '1.0.0' })
     try {
@@ -260,7 +265,7 @@ describe('MCP over Streamable HTTP', () => {
   })
 
   it('refuses a client without the token, and a non-loopback address without one', async () => {
-    const nerve = await NerveClient.standalone({ history: false })
+    const nerve = await standaloneClient({ history: false })
     const http = await serveMcpHttp(nerve, { token: 'secret-secret-secret' })
     try {
       const stranger = new Client({ name: 'stranger', version: '1.0.0' })

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
+import { standaloneClient } from '../../src/server/index.js'
 import { serveMcpHttp, type McpHttpHandle, type McpHttpOptions } from '../../src/mcp/index.js'
 import { bin, ensureBuilt } from '../cli/run.js'
 
@@ -41,7 +42,7 @@ const home = process.env.NERVE_HOME
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'nerve-mcp-sec-'))
   process.env.NERVE_HOME = dir
-  nerve = await NerveClient.standalone({ history: false })
+  nerve = await standaloneClient({ history: false })
 })
 afterEach(async () => {
   await Promise.all(served.splice(0).map((h) => h.close()))

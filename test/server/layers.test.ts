@@ -27,16 +27,6 @@ describe('the server layer', () => {
     expect(sources.flatMap((f) => deepImports(f, readFileSync(join(root, f), 'utf8')))).toEqual([])
   })
 
-  it('keeps the protocol free of effects: it imports only the pure layers', () => {
-    const protocol = sources.filter((f) => f.startsWith('src/server/protocol/'))
-    const effectful = protocol.filter((f) =>
-      /from\s+['"](node:|\.\.\/\.\.\/(session|runtime|interpreters)\/)/.test(
-        readFileSync(join(root, f), 'utf8'),
-      ),
-    )
-    expect(effectful).toEqual([])
-  })
-
   it('catches a deep import', () => {
     expect(
       deepImports('src/server/engine/x.ts', `import { Session } from '../../session/Session.js'`),

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { NerveClient, type RemoteRun } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import type { RunInfo } from '../../server/index.js'
+import type { RunInfo } from '../../protocol/index.js'
 import type { Recording } from '../../store/index.js'
 import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
@@ -149,7 +149,10 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     graph = { ...graph, maxParallel: n }
   }
   const input = o.input !== undefined ? parseValue(o.input) : undefined
-  const client = o.server === true ? await connect(o) : await NerveClient.standalone()
+  const client =
+    o.server === true
+      ? await connect(o)
+      : await (await import('../../server/index.js')).standaloneClient()
   try {
     const remote = await client.runGraph(graph, {
       ...(input !== undefined && { input }),

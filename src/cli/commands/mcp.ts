@@ -5,7 +5,7 @@
  */
 import { NerveClient } from '../../client/index.js'
 import { serveMcpHttp, serveMcpStdio } from '../../mcp/index.js'
-import { socketIsLive } from '../../server/index.js'
+import { socketIsLive } from '../../client/index.js'
 import { connect, CliError, socketOf, urlOf, type GlobalOptions } from '../context.js'
 
 interface McpOptions extends GlobalOptions {
@@ -16,7 +16,7 @@ interface McpOptions extends GlobalOptions {
 const client = async (o: GlobalOptions): Promise<NerveClient> =>
   urlOf(o) !== undefined || o.socket !== undefined || (await socketIsLive(socketOf(o)))
     ? connect(o)
-    : NerveClient.standalone()
+    : (await import('../../server/index.js')).standaloneClient()
 
 const hostPort = (s: string): { host: string; port: number } => {
   const m = /^(.+):(\d+)$/.exec(s)

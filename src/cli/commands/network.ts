@@ -9,7 +9,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { resolve } from 'node:path'
-import { NerveClient, type RemoteNetwork } from '../../client/index.js'
+import type { RemoteNetwork } from '../../client/index.js'
 import {
   decodeNetwork,
   EnvelopeLog,
@@ -19,7 +19,7 @@ import {
   type Network,
 } from '../../network/index.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
-import type { EngineEvent, NetworkInfo } from '../../server/index.js'
+import type { EngineEvent, NetworkInfo } from '../../protocol/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { readJson } from './files.js'
 import { mermaidId } from './graph.js'
@@ -111,7 +111,10 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
       2,
     )
   }
-  const client = o.server === true ? await connect(o) : await NerveClient.standalone()
+  const client =
+    o.server === true
+      ? await connect(o)
+      : await (await import('../../server/index.js')).standaloneClient()
   try {
     const remote = await client.createNetwork(json, {
       root: resolve(o.root ?? '.'),

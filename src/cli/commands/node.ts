@@ -5,7 +5,7 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import type { NodeInfo } from '../../node/index.js'
-import type { HistoryEntry } from '../../server/index.js'
+import type { HistoryEntry } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
 import { parseValue } from './graph.js'
 import { duration } from '../runLines.js'

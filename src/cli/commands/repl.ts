@@ -211,7 +211,7 @@ const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
 
 /** `nerve repl`: an engine of its own, in this process. */
 export const repl = async (o: ReplOptions): Promise<void> => {
-  const client = await NerveClient.standalone()
+  const client = await (await import('../../server/index.js')).standaloneClient()
   try {
     await loop(client, o)
   } finally {

@@ -5,7 +5,7 @@
  * store is `--store`, then `NERVE_STORE`, then the home's `nerve.db`.
  */
 import { existsSync, statSync } from 'node:fs'
-import { socketIsLive } from '../../server/index.js'
+import { socketIsLive } from '../../client/index.js'
 import { exportStore, importStore, sqliteStore, type SqliteStore } from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
 import { daemonFiles } from '../home.js'

@@ -13,7 +13,7 @@ import {
   type Method,
   type RequestId,
   type WireError,
-} from '../protocol/index.js'
+} from '../../protocol/index.js'
 import { commandOf } from './commands/index.js'
 import type { Core, Listener } from './Core.js'
 import { LimitReached, RequestCancelled, ShuttingDown, toWireError } from './errors.js'

@@ -7,7 +7,7 @@ import {
   type Session,
   type SessionManager,
 } from '../../session/index.js'
-import type { EngineEvent, SessionSummary } from '../protocol/index.js'
+import type { EngineEvent, SessionSummary } from '../../protocol/index.js'
 import { echoProvider } from './echoProvider.js'
 import {
   DefaultSession,

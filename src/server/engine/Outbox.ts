@@ -1,4 +1,4 @@
-import type { EngineEvent, EventType } from '../protocol/index.js'
+import type { EngineEvent, EventType } from '../../protocol/index.js'
 import { toJson } from './json.js'
 
 /**

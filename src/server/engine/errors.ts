@@ -1,5 +1,5 @@
 import type { GraphFileError } from '../../graph/index.js'
-import { ErrorCode, type ErrorData, type WireError } from '../protocol/index.js'
+import { ErrorCode, type ErrorData, type WireError } from '../../protocol/index.js'
 import { tagOf, toJson } from './json.js'
 
 /**

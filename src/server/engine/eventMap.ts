@@ -1,7 +1,7 @@
 import type { NodeState } from '../../node/index.js'
 import type { RunEvent } from '../../runtime/index.js'
 import type { SessionEvent } from '../../session/index.js'
-import type { EngineEvent, NodeEvent } from '../protocol/index.js'
+import type { EngineEvent, NodeEvent } from '../../protocol/index.js'
 import { errorShape } from './json.js'
 
 const NODE_TYPES: Readonly<Record<string, NodeEvent['type'] | undefined>> = {

@@ -29,3 +29,4 @@ export {
   UnknownNetwork,
   UnknownNetworkNode,
 } from './networks.js'
+export { inProcessClient, inProcessWire, standaloneClient } from './inProcessClient.js'

@@ -1,4 +1,4 @@
-import type { WireErrorShape } from '../protocol/index.js'
+import type { WireErrorShape } from '../../protocol/index.js'
 
 /** The tag of an error value: its `_tag`, else its `name`, else `Error`. */
 export const tagOf = (e: unknown): string => {

@@ -24,7 +24,7 @@ import {
   type EngineEvent,
   type NetworkEngineEvent,
   type NetworkInfo,
-} from '../protocol/index.js'
+} from '../../protocol/index.js'
 import { EngineError, fileErrorsLine } from './errors.js'
 
 /**

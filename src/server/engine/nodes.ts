@@ -12,7 +12,7 @@ import {
   type NodeInfo,
 } from '../../node/index.js'
 import type { Session } from '../../session/index.js'
-import type { CreateKind } from '../protocol/index.js'
+import type { CreateKind } from '../../protocol/index.js'
 import { GraphFileInvalid, InvalidOptions, UnknownProvider } from './errors.js'
 
 type Options = Readonly<Record<string, unknown>>

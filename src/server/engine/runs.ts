@@ -4,7 +4,13 @@ import type { Node } from '../../node/index.js'
 import { run, type RunEvent, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
 import { recorder, type Recording } from '../../store/index.js'
-import type { RunInfo, RunStateName, RunSummary, TraceJson, TraceStep } from '../protocol/index.js'
+import type {
+  RunInfo,
+  RunStateName,
+  RunSummary,
+  TraceJson,
+  TraceStep,
+} from '../../protocol/index.js'
 import { UnknownRun } from './errors.js'
 import { errorShape, tagOf } from './json.js'
 

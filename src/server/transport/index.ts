@@ -1,4 +1,9 @@
-export { LineReader, DEFAULT_MAX_LINE_BYTES, LINE_ENDS, type LineHandlers } from './LineReader.js'
+export {
+  LineReader,
+  DEFAULT_MAX_LINE_BYTES,
+  LINE_ENDS,
+  type LineHandlers,
+} from '../../client/LineReader.js'
 export { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 export { ServerStartError, TransportCodes, refusalLine } from './ServerError.js'
 export {
@@ -10,11 +15,10 @@ export {
   MIN_TOKEN_LENGTH,
   AUTH_METHOD,
 } from './token.js'
-export { boundNames, hostAllowed, originAllowed, browserRefusal } from './origin.js'
+export { boundNames, hostAllowed, isLoopback, originAllowed, browserRefusal } from './origin.js'
 export { defaultDaemonDir, defaultSocketPath, ensureSocketDir, socketIsLive } from './socketFile.js'
 export {
   startServer,
-  isLoopback,
   type BindOptions,
   type PreAuthOptions,
   type ServerOptions,

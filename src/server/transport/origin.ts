@@ -118,3 +118,12 @@ export const browserRefusal = (
     }
   return undefined
 }
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1'])
+
+/**
+ * Whether `host` is a loopback address.
+ *
+ * @category server
+ */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith('127.')

@@ -5,38 +5,12 @@
  * removed; one a live daemon listens on is refused.
  */
 import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises'
-import { connect } from 'node:net'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { ServerStartError } from './ServerError.js'
 
-/**
- * The directory of the daemon's default files (socket, pid, token):
- * `$NERVE_HOME` when that variable is set, else `$XDG_RUNTIME_DIR/nerve`,
- * else `~/.nerve`.
- *
- * @category server
- * @example
- * import { defaultDaemonDir } from 'nerve-agents/server'
- * import assert from 'assert'
- *
- * assert.strictEqual(defaultDaemonDir({ XDG_RUNTIME_DIR: '/run/user/1000' }), '/run/user/1000/nerve')
- */
-export const defaultDaemonDir = (env: NodeJS.ProcessEnv = process.env): string => {
-  if (env.NERVE_HOME !== undefined && env.NERVE_HOME !== '') return env.NERVE_HOME
-  const runtime = env.XDG_RUNTIME_DIR
-  return runtime !== undefined && runtime !== ''
-    ? join(runtime, 'nerve')
-    : join(homedir(), '.nerve')
-}
+import { socketIsLive } from '../../client/daemonDir.js'
 
-/**
- * The default socket path: `nerve.sock` in {@link defaultDaemonDir}.
- *
- * @category server
- */
-export const defaultSocketPath = (env: NodeJS.ProcessEnv = process.env): string =>
-  join(defaultDaemonDir(env), 'nerve.sock')
+export { defaultDaemonDir, defaultSocketPath, socketIsLive } from '../../client/daemonDir.js'
 
 /**
  * Makes the directory of `file` (a socket, pid or token file) the owner's
@@ -61,23 +35,6 @@ export const ensureSocketDir = async (file: string): Promise<void> => {
   }
   if ((mode & 0o777) !== 0o700) await chmod(dir, 0o700)
 }
-
-/**
- * Whether something accepts connections on the Unix socket `path` (a live daemon).
- *
- * @category server
- */
-export const socketIsLive = (path: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const probe = connect(path)
-    probe.once('connect', () => {
-      probe.destroy()
-      resolve(true)
-    })
-    probe.once('error', () => {
-      resolve(false)
-    })
-  })
 
 /**
  * Makes `path` free for a new socket: nothing there, or a stale socket file

@@ -14,8 +14,8 @@ import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
 import { httpServer } from './httpTransport.js'
-import { boundNames } from './origin.js'
-import { DEFAULT_MAX_LINE_BYTES } from './LineReader.js'
+import { boundNames, isLoopback } from './origin.js'
+import { DEFAULT_MAX_LINE_BYTES } from '../../client/LineReader.js'
 import { refusalLine, ServerStartError, TransportCodes } from './ServerError.js'
 import {
   claimSocketPath,
@@ -122,15 +122,6 @@ export interface ServerHandle<E extends Engine = Engine> {
   /** Resolves once the server closed, whatever closed it (`close()`, `SHUTDOWN`, a signal). */
   readonly closed: Promise<void>
 }
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1'])
-
-/**
- * Whether `host` is a loopback address.
- *
- * @category server
- */
-export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith('127.')
 
 const bindOf = (o: BindOptions | boolean | undefined): Required<BindOptions> | undefined =>
   o === undefined || o === false

@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net'
 import type { Engine, EngineConnection } from '../engine/index.js'
-import { LineReader } from './LineReader.js'
+import { LineReader } from '../../client/LineReader.js'
 import { refusalLine, TransportCodes } from './ServerError.js'
 import { authRequest, tokenMatches } from './token.js'
 

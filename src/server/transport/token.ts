@@ -5,7 +5,6 @@
  * `Authorization: Bearer …` header on HTTP and on the WebSocket upgrade.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { writeFileAtomic } from '../../interpreters/index.js'
 import { ServerStartError } from './ServerError.js'
 
 /**
@@ -68,8 +67,11 @@ export const tokenMatches = (token: string, given: string | undefined): boolean 
  *
  * @category server
  */
-export const writeTokenFile = (file: string, token: string): Promise<void> =>
-  writeFileAtomic(file, `${token}\n`, { mode: 0o600 })
+export const writeTokenFile = async (file: string, token: string): Promise<void> => {
+  // Loaded when a token file is written: the listener guard (which MCP uses too) loads no interpreter.
+  const { writeFileAtomic } = await import('../../interpreters/index.js')
+  await writeFileAtomic(file, `${token}\n`, { mode: 0o600 })
+}
 
 /**
  * The token of an `Authorization: Bearer <token>` header, if it has one.

@@ -1,4 +1,4 @@
-import type { Method, Params, Results } from '../../protocol/index.js'
+import type { Method, Params, Results } from '../../../protocol/index.js'
 import type { Core } from '../Core.js'
 import type { Outbox } from '../Outbox.js'
 

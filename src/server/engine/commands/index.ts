@@ -1,4 +1,4 @@
-import type { Method } from '../../protocol/index.js'
+import type { Method } from '../../../protocol/index.js'
 import type { Command, Commands } from './context.js'
 import { graphCommands } from './graphs.js'
 import { ioCommands } from './io.js'

@@ -7,7 +7,7 @@ import {
   type HistoryFilter,
 } from '../../../session/index.js'
 import type { Node } from '../../../node/index.js'
-import type { EngineEvent, Params } from '../../protocol/index.js'
+import type { EngineEvent, Params } from '../../../protocol/index.js'
 import type { Core } from '../Core.js'
 import { NotATerminal, RequestCancelled, RequestTimeout } from '../errors.js'
 import { runEvents } from '../eventMap.js'

@@ -5,7 +5,7 @@ import {
   type NetworkChange,
   type NetworkRun,
 } from '../../../network/index.js'
-import type { NetworkPatches } from '../../protocol/index.js'
+import type { NetworkPatches } from '../../../protocol/index.js'
 import { checkPatches, networkOf, UnknownApproval } from '../networks.js'
 import { rethrow, type Commands } from './context.js'
 

@@ -100,6 +100,30 @@ const validator =
   }
 
 /**
+ * The codec of a params object (see {@link params}): an io-ts type that
+ * keeps its `required` and `optional` props, so other views of the same
+ * command (its JSON Schema) are derived from it.
+ *
+ * @category protocol
+ */
+export class ParamsType<R extends Props, O extends Props> extends t.Type<Exact<R, O>, unknown> {
+  readonly _tag = 'ParamsType' as const
+  constructor(
+    name: string,
+    readonly required: R,
+    readonly optional: O,
+  ) {
+    const v = validator(required, optional)
+    super(
+      name,
+      (u): u is Exact<R, O> => E.isRight(v(u, [{ key: '', type: t.unknown, actual: u }])),
+      (u, c) => v(u, c) as t.Validation<Exact<R, O>>,
+      (a) => a,
+    )
+  }
+}
+
+/**
  * A codec of a params object with `required` and `optional` keys and no
  * others: an unknown key fails at its own path (a typo is an error, not
  * ignored). Each error's io-ts context goes through the key it is about,
@@ -111,15 +135,7 @@ export const params = <R extends Props, O extends Props>(
   name: string,
   required: R,
   optional: O,
-): t.Type<Exact<R, O>, unknown> => {
-  const v = validator(required, optional)
-  return new t.Type<Exact<R, O>, unknown>(
-    name,
-    (u): u is Exact<R, O> => E.isRight(v(u, [{ key: '', type: t.unknown, actual: u }])),
-    (u, c) => v(u, c) as t.Validation<Exact<R, O>>,
-    (a) => a,
-  )
-}
+): ParamsType<R, O> => new ParamsType(name, required, optional)
 
 /**
  * A JSON pointer from keys (RFC 6901).
@@ -131,6 +147,8 @@ export const pointer = (keys: readonly string[]): string =>
 
 const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
   const tag = (type as { _tag?: unknown })._tag
+  // a recursive codec is whatever it resolves to (a union, an intersection, an object)
+  if (type instanceof t.RecursiveType) return isComposite((type as t.RecursiveType<t.Mixed>).type)
   return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
 }
 

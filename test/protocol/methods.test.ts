@@ -10,7 +10,7 @@ import {
   methods,
   paramsCodecs,
   protocolError,
-} from '../../../src/server/index.js'
+} from '../../src/protocol/index.js'
 
 const errors = (method: keyof typeof paramsCodecs, params: unknown) => {
   const r = paramsCodecs[method].decode(params)

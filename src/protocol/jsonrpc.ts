@@ -45,7 +45,7 @@ const isId = (u: unknown): u is RequestId =>
  *
  * @category protocol
  * @example
- * import { readMessage } from 'nerve-agents/server'
+ * import { readMessage } from 'nerve-agents/protocol'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(readMessage('{"jsonrpc":"2.0","id":1,"method":"PING"}'), { _tag: 'Request', id: 1, method: 'PING', params: {} })
@@ -141,7 +141,7 @@ export const notificationLine = (method: string, params: unknown): string =>
  *
  * @category protocol
  * @example
- * import { requestLine } from 'nerve-agents/server'
+ * import { requestLine } from 'nerve-agents/protocol'
  * import assert from 'assert'
  *
  * assert.strictEqual(requestLine(1, 'PING', {}), '{"jsonrpc":"2.0","id":1,"method":"PING","params":{}}')

@@ -1,17 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { validateName } from '../../node/index.js'
+// the name rule alone: loading the protocol must not load the whole core
+import { validateName } from '../node/name.js'
 import { params } from './codec.js'
 import { EventTypeCodec } from './events.js'
-
-/** A codec of the values of `base` that pass `ok`, named `name`. */
-const refined = <A>(base: t.Type<A, A>, name: string, ok: (a: A) => boolean): t.Type<A, A> =>
-  new t.Type<A, A>(
-    name,
-    (u): u is A => base.is(u) && ok(u),
-    (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
-    (a) => a,
-  )
+import { PatchCodec, refined } from './parts.js'
 
 /**
  * A name that follows Nerve's name rule (node and session ids).
@@ -25,10 +18,15 @@ export const NameCodec: t.Type<string, string> = refined(t.string, 'Name', (s) =
 const Name = NameCodec
 
 /** Milliseconds: a finite number > 0. */
-const Millis = refined(t.number, 'PositiveMs', (n) => Number.isFinite(n) && n > 0)
+const Millis = refined(t.number, 'PositiveMs', (n) => Number.isFinite(n) && n > 0, {
+  exclusiveMinimum: 0,
+})
 
 /** A whole number ≥ 0. */
-const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 0)
+const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 0, {
+  type: 'integer',
+  minimum: 0,
+})
 
 /**
  * The node kinds `CREATE_NODE` makes. `claude` is Claude Code in a WezTerm
@@ -78,18 +76,6 @@ const executeOptional = { ...session, parser: Name, timeout: Millis }
 const net = { networkId: Name }
 const netNode = { ...net, nodeId: Name }
 const decision = { ...net, requestId: t.string }
-/** An immer patch of a network value (`NETWORK_PATCHED` carries the same). */
-const PatchCodec = t.exact(
-  t.intersection([
-    t.type({
-      op: t.keyof({ add: null, replace: null, remove: null }),
-      path: t.array(t.union([t.string, t.number])),
-    }),
-    t.partial({ value: t.unknown }),
-  ]),
-  'Patch',
-)
-
 /**
  * The params codec of every command, by method name. Each is exact: a key
  * it does not list is an error at that key. `sessionId` is optional

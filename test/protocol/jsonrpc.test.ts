@@ -6,7 +6,7 @@ import {
   readMessage,
   requestLine,
   resultLine,
-} from '../../../src/server/index.js'
+} from '../../src/protocol/index.js'
 
 describe('readMessage', () => {
   it('reads a request, a notification and defaults params to {}', () => {

@@ -80,7 +80,7 @@ export interface WireError {
  *
  * @category protocol
  * @example
- * import { ErrorCode, protocolError } from 'nerve-agents/server'
+ * import { ErrorCode, protocolError } from 'nerve-agents/protocol'
  * import assert from 'assert'
  *
  * const e = protocolError({ code: -32001, message: 'no node "x"', data: { tag: 'UnknownNode', nodeId: 'x' } })

@@ -70,7 +70,7 @@ export interface LineHandlers {
  *
  * @category server
  * @example
- * import { LineReader } from 'nerve-agents/server'
+ * import { LineReader } from 'nerve-agents/client'
  * import assert from 'assert'
  *
  * const lines: string[] = []

@@ -1,0 +1,93 @@
+/**
+ * The protocol every face speaks: the io-ts codecs of each command's params
+ * and result and of the events, the JSON-RPC 2.0 framing, the error codes.
+ * Pure: it imports no engine, no native addon, no Node.js builtin.
+ *
+ * @packageDocumentation
+ */
+export { codeName, ErrorCode, ProtocolError, protocolError } from './errors.js'
+export type { ErrorData, WireError } from './errors.js'
+export { errorLine, notificationLine, readMessage, requestLine, resultLine } from './jsonrpc.js'
+export type { Incoming, RequestId, Response } from './jsonrpc.js'
+export {
+  CANCEL_REQUEST,
+  CancelParamsCodec,
+  EVENT,
+  isMethod,
+  methods,
+  NameCodec,
+  nodeKinds,
+  paramsCodecs,
+} from './methods.js'
+export type { CreateKind, Method, Params } from './methods.js'
+export {
+  EngineEventCodec,
+  ErrorEventCodec,
+  EventParamsCodec,
+  eventTypes,
+  EventTypeCodec,
+  GraphCompletedEventCodec,
+  GraphStartedEventCodec,
+  LaggedEventCodec,
+  NetworkEngineEventCodec,
+  networkEventNames,
+  NodeEventCodec,
+  OutputChunkCodec,
+  OutputParsedCodec,
+  ServerShutdownEventCodec,
+  StepCompletedEventCodec,
+  StepFailedEventCodec,
+  StepStartedEventCodec,
+} from './events.js'
+export type {
+  EngineEvent,
+  ErrorEvent,
+  EventParams,
+  EventType,
+  GraphCompletedEvent,
+  GraphStartedEvent,
+  LaggedEvent,
+  NetworkEngineEvent,
+  NodeEvent,
+  OutputChunk,
+  OutputParsed,
+  ServerShutdownEvent,
+  StepCompletedEvent,
+  StepFailedEvent,
+  StepStartedEvent,
+} from './events.js'
+export { NodeStateCodec, PatchCodec, WireErrorShapeCodec } from './parts.js'
+export type { WireErrorShape } from './parts.js'
+export {
+  ApprovalRequestCodec,
+  EnvelopeCodec,
+  ForkResultCodec,
+  HistoryEntryCodec,
+  InboxInfoCodec,
+  NetworkInfoCodec,
+  NetworkPatchesCodec,
+  NetworkValueCodec,
+  NodeInfoCodec,
+  resultCodecs,
+  RunInfoCodec,
+  RunStateNameCodec,
+  RunSummaryCodec,
+  SessionSummaryCodec,
+  TraceJsonCodec,
+} from './results.js'
+export type {
+  ForkResult,
+  HistoryEntry,
+  NetworkInfo,
+  NetworkPatches,
+  Results,
+  RunInfo,
+  RunStateName,
+  RunSummary,
+  SessionSummary,
+  TraceJson,
+  TraceStep,
+} from './results.js'
+export { describeError, errorPath, MAX_DEPTH, ParamsType } from './codec.js'
+export { jsonSchema, type JsonSchema } from './jsonSchema.js'
+export { RefinedType } from './parts.js'

@@ -1,0 +1,426 @@
+import * as t from 'io-ts'
+import type { Network } from '../network/index.js'
+import type { Method } from './methods.js'
+import { literals, NodeStateCodec, PatchCodec, struct, WireErrorShapeCodec } from './parts.js'
+
+/**
+ * A node as the node commands answer it: JSON-shaped, with `type` for the
+ * node's kind.
+ *
+ * @category protocol
+ */
+export const NodeInfoCodec = struct('NodeInfo', {
+  id: t.string,
+  type: t.string,
+  state: NodeStateCodec,
+  metadata: t.UnknownRecord,
+})
+
+/**
+ * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
+ *
+ * @category protocol
+ */
+export const SessionSummaryCodec = struct('SessionSummary', {
+  sessionId: t.string,
+  name: t.string,
+  default: t.boolean,
+  createdAt: t.string,
+  tags: t.readonlyArray(t.string),
+  nodes: t.number,
+})
+
+/**
+ * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
+ *
+ * @category protocol
+ */
+export type SessionSummary = t.TypeOf<typeof SessionSummaryCodec>
+
+/**
+ * What `FORK_NODE` answers: the new node's id, the source's id, the kind,
+ * and for an LLM node the number of messages the copy starts with.
+ *
+ * @category protocol
+ */
+export const ForkResultCodec = struct(
+  'ForkResult',
+  { nodeId: t.string, forkedFrom: t.string, nodeType: t.string },
+  { messageCount: t.number },
+)
+
+/**
+ * What `FORK_NODE` answers.
+ *
+ * @category protocol
+ */
+export type ForkResult = t.TypeOf<typeof ForkResultCodec>
+
+/**
+ * One step of a run's trace, JSON-shaped: `parents` are the ids (step
+ * paths joined by `/`) of the records of its dependencies; `error` is the
+ * last attempt's error, if any; `nested` the trace of a nested graph.
+ *
+ * @category protocol
+ */
+export interface TraceStep {
+  readonly id: string
+  readonly stepId: string
+  readonly path: readonly string[]
+  readonly nodeId: string
+  readonly kind: string
+  readonly status: string
+  readonly output: unknown
+  readonly error?: t.TypeOf<typeof WireErrorShapeCodec>
+  readonly attempts: number
+  readonly durationMs: number
+  readonly tokens: number
+  readonly cost: number
+  readonly parents: readonly string[]
+  readonly nested?: TraceJson
+}
+
+/**
+ * A run's trace, JSON-shaped.
+ *
+ * @category protocol
+ */
+export interface TraceJson {
+  readonly runId: string
+  readonly graphId: string
+  readonly status: string
+  readonly durationMs: number
+  readonly steps: readonly TraceStep[]
+}
+
+/**
+ * The codec of a run's trace (recursive: a step may carry a nested graph's trace).
+ *
+ * @category protocol
+ */
+export const TraceJsonCodec: t.Type<TraceJson, TraceJson> = t.recursion('TraceJson', () =>
+  struct('TraceJson', {
+    runId: t.string,
+    graphId: t.string,
+    status: t.string,
+    durationMs: t.number,
+    steps: t.readonlyArray(TraceStepCodec),
+  }),
+)
+
+const TraceStepCodec: t.Type<TraceStep, TraceStep> = t.recursion('TraceStep', () =>
+  struct(
+    'TraceStep',
+    {
+      id: t.string,
+      stepId: t.string,
+      path: t.readonlyArray(t.string),
+      nodeId: t.string,
+      kind: t.string,
+      status: t.string,
+      output: t.unknown,
+      attempts: t.number,
+      durationMs: t.number,
+      tokens: t.number,
+      cost: t.number,
+      parents: t.readonlyArray(t.string),
+    },
+    { error: WireErrorShapeCodec, nested: TraceJsonCodec },
+  ),
+)
+
+/**
+ * The state of a graph run.
+ *
+ * @category protocol
+ */
+export const RunStateNameCodec = literals('RunStateName', [
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+])
+
+/**
+ * The state of a graph run.
+ *
+ * @category protocol
+ */
+export type RunStateName = t.TypeOf<typeof RunStateNameCodec>
+
+const runFields = {
+  runId: t.string,
+  sessionId: t.string,
+  graphId: t.string,
+  state: RunStateNameCodec,
+  startedAt: t.string,
+}
+
+/**
+ * What `GET_RUN` answers: the run's state, its results by step id once it
+ * completed, its error once it failed, and its trace once it ended (the
+ * partial trace of a failed or cancelled run). With `EXECUTE_GRAPH {
+ * record: true }`, `recording` is everything its interpreters, clock and
+ * random source answered (`nerve-agents/store`'s `Recording`) and
+ * `recordingId` where the engine's store keeps it (`nerve replay ID
+ * --store`), when it has one.
+ *
+ * @category protocol
+ */
+export const RunInfoCodec = struct('RunInfo', runFields, {
+  results: t.UnknownRecord,
+  error: WireErrorShapeCodec,
+  trace: TraceJsonCodec,
+  recording: t.unknown,
+  recordingId: t.string,
+})
+
+/**
+ * What `GET_RUN` answers.
+ *
+ * @category protocol
+ */
+export type RunInfo = t.TypeOf<typeof RunInfoCodec>
+
+/**
+ * One graph run as `LIST_RUNS` lists it: its id, session, graph, state and
+ * start (`GET_RUN` has the rest).
+ *
+ * @category protocol
+ */
+export const RunSummaryCodec = struct('RunSummary', runFields)
+
+/**
+ * One graph run as `LIST_RUNS` lists it.
+ *
+ * @category protocol
+ */
+export type RunSummary = t.TypeOf<typeof RunSummaryCodec>
+
+/**
+ * An envelope of a network run: what one node sent another along an edge.
+ *
+ * @category protocol
+ */
+export const EnvelopeCodec = struct(
+  'Envelope',
+  {
+    id: t.string,
+    kind: literals('EnvelopeKind', ['handoff', 'message', 'tick', 'done', 'status', 'error']),
+    fromNodeId: t.string,
+    toNodeId: t.string,
+    payload: struct(
+      'Payload',
+      { message: t.string },
+      {
+        structured: t.unknown,
+        artifacts: t.readonlyArray(struct('ArtifactRef', { type: t.string, ref: t.string })),
+      },
+    ),
+    time: t.number,
+  },
+  { causedBy: t.readonlyArray(t.string) },
+)
+
+/**
+ * An approval a network run waits for: who asks, for what, and why.
+ *
+ * @category protocol
+ */
+export const ApprovalRequestCodec = struct('ApprovalRequest', {
+  id: t.string,
+  runId: t.string,
+  nodeId: t.string,
+  action: t.string,
+  target: t.string,
+  reason: t.string,
+  time: t.number,
+})
+
+/**
+ * One inbox of a network run: the edge and the way it carries (no edge for
+ * a node's messages from the user), its delivery, what waits and what went.
+ *
+ * @category protocol
+ */
+export const InboxInfoCodec = struct('InboxInfo', {
+  route: struct('Route', {
+    // absent on the wire (JSON has no undefined) for a node's inbox from the user
+    edgeId: t.union([t.string, t.undefined]),
+    from: t.string,
+    to: t.string,
+  }),
+  delivery: literals('Delivery', ['queue', 'latest', 'debounce']),
+  waiting: t.number,
+  holding: t.boolean,
+  delivered: t.number,
+  dropped: t.number,
+})
+
+/**
+ * A network value on the wire. The protocol checks its frame (`_tag`,
+ * `id`, the records of nodes and edges, each an object with its `id`); the
+ * network's own codec (its file format) is what checks a node through.
+ *
+ * @category protocol
+ */
+export const NetworkValueCodec = struct('Network', {
+  _tag: t.literal('Network'),
+  id: t.string,
+  workflow: t.string,
+  nodes: t.record(t.string, struct('NetworkNode', { id: t.string, role: t.string })),
+  edges: t.record(t.string, t.UnknownRecord),
+}) as unknown as t.Type<Network, Network>
+
+/**
+ * A network run as the network commands answer it: its id, the session it
+ * was created in, its workspace, its state (`running`, `paused`,
+ * `finished`) and, once finished, how it ended (`done`, `halted`, `idle`,
+ * `cancelled`); the network value as it is now (live edits applied — the
+ * value `NETWORK_PATCHED` patches apply to); the envelopes sent so far, the
+ * nodes that reached Done, the halts, the usage of the whole network, the
+ * approvals waiting for a decision, and its inboxes (each node's messages
+ * from the user, then each way of each edge).
+ *
+ * @category protocol
+ */
+export const NetworkInfoCodec = struct(
+  'NetworkInfo',
+  {
+    networkId: t.string,
+    sessionId: t.string,
+    root: t.string,
+    startedAt: t.string,
+    state: literals('NetworkState', ['running', 'paused', 'finished']),
+    network: NetworkValueCodec,
+    envelopes: t.number,
+    done: t.readonlyArray(t.string),
+    halts: t.readonlyArray(
+      t.intersection([WireErrorShapeCodec, struct('Halt', { nodes: t.readonlyArray(t.string) })]),
+    ),
+    usage: struct('Usage', { tokens: t.number, apiCalls: t.number, cost: t.number }),
+    pending: t.readonlyArray(ApprovalRequestCodec),
+    inboxes: t.readonlyArray(InboxInfoCodec),
+  },
+  { outcome: literals('NetworkOutcome', ['done', 'halted', 'idle', 'cancelled']) },
+)
+
+/**
+ * A network run as the network commands answer it.
+ *
+ * @category protocol
+ */
+export type NetworkInfo = t.TypeOf<typeof NetworkInfoCodec>
+
+/**
+ * What a live edit answers: its patches and the inverse patches (undo).
+ *
+ * @category protocol
+ */
+export const NetworkPatchesCodec = struct('NetworkPatches', {
+  patches: t.readonlyArray(PatchCodec),
+  inverse: t.readonlyArray(PatchCodec),
+})
+
+/**
+ * What a live edit answers.
+ *
+ * @category protocol
+ */
+export type NetworkPatches = t.TypeOf<typeof NetworkPatchesCodec>
+
+/**
+ * A record of a node's history (see `HistoryRecord`): `seq`, `op`, `time`,
+ * `node` and the op's fields.
+ *
+ * @category protocol
+ */
+export const HistoryEntryCodec = t.intersection(
+  [
+    t.UnknownRecord,
+    struct('History', { seq: t.number, op: t.string, time: t.string, node: t.string }),
+  ],
+  'HistoryEntry',
+)
+
+/**
+ * A record of a node's history.
+ *
+ * @category protocol
+ */
+export type HistoryEntry = t.TypeOf<typeof HistoryEntryCodec>
+
+const ok = <K extends string>(key: K) =>
+  struct(`{${key}: true}`, { [key]: t.literal(true) } as Record<K, t.LiteralC<true>>)
+const flag = <K extends string>(key: K) =>
+  struct(`{${key}}`, { [key]: t.boolean } as Record<K, t.BooleanC>)
+const decided = ok('decided')
+
+/**
+ * The result codec of every command, by method name: the client decodes
+ * each answer with it, so a daemon that answers something else is caught
+ * at the path where it differs.
+ *
+ * @category protocol
+ */
+export const resultCodecs = {
+  PING: struct('PING', { pong: t.literal(true) }),
+  CREATE_SESSION: SessionSummaryCodec,
+  LIST_SESSIONS: struct('LIST_SESSIONS', { sessions: t.readonlyArray(SessionSummaryCodec) }),
+  CLOSE_SESSION: flag('closed'),
+  CREATE_NODE: NodeInfoCodec,
+  GET_NODE: NodeInfoCodec,
+  LIST_NODES: struct('LIST_NODES', { nodes: t.readonlyArray(NodeInfoCodec) }),
+  STOP_NODE: NodeInfoCodec,
+  DELETE_NODE: ok('deleted'),
+  /** The node's answer: a terminal's parsed response, a bash result, a model's text, a graph's results. */
+  EXECUTE_INPUT: t.unknown,
+  RUN_COMMAND: ok('accepted'),
+  SEND_INTERRUPT: flag('interrupted'),
+  WRITE_DATA: struct('WRITE_DATA', { written: t.number }),
+  GET_BUFFER: struct('GET_BUFFER', { buffer: t.string }),
+  /** An LLM node's conversation now, in Nerve's file format (`format: "nerve/conversation"`). */
+  GET_CONVERSATION: struct('GET_CONVERSATION', {
+    nodeId: t.string,
+    messageCount: t.number,
+    conversation: t.unknown,
+  }),
+  GET_HISTORY: struct('GET_HISTORY', {
+    records: t.readonlyArray(HistoryEntryCodec),
+    corrupt: t.number,
+  }),
+  FORK_NODE: ForkResultCodec,
+  EXECUTE_GRAPH: struct('EXECUTE_GRAPH', { runId: t.string }),
+  CANCEL_GRAPH: flag('cancelled'),
+  GET_RUN: RunInfoCodec,
+  LIST_RUNS: struct('LIST_RUNS', { runs: t.readonlyArray(RunSummaryCodec) }),
+  SUBSCRIBE: struct('SUBSCRIBE', { subscription: t.string }),
+  UNSUBSCRIBE: flag('unsubscribed'),
+  SAVE_SESSION: struct('SAVE_SESSION', { saved: t.literal(true), sessionId: t.string }),
+  SHUTDOWN: ok('shuttingDown'),
+  CREATE_NETWORK: NetworkInfoCodec,
+  GET_NETWORK: NetworkInfoCodec,
+  LIST_NETWORKS: struct('LIST_NETWORKS', { networks: t.readonlyArray(NetworkInfoCodec) }),
+  EDIT_NETWORK: NetworkPatchesCodec,
+  UNDO_NETWORK: flag('undone'),
+  SET_NODE_MODE: NetworkPatchesCodec,
+  SET_WORKFLOW_MODE: NetworkPatchesCodec,
+  SEND_ENVELOPE: struct('SEND_ENVELOPE', { envelope: EnvelopeCodec }),
+  TRIGGER_NODE: ok('triggered'),
+  APPROVE: decided,
+  DENY: decided,
+  PAUSE_NETWORK: NetworkInfoCodec,
+  RESUME_NETWORK: NetworkInfoCodec,
+  /** Waits until nothing is in flight and nothing can fire, then ends the run. */
+  STOP_NETWORK: NetworkInfoCodec,
+  CANCEL_NETWORK: NetworkInfoCodec,
+  /** Every envelope so far, in order; `causedBy` links them into a DAG. */
+  GET_ENVELOPES: struct('GET_ENVELOPES', { envelopes: t.readonlyArray(EnvelopeCodec) }),
+} as const satisfies Record<Method, t.Mixed>
+
+/**
+ * The result of each command, by method name, as its codec decodes it.
+ *
+ * @category protocol
+ */
+export type Results = { readonly [M in Method]: t.TypeOf<(typeof resultCodecs)[M]> }

@@ -7,7 +7,7 @@ import {
   type ModelResponse,
 } from '../../../src/index.js'
 import {
-  forwardingProxy,
+  checkForwarding,
   recordedRequest,
   scriptedProxy,
   scriptedUsage,
@@ -129,23 +129,9 @@ describe('the Gemini protocol of the model proxy', () => {
   })
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
-    async (stream) => {
-      const front = await forwardingProxy(geminiProtocol, answer)
-      const client = gemini({ apiKey: 'throwaway', baseUrl: front.baseUrl('gem'), stream })
-      const got = await client.call(
-        {
-          model: 'm',
-          system: '',
-          messages: [{ type: 'message', role: 'user', content: 'hi' }],
-          tools: [],
-        },
-        { signal },
-      )
-      expect(got.content).toEqual(answer.content)
-      const counted = front.usage('gem')
-      expect(counted.calls).toBe(1)
-      expect(counted.usage).toMatchObject({ output_tokens: 5 })
-      expect(front.calls('gem')[0]?.response.content).toEqual(answer.content)
-    },
+    (stream) =>
+      checkForwarding(geminiProtocol, answer, 'gem', (baseUrl) =>
+        gemini({ apiKey: 'throwaway', baseUrl, stream }),
+      ),
   )
 })

@@ -7,7 +7,7 @@ import {
   type ModelResponse,
 } from '../../../src/index.js'
 import {
-  forwardingProxy,
+  checkForwarding,
   recordedRequest,
   scriptedProxy,
   scriptedUsage,
@@ -117,27 +117,9 @@ describe('the OpenAI Responses protocol of the model proxy', () => {
   })
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
-    async (stream) => {
-      const front = await forwardingProxy(openaiResponsesProtocol, answer)
-      const client = openaiResponses({
-        apiKey: 'sk-throwaway',
-        baseUrl: `${front.baseUrl('codex')}/v1`,
-        stream,
-      })
-      const got = await client.call(
-        {
-          model: 'm',
-          system: '',
-          messages: [{ type: 'message', role: 'user', content: 'hi' }],
-          tools: [],
-        },
-        { signal },
-      )
-      expect(got.content).toEqual(answer.content)
-      const counted = front.usage('codex')
-      expect(counted.calls).toBe(1)
-      expect(counted.usage).toMatchObject({ output_tokens: 5 })
-      expect(front.calls('codex')[0]?.response.content).toEqual(answer.content)
-    },
+    (stream) =>
+      checkForwarding(openaiResponsesProtocol, answer, 'codex', (baseUrl) =>
+        openaiResponses({ apiKey: 'sk-throwaway', baseUrl: `${baseUrl}/v1`, stream }),
+      ),
   )
 })

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { afterEach } from 'vitest'
+import { afterEach, expect } from 'vitest'
 import {
   startModelProxy,
   type ModelProxy,
   type ModelResponse,
+  type Provider,
   type ProxyProtocol,
 } from '../../../src/index.js'
 import { scriptedProvider } from '../../../src/testing/index.js'
@@ -52,13 +53,35 @@ export const scriptedProxy = async (protocol: ProxyProtocol, answers: readonly M
   return { model, proxy }
 }
 
-/** A proxy speaking `protocol` that forwards to a scripted API proxy answering `answer`; both closed after the test. */
-export const forwardingProxy = async (protocol: ProxyProtocol, answer: ModelResponse) => {
+/**
+ * Checks that a proxy speaking `protocol` forwards to an API speaking it (a
+ * second proxy, answering `answer`) and counts the usage it answered: asks
+ * through the client `clientAt` makes for the proxy's base URL for `name`.
+ */
+export const checkForwarding = async (
+  protocol: ProxyProtocol,
+  answer: ModelResponse,
+  name: string,
+  clientAt: (baseUrl: string) => Provider,
+): Promise<void> => {
   const { proxy: api } = await scriptedProxy(protocol, [answer])
   const front = await startModelProxy({
     protocols: [protocol],
     upstream: { _tag: 'forward', baseUrl: api.url },
   })
   proxies.push(front)
-  return front
+  const got = await clientAt(front.baseUrl(name)).call(
+    {
+      model: 'm',
+      system: '',
+      messages: [{ type: 'message', role: 'user', content: 'hi' }],
+      tools: [],
+    },
+    { signal },
+  )
+  expect(got.content).toEqual(answer.content)
+  const counted = front.usage(name)
+  expect(counted.calls).toBe(1)
+  expect(counted.usage).toMatchObject({ output_tokens: 5 })
+  expect(front.calls(name)[0]?.response.content).toEqual(answer.content)
 }

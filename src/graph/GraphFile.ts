@@ -1,7 +1,8 @@
 import * as t from 'io-ts'
 import type { Meta } from '../dag/Vertex.js'
-import { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from '../node/jsonSchema.js'
+import { didYouMean, jsonSchemaOf, withJsonSchema } from '../node/jsonSchema.js'
 import { nodeKinds } from '../node/NodeKind.js'
+import { strictStruct } from './strictStruct.js'
 
 /**
  * The JSON form of a graph, for files and the wire. Nodes are referenced by
@@ -130,17 +131,6 @@ export interface EdgeFile {
   readonly port?: string
 }
 
-/** The message of an io-ts error for a key the schema does not know. @internal */
-export const UNKNOWN_KEY = 'unknown key'
-
-/** Stands in the context of an unknown key. */
-const UnknownKeyDecoder = new t.Type<never>(
-  'nothing (unknown key)',
-  (_u): _u is never => false,
-  (u, c) => t.failure(u, c, UNKNOWN_KEY),
-  () => undefined as never,
-)
-
 /**
  * Words other tools use for a graph file's keys, and the key they mean here.
  *
@@ -164,62 +154,10 @@ export const KEY_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   max_parallel: 'maxParallel',
 })
 
-/**
- * The message of an unknown key, with the known key it most likely meant:
- * `unknown key; did you mean "dependsOn"?`.
- *
- * @internal
- */
-export const unknownKeyMessage = (key: string, known: readonly string[]): string => {
-  const near = didYouMean(key, known, KEY_ALIASES)
-  return near === undefined ? UNKNOWN_KEY : `${UNKNOWN_KEY}; did you mean "${near}"?`
-}
-
-/**
- * An object with the given required and optional properties and no other:
- * an unknown key is an error (a typo must not pass silently), naming the
- * key it most likely meant. Every error is collected. Its JSON Schema is
- * made from the same properties.
- */
-const strictStruct = <A>(name: string, required: t.Props, optional: t.Props): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      (u): u is A => t.UnknownRecord.is(u),
-      (u, c) => {
-        if (!t.UnknownRecord.is(u)) return t.failure(u, c)
-        const errors: t.ValidationError[] = []
-        const out: Record<string, unknown> = {}
-        const known = [...Object.keys(required), ...Object.keys(optional)]
-        for (const key of Object.keys(u)) {
-          if (!(key in required) && !(key in optional)) {
-            errors.push({
-              value: u[key],
-              context: t.appendContext(c, key, UnknownKeyDecoder, u[key]),
-              message: unknownKeyMessage(
-                key,
-                known.filter((k) => k !== '$schema'),
-              ),
-            })
-          }
-        }
-        const check = (key: string, codec: t.Mixed): void => {
-          const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
-          if (result._tag === 'Left') errors.push(...result.left)
-          else out[key] = result.right
-        }
-        for (const [key, codec] of Object.entries(required)) check(key, codec)
-        for (const [key, codec] of Object.entries(optional))
-          if (u[key] !== undefined) check(key, codec)
-        return errors.length > 0 ? t.failures(errors) : t.success(out as A)
-      },
-      t.identity,
-    ),
-    () => objectSchema(required, optional),
-  )
+const strict = strictStruct(KEY_ALIASES)
 
 const Policy = (name: string, types: t.Mixed, nested: t.Props): t.Type<PolicyFile> =>
-  strictStruct<PolicyFile>(
+  strict<PolicyFile>(
     name,
     { type: types },
     {
@@ -249,7 +187,7 @@ export const PolicyCodec = Policy(
 )
 
 /** @internal */
-export const StepFileCodec = strictStruct<StepFile>(
+export const StepFileCodec = strict<StepFile>(
   'Step',
   { id: t.string },
   {
@@ -264,14 +202,14 @@ export const StepFileCodec = strictStruct<StepFile>(
 )
 
 /** @internal */
-export const EdgeFileCodec = strictStruct<EdgeFile>(
+export const EdgeFileCodec = strict<EdgeFile>(
   'Edge',
   { from: t.string, to: t.string },
   { channel: t.keyof({ flow: null, link: null }), handle: t.string, port: t.string },
 )
 
 /** @internal */
-export const GraphNodeDescriptionCodec = strictStruct<GraphNodeDescription>(
+export const GraphNodeDescriptionCodec = strict<GraphNodeDescription>(
   'GraphNode',
   { kind: t.literal('graph'), steps: t.array(StepFileCodec) },
   { maxParallel: t.number, metadata: t.UnknownRecord, edges: t.array(EdgeFileCodec) },
@@ -353,7 +291,7 @@ export const NodeDescriptionCodec = withJsonSchema(
  *
  * @category graph files
  */
-export const GraphFileCodec: t.Type<GraphFile> = strictStruct<GraphFile>(
+export const GraphFileCodec: t.Type<GraphFile> = strict<GraphFile>(
   'GraphFile',
   { id: t.string, steps: t.array(StepFileCodec) },
   {

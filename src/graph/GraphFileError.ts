@@ -1,5 +1,5 @@
 import type * as t from 'io-ts'
-import { UNKNOWN_KEY } from './GraphFile.js'
+import { UNKNOWN_KEY } from './strictStruct.js'
 
 /**
  * What is wrong with a graph file. `path` is a JSON pointer into the file

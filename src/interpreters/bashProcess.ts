@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable } from 'node:stream'
+import { processGroup } from './processGroup.js'
 
 /**
  * A piece of a bash command's output, as `executeStream` yields it: text
@@ -82,10 +83,6 @@ class Capture {
   }
 }
 
-const ignoreMissing = (e: unknown): void => {
-  if ((e as { code?: unknown }).code !== 'ESRCH') throw e
-}
-
 /**
  * Spawns `bash --norc --noprofile -c command` in a process group of its own
  * (`detached`), stdin closed, stdout and stderr piped. Interrupts (the
@@ -109,32 +106,12 @@ export const startBash = (spec: BashSpawn): BashProcess => {
   const stderr = new Capture(spec.maxOutputBytes)
   let interrupted = false
   let timedOut = false
-  let stopping = false
-  let exited = false
-  let closed = false
-  let grace: NodeJS.Timeout | undefined
+  const group = processGroup(pid, spec.killGraceMs)
   /** Runs until the output closes, so it also ends background children that hold it open. */
   let timeout: NodeJS.Timeout | undefined
 
-  const killGroup = (sig: NodeJS.Signals): void => {
-    if (pid === undefined || closed) return
-    try {
-      process.kill(-pid, sig)
-    } catch (e) {
-      ignoreMissing(e)
-    }
-  }
   const stop = (sig: NodeJS.Signals): void => {
-    if (stopping || closed) return
-    stopping = true
-    if (exited) {
-      killGroup('SIGKILL')
-      return
-    }
-    killGroup(sig)
-    grace = setTimeout(() => {
-      killGroup('SIGKILL')
-    }, spec.killGraceMs)
+    group.stop(sig)
   }
   const onAbort = (): void => {
     interrupted = true
@@ -159,7 +136,7 @@ export const startBash = (spec: BashSpawn): BashProcess => {
   const result = new Promise<BashResult>((resolve, reject) => {
     child.once('error', (e) => {
       // Only a failure to start reaches here (kill errors are handled above).
-      closed = true
+      group.closed()
       clearTimeout(timeout)
       spec.signal.removeEventListener('abort', onAbort)
       reject(e)
@@ -167,17 +144,9 @@ export const startBash = (spec: BashSpawn): BashProcess => {
     if (pid === undefined) return
     pipe(child.stdout, 'stdout', stdout)
     pipe(child.stderr, 'stderr', stderr)
-    child.once('exit', () => {
-      exited = true
-      // After an interrupt or a timeout, nothing of the group may outlive bash.
-      if (stopping) {
-        clearTimeout(grace)
-        killGroup('SIGKILL')
-      }
-    })
+    child.once('exit', group.exited)
     child.once('close', (code, sig) => {
-      closed = true
-      clearTimeout(grace)
+      group.closed()
       clearTimeout(timeout)
       spec.signal.removeEventListener('abort', onAbort)
       resolve(

@@ -17,6 +17,8 @@ export { toolsetInterpreter, toolsetTools } from './toolset.js'
 export { McpServerFailed, mcpServerInterpreter } from './mcpServer.js'
 export type { McpServerInterpreter } from './mcpServer.js'
 export { writeFileAtomic } from './atomicWrite.js'
+export { processGroup } from './processGroup.js'
+export type { ProcessGroup } from './processGroup.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
   terminalInterpreter,

@@ -7,7 +7,8 @@
  */
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
-import { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from '../node/index.js'
+import { strictStruct, UNKNOWN_KEY } from '../graph/index.js'
+import { jsonSchemaOf, withJsonSchema } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import type {
   Acceptance,
@@ -20,15 +21,7 @@ import type {
   WorkflowMode,
 } from './Network.js'
 
-/** The message of an unknown key's error. */
-export const UNKNOWN_KEY = 'unknown key'
-
-const UnknownKey = new t.Type<never>(
-  'nothing (unknown key)',
-  (_u): _u is never => false,
-  (u, c) => t.failure(u, c, UNKNOWN_KEY),
-  () => undefined as never,
-)
+export { UNKNOWN_KEY }
 
 /** Words other tools use for a network file's keys, and the key they mean here. */
 const KEY_ALIASES: Readonly<Record<string, string>> = {
@@ -43,48 +36,8 @@ const KEY_ALIASES: Readonly<Record<string, string>> = {
   connections: 'edges',
 }
 
-/** The message of an unknown key: `unknown key; did you mean "x"?` when one is near. */
-const unknownKeyMessage = (key: string, known: readonly string[]): string => {
-  const near = didYouMean(key, known, KEY_ALIASES)
-  return near === undefined ? UNKNOWN_KEY : `${UNKNOWN_KEY}; did you mean "${near}"?`
-}
-
 /** An object with these required and optional keys and no other; every error collected (and its JSON Schema). */
-export const strict = <A>(name: string, required: t.Props, optional: t.Props = {}): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      (u): u is A => t.UnknownRecord.is(u),
-      (u, c) => {
-        if (!t.UnknownRecord.is(u) || Array.isArray(u)) return t.failure(u, c)
-        const errors: t.ValidationError[] = []
-        const out: Record<string, unknown> = {}
-        for (const key of Object.keys(u)) {
-          if (!(key in required) && !(key in optional)) {
-            errors.push({
-              value: u[key],
-              context: t.appendContext(c, key, UnknownKey, u[key]),
-              message: unknownKeyMessage(
-                key,
-                [...Object.keys(required), ...Object.keys(optional)].filter((k) => k !== '$schema'),
-              ),
-            })
-          }
-        }
-        const check = (key: string, codec: t.Mixed): void => {
-          const r = codec.validate(u[key], t.appendContext(c, key, codec, u[key]))
-          if (r._tag === 'Left') errors.push(...r.left)
-          else out[key] = r.right
-        }
-        for (const [key, codec] of Object.entries(required)) check(key, codec)
-        for (const [key, codec] of Object.entries(optional))
-          if (u[key] !== undefined) check(key, codec)
-        return errors.length > 0 ? t.failures(errors) : t.success(out as A)
-      },
-      t.identity,
-    ),
-    () => objectSchema(required, optional),
-  )
+export const strict = strictStruct(KEY_ALIASES)
 
 const refine = <A>(base: t.Type<A>, ok: (a: A) => boolean, name: string): t.Type<A> =>
   withJsonSchema(

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { access, constants } from 'node:fs/promises'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { zeroUsage, type Block } from '../conversation/index.js'
-import type { ModelResponse, Provider } from '../interpreters/index.js'
+import { processGroup, type ModelResponse, type Provider } from '../interpreters/index.js'
 import { fn, llm, pty, type Node } from '../node/index.js'
 import type { CliAgent, MockReply, NetworkNode } from './Network.js'
 import { MissingBinary } from './NetworkError.js'
@@ -99,31 +99,11 @@ export const runCommand = (
       env: { ...process.env, SHLVL: '1' },
       detached: true,
     })
-    const group = child.pid
+    const group = processGroup(child.pid, KILL_GRACE_MS)
     let output = ''
     let stopping: 'aborted' | 'timedOut' | undefined
-    let exited = false
-    let closed = false
-    let grace: NodeJS.Timeout | undefined
-    const killGroup = (sig: NodeJS.Signals): void => {
-      if (group === undefined || closed) return
-      try {
-        process.kill(-group, sig)
-      } catch {
-        // the group is gone already
-      }
-    }
     const stop = (why: 'aborted' | 'timedOut', sig: NodeJS.Signals): void => {
-      if (stopping !== undefined || closed) return
-      stopping = why
-      if (exited) {
-        killGroup('SIGKILL')
-        return
-      }
-      killGroup(sig)
-      grace = setTimeout(() => {
-        killGroup('SIGKILL')
-      }, KILL_GRACE_MS)
+      if (group.stop(sig)) stopping = why
     }
     const onAbort = (): void => {
       stop('aborted', 'SIGINT')
@@ -139,20 +119,15 @@ export const runCommand = (
     child.stdout.on('data', take)
     child.stderr.on('data', take)
     const done = (): void => {
-      closed = true
+      group.closed()
       clearTimeout(timer)
-      clearTimeout(grace)
       signal.removeEventListener('abort', onAbort)
     }
     child.once('error', (e) => {
       done()
       reject(e)
     })
-    child.once('exit', () => {
-      exited = true
-      // after a cancel or a timeout, nothing of the group may outlive bash
-      if (stopping !== undefined) killGroup('SIGKILL')
-    })
+    child.once('exit', group.exited)
     child.once('close', (code, sig) => {
       done()
       if (stopping === 'aborted') {

@@ -23,11 +23,20 @@ import {
  *
  * @category toolsets
  */
-export interface McpServerNode extends Node {
+export interface McpServerNode extends Node, Omit<McpServerOptions, 'metadata' | 'args'> {
   readonly kind: 'mcp-server'
   readonly persistent: false
-  readonly command?: string
   readonly args: readonly string[]
+}
+
+/**
+ * Options of {@link mcpServer}: `command` (stdio) or `url` (Streamable HTTP), not both.
+ *
+ * @category toolsets
+ */
+export interface McpServerOptions extends NodeOptions {
+  readonly command?: string
+  readonly args?: readonly string[]
   /**
    * Variables set for the server, over the MCP SDK's default environment
    * (HOME, LOGNAME, PATH, SHELL, TERM, USER): the server sees no other
@@ -40,22 +49,6 @@ export interface McpServerNode extends Node {
   /** The tools to give, by name; default: all the server lists. */
   readonly only?: readonly string[]
   /** A limit on one tool call, in ms. Default: the SDK's (60 s). */
-  readonly timeoutMs?: number
-}
-
-/**
- * Options of {@link mcpServer}: `command` (stdio) or `url` (Streamable HTTP), not both.
- *
- * @category toolsets
- */
-export interface McpServerOptions extends NodeOptions {
-  readonly command?: string
-  readonly args?: readonly string[]
-  readonly env?: Readonly<Record<string, string>>
-  readonly cwd?: string
-  readonly url?: string
-  readonly headers?: Readonly<Record<string, string>>
-  readonly only?: readonly string[]
   readonly timeoutMs?: number
 }
 

@@ -4,15 +4,12 @@
  * `store ls|show|export|import|gc`.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bin, ensureBuilt, nerve, root } from './run.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { bin, nerve, root, testDaemon } from './run.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-follow-'))
-const home = join(dir, 'home')
-const env = { NERVE_HOME: home, HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
+const { dir, home, env } = testDaemon('follow')
 const slow = join(dir, 'slow.json')
 
 /** `nerve …` started now; `output()` is what it printed so far, `done` its exit code. */
@@ -33,8 +30,7 @@ const background = (args: readonly string[]) => {
   return { output: () => out, done, until }
 }
 
-beforeAll(async () => {
-  ensureBuilt()
+beforeAll(() => {
   writeFileSync(
     slow,
     JSON.stringify({
@@ -46,13 +42,6 @@ beforeAll(async () => {
       ],
     }),
   )
-  const r = await nerve(['server', 'start', '--detach'], env)
-  expect(r.code, r.stderr).toBe(0)
-}, 180_000)
-
-afterAll(async () => {
-  await nerve(['server', 'stop'], env)
-  rmSync(dir, { recursive: true, force: true })
 })
 
 describe('graph runs and graph watch', () => {

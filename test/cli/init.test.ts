@@ -2,24 +2,16 @@
  * `nerve init` as a new user runs it in an empty directory: starter files
  * that name their schemas, satisfy them, and run at once.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { problems, type Schema } from './jsonSchemaCheck.js'
-import { ensureBuilt, nerve } from './run.js'
+import { nerve, testDir } from './run.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-init-'))
+const dir = testDir('init')
 const project = join(dir, 'project')
 const env = { NERVE_HOME: join(dir, 'home'), HOME: join(dir, 'user') }
 const json = (file: string): Schema => JSON.parse(readFileSync(file, 'utf8')) as Schema
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve init', () => {
   it('writes a starter graph and network that name their schemas, satisfy them, and run at once', async () => {

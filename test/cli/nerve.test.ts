@@ -1,10 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureBuilt, nerve, type Ran } from './run.js'
+import { nerve, type Ran, testDir } from './run.js'
 
 const decode = <A>(codec: t.Type<A, unknown>, text: string): A => {
   const r = codec.decode(JSON.parse(text))
@@ -39,16 +38,8 @@ const oneErrorLine = (r: Ran, tag: string): void => {
   expect(r.stderr).not.toMatch(/\n\s+at /) // no stack without --verbose
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-cli-'))
+const dir = testDir('cli')
 const env = { NERVE_SOCKET: join(dir, 'nerve.sock'), XDG_RUNTIME_DIR: dir, HOME: dir }
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve without a daemon', () => {
   it('prints its version and exits 0', async () => {

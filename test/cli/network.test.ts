@@ -2,26 +2,18 @@
  * `nerve network run|show` through the built executable, on the example
  * network (mock providers, no key) and on files made here.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureBuilt, nerve } from './run.js'
+import { nerve, testDir } from './run.js'
 
 const EXAMPLE = 'examples/review.network.json'
-const dir = mkdtempSync(join(tmpdir(), 'nerve-network-'))
+const dir = testDir('network')
 const file = (name: string, value: unknown): string => {
   const path = join(dir, name)
   writeFileSync(path, JSON.stringify(value))
   return path
 }
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve network run', () => {
   it('runs the example until the writer is done, printing each delivery, and writes the envelope DAG', async () => {

@@ -3,15 +3,14 @@
  * pseudo-terminal (node-pty), typed into, its screen read back.
  */
 import { spawn, type IPty } from 'node-pty'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
 import { createEngine, startServer } from '../../src/server/index.js'
-import { bin, ensureBuilt } from './run.js'
+import { bin, testDir } from './run.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-repl-'))
+const dir = testDir('repl')
 const historyFile = join(dir, 'history')
 
 /** A REPL in a pseudo-terminal: type lines, wait for what the screen shows next. */
@@ -51,13 +50,6 @@ const open = (args: readonly string[]) => {
   }
   return { term, expectOut, type, exited }
 }
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve repl', () => {
   it('creates, executes, forks, completes, runs a graph, keeps its history, and quits', async () => {

@@ -4,13 +4,12 @@
  * a changed graph stops at the step that changed, and `--from` runs the
  * rest live.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureBuilt, nerve } from './run.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { nerve, testDir } from './run.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-replay-'))
+const dir = testDir('replay')
 const file = (name: string, value: unknown): string => {
   const path = join(dir, name)
   writeFileSync(path, JSON.stringify(value))
@@ -29,13 +28,6 @@ interface Replayed {
   readonly state: string
   readonly results: Record<string, { stdout: string }>
 }
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve replay', () => {
   const graph = file('clocks.json', graphOf('date +%s%N; echo $$'))

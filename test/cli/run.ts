@@ -4,9 +4,11 @@
  * build, so the suite never tests a stale executable.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect } from 'vitest'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 export const bin = join(root, 'dist/cli/main.js')
@@ -67,3 +69,36 @@ export const nerve = (
     })
     child.stdin.end(stdin ?? '')
   })
+
+/**
+ * A temporary directory `nerve-<name>-…` for one test file, removed after its
+ * tests; the build is brought up to date before them.
+ */
+export const testDir = (name: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `nerve-${name}-`))
+  beforeAll(ensureBuilt, 180_000)
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return dir
+}
+
+/**
+ * A daemon of one test file's own, its home in a {@link testDir}: started
+ * (`--detach`) before the tests and stopped after them. `env` points `nerve`
+ * at it.
+ */
+export const testDaemon = (name: string) => {
+  const dir = testDir(name)
+  const home = join(dir, 'home')
+  const env = { NERVE_HOME: home, HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
+  beforeAll(async () => {
+    const r = await nerve(['server', 'start', '--detach'], env)
+    expect(r.code, r.stderr).toBe(0)
+  }, 60_000)
+  // After hooks run last-registered first: the daemon stops before its directory goes.
+  afterAll(async () => {
+    await nerve(['server', 'stop'], env)
+  })
+  return { dir, home, env }
+}

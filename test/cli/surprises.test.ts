@@ -4,17 +4,14 @@
  * tmux.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { spawn } from 'node-pty'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bin, ensureBuilt, nerve, root } from './run.js'
+import { describe, expect, it } from 'vitest'
+import { bin, nerve, root, testDaemon } from './run.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-surprises-'))
-const home = join(dir, 'home')
-const env = { NERVE_HOME: home, HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
+const { dir, home, env } = testDaemon('surprises')
 const FAN_OUT = join(root, 'examples/fan-out.json')
 
 /** Runs a shell pipeline (`$NERVE` is the built executable) and answers its stdout, stderr and code. */
@@ -27,17 +24,6 @@ const sh = (script: string): { code: number | null; stdout: string; stderr: stri
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
-
-beforeAll(async () => {
-  ensureBuilt()
-  const r = await nerve(['server', 'start', '--detach'], env)
-  expect(r.code, r.stderr).toBe(0)
-}, 180_000)
-
-afterAll(async () => {
-  await nerve(['server', 'stop'], env)
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('the REPL on a pipe', () => {
   it('reads lines that arrive while it connects, and leaves at :quit', async () => {

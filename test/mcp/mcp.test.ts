@@ -6,7 +6,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +17,7 @@ import {
   startServer,
   type ServerHandle,
 } from '../../src/server/index.js'
-import { bin, ensureBuilt } from '../cli/run.js'
+import { bin, testDir } from '../cli/run.js'
 
 interface ToolResult {
   readonly isError?: boolean
@@ -34,7 +33,7 @@ const call = async (c: Client, name: string, args: Record<string, unknown>): Pro
   return jsonOf(r)
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'nerve-mcp-'))
+const dir = testDir('mcp')
 const env = (): Record<string, string> => ({
   ...(process.env as Record<string, string>),
   HOME: dir,
@@ -53,13 +52,6 @@ const spawnMcp = async (args: readonly string[] = []): Promise<Client> => {
   )
   return client
 }
-
-beforeAll(() => {
-  ensureBuilt()
-}, 180_000)
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true })
-})
 
 describe('nerve mcp over stdio, embedded', () => {
   let mcp: Client

@@ -6,7 +6,6 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addNode,
-  connect,
   findExecutable,
   MissingBinary,
   network,
@@ -14,6 +13,7 @@ import {
   runCommand,
   startNetwork,
 } from 'nerve-agents'
+import { cliHandoff } from './cliHandoff.js'
 
 const fakes = ['claude'] as const
 const bin = mkdtempSync(join(tmpdir(), 'nerve-fake-bin-'))
@@ -39,23 +39,9 @@ describe('network providers', () => {
     'drive %s-cli through a terminal node with its parser (a fake on PATH)',
     async (name) => {
       expect(await findExecutable(name)).toBe(join(bin, name))
-      const net = pipe(
-        network('cli'),
-        addNode({ id: 'agent', provider: { type: 'cli', agent: `${name}-cli` } }),
-        addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
-        connect('agent', 'sink', { direction: 'one-way' }),
+      expect(await cliHandoff({ type: 'cli', agent: `${name}-cli` }, tmpdir(), 'hello there')).toBe(
+        'You said: [message from user] hello there',
       )
-      const run = await startNetwork(net, { root: tmpdir() })
-      expect(run.session.state('agent')).toBe('created')
-      run.send('agent', 'hello there')
-      await run.idle()
-      // The session started the terminal the firing wrote to, and says so.
-      expect(run.session.state('agent')).toBe('ready')
-      const out = await run.stop()
-      expect(run.session.state('agent')).toBe('stopped')
-      const handoff = out.log.envelopes().find((e) => e.fromNodeId === 'agent')
-      expect(handoff?.payload.message).toBe('You said: [message from user] hello there')
-      expect(out.done).toEqual(['sink'])
     },
   )
 

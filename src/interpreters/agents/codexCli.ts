@@ -3,9 +3,9 @@
  * own (`CODEX_HOME`) whose `config.toml` trusts the project and points
  * the model provider at the model proxy, and the environment to run it in.
  */
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { writeFileAtomic } from '../atomicWrite.js'
+import { agentBinary } from './agentBinary.js'
 
 /**
  * The Codex CLI executable: `NERVE_CODEX_BIN` when set, else the launcher
@@ -14,16 +14,8 @@ import { writeFileAtomic } from '../atomicWrite.js'
  *
  * @category codex nodes
  */
-export const codexBinary = (): string => {
-  const own = process.env.NERVE_CODEX_BIN
-  if (own !== undefined && own !== '') return own
-  const require = createRequire(import.meta.url)
-  try {
-    return join(dirname(require.resolve('@openai/codex/package.json')), 'bin', 'codex.js')
-  } catch {
-    return 'codex'
-  }
-}
+export const codexBinary = (): string =>
+  agentBinary('NERVE_CODEX_BIN', '@openai/codex', 'bin/codex.js', 'codex')
 
 /**
  * Options of {@link prepareCodexHome}.

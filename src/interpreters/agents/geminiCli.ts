@@ -5,9 +5,9 @@
  * environment that points it at the model proxy.
  */
 import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { writeFileAtomic } from '../atomicWrite.js'
+import { agentBinary } from './agentBinary.js'
 
 /**
  * The Gemini CLI executable: `NERVE_GEMINI_BIN` when set, else the bundle
@@ -15,16 +15,8 @@ import { writeFileAtomic } from '../atomicWrite.js'
  *
  * @category gemini nodes
  */
-export const geminiBinary = (): string => {
-  const own = process.env.NERVE_GEMINI_BIN
-  if (own !== undefined && own !== '') return own
-  const require = createRequire(import.meta.url)
-  try {
-    return join(dirname(require.resolve('@google/gemini-cli/package.json')), 'bundle', 'gemini.js')
-  } catch {
-    return 'gemini'
-  }
-}
+export const geminiBinary = (): string =>
+  agentBinary('NERVE_GEMINI_BIN', '@google/gemini-cli', 'bundle/gemini.js', 'gemini')
 
 /**
  * Options of {@link prepareGeminiHome}.

@@ -89,8 +89,10 @@ const DEFAULT_MODEL = 'gemini-2.5-flash'
  * that no other provider takes them for its own and Gemini takes only its own.
  * A thinking block with empty `thinking` only carries the signature of the
  * part that follows it (a function call, or text).
+ *
+ * @internal
  */
-const SIGNATURE_PREFIX = 'gemini:'
+export const SIGNATURE_PREFIX = 'gemini:'
 
 /** A block as Gemini takes it in a message of `role`, or nothing to leave it out. */
 const keep = (b: Block, role: Role): Block | undefined => {
@@ -280,21 +282,15 @@ export const geminiRequest = (
 
 // ------------------------------------------------------------------ answers
 
-const PartJson = struct(
-  'Part',
-  {},
-  {
-    text: t.string,
-    thought: t.boolean,
-    thoughtSignature: t.string,
-    functionCall: struct(
-      'FunctionCall',
-      { name: t.string },
-      { id: t.string, args: t.UnknownRecord },
-    ),
-    inlineData: struct('Blob', { mimeType: t.string, data: t.string }),
-  },
-)
+/** The fields of a part of Gemini's answer (all optional). @internal */
+export const answerPartFields = {
+  text: t.string,
+  thought: t.boolean,
+  thoughtSignature: t.string,
+  functionCall: struct('FunctionCall', { name: t.string }, { id: t.string, args: t.UnknownRecord }),
+  inlineData: struct('Blob', { mimeType: t.string, data: t.string }),
+}
+const PartJson = struct('Part', {}, answerPartFields)
 type PartJson = t.TypeOf<typeof PartJson>
 
 const UsageJson = struct(
@@ -348,7 +344,8 @@ const idMaker = (taken: Iterable<string>) => {
   }
 }
 
-const signed = (sig: string | undefined): string => `${SIGNATURE_PREFIX}${sig ?? ''}`
+/** A thought signature kept in a thinking block. @internal */
+export const signed = (sig: string | undefined): string => `${SIGNATURE_PREFIX}${sig ?? ''}`
 
 /**
  * Blocks of an answer's parts, in order: runs of text parts (and of thought

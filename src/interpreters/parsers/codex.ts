@@ -6,6 +6,7 @@ import {
   type Parser,
   type ResponseSection,
 } from './ParsedResponse.js'
+import { pastPrompt } from './pastPrompt.js'
 import { screenState, type ScreenState } from './ScreenState.js'
 import { dedent, isRule } from './screen.js'
 
@@ -136,24 +137,6 @@ const classify = (screen: string): ScreenState => {
   return turnRuns(lines, composer) ? screenState.busy() : screenState.ready()
 }
 
-const squash = (s: string): string => s.replace(/\s+/g, ' ').replace(/\s*…$/, '').trim()
-
-/**
- * The past prompt carrying `input`: the last one showing it whole, else the
- * last one whose text starts it (a long input wraps; its first line shows).
- */
-const promptOf = (lines: readonly string[], end: number, input: string | undefined): number => {
-  const wanted = squash(input ?? '')
-  let partial = -1
-  for (let i = end - 1; i >= 0; i--) {
-    const said = squash(promptText(lines[i]!) ?? '')
-    if (said === '') continue
-    if (wanted === '' || said === wanted) return i
-    if (partial < 0 && wanted.startsWith(said)) partial = i
-  }
-  return partial
-}
-
 /** The end of the answer that starts at `start`: its turn's end, else the composer. */
 const answerEnd = (lines: readonly string[], start: number, composer: number): number => {
   for (let i = start; i < composer; i++) {
@@ -238,7 +221,7 @@ export const codexParser: Parser = Object.freeze({
     const ready = classify(raw)._tag === 'ready'
     const composer = composerAt(lines)
     const end = composer < 0 ? lines.length : composer
-    const prompt = promptOf(lines, end, options.input)
+    const prompt = pastPrompt(lines, end, options.input, promptText)
     const start = prompt + 1
     return parsedResponse({
       raw,

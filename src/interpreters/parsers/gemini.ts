@@ -6,6 +6,7 @@ import {
   type Parser,
   type ResponseSection,
 } from './ParsedResponse.js'
+import { pastPrompt } from './pastPrompt.js'
 import { screenState, type ScreenState } from './ScreenState.js'
 import { dedent, unbox } from './screen.js'
 
@@ -103,20 +104,9 @@ const classify = (screen: string): ScreenState => {
   return lines.slice(0, box).some((l) => BUSY.test(l)) ? screenState.busy() : screenState.ready()
 }
 
-const squash = (s: string): string => s.replace(/\s+/g, ' ').replace(/\s*…$/, '').trim()
-
-/** The past prompt carrying `input`: the last showing it whole, else the last whose text starts it. */
-const promptOf = (lines: readonly string[], end: number, input: string | undefined): number => {
-  const wanted = squash(input ?? '')
-  let partial = -1
-  for (let i = end - 1; i >= 0; i--) {
-    const said = squash(promptText(lines[i]!) ?? '')
-    if (said === '' || /^\s*│/.test(lines[i]!)) continue
-    if (wanted === '' || said === wanted) return i
-    if (partial < 0 && wanted.startsWith(said)) partial = i
-  }
-  return partial
-}
+/** A prompt line's text; a line inside a box (a tool's output) is none. */
+const pastPromptText = (line: string): string | undefined =>
+  /^\s*│/.test(line) ? undefined : promptText(line)
 
 interface Block {
   readonly type: 'text' | 'tool_call'
@@ -186,7 +176,7 @@ export const geminiParser: Parser = Object.freeze({
     const ready = classify(raw)._tag === 'ready'
     const box = inputBoxAt(lines)
     const end = box < 0 ? lines.length : box
-    const prompt = promptOf(lines, end, options.input)
+    const prompt = pastPrompt(lines, end, options.input, pastPromptText)
     let stop = prompt + 1
     while (stop < end && (promptText(lines[stop]!) ?? '') === '') stop++
     return parsedResponse({

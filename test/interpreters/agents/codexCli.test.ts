@@ -1,32 +1,34 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   AgentSessionMissing,
-  codexBinary,
   codexSessionId,
   forkCodexHome,
   codexEnv,
   codexParser,
-  openPty,
   prepareCodexHome,
-  pty,
   TerminalInterrupted,
   type PtyTerminal,
 } from '../../../src/index.js'
-import { processesWith, scriptedModel, textOf, until, type ScriptedModel } from './realCli.js'
+import {
+  cliRoot,
+  openCli,
+  processesWith,
+  scriptedModel,
+  textOf,
+  until,
+  type ScriptedModel,
+} from './realCli.js'
 
-const root = mkdtempSync(join(tmpdir(), 'nerve-codex-'))
+const { root, work } = cliRoot('codex')
 const home = join(root, 'codex-home')
-const work = join(root, 'work')
 let model: ScriptedModel
 let codex: PtyTerminal
 
 const state = () => codexParser.classify!(codex.screen())
 
 beforeAll(async () => {
-  mkdirSync(work)
   model = await scriptedModel()
   // gpt-5: the model whose tools Codex sends as function tools (newer ones get code-mode custom tools).
   await prepareCodexHome({
@@ -35,25 +37,13 @@ beforeAll(async () => {
     baseUrl: model.proxy.baseUrl('codex'),
     model: 'gpt-5',
   })
-  codex = openPty(
-    pty('codex', {
-      command: codexBinary(),
-      cwd: work,
-      // A HOME of its own: login shells Codex starts read no profile of the machine's.
-      env: { ...codexEnv({ home }), HOME: root },
-      parser: 'codex',
-      cols: 100,
-      rows: 30,
-      timeoutMs: 30_000,
-    }),
-  )
+  codex = openCli('codex', 'codex', { root, work, env: codexEnv({ home }), timeoutMs: 30_000 })
   await codex.start()
 }, 60_000)
 
 afterAll(async () => {
   await codex.stop()
   await model.proxy.close()
-  rmSync(root, { recursive: true, force: true })
 })
 
 describe('the real Codex CLI 0.171 through a PTY node and the model proxy', () => {
@@ -143,18 +133,13 @@ describe('the real Codex CLI 0.171 through a PTY node and the model proxy', () =
     const forkHome = join(root, 'fork-home')
     const args = await forkCodexHome(home, forkHome)
     expect(args).toEqual(['fork', await codexSessionId(home)])
-    const fork = openPty(
-      pty('codex-fork', {
-        command: codexBinary(),
-        args: [...args],
-        cwd: work,
-        env: { ...codexEnv({ home: forkHome }), HOME: root },
-        parser: 'codex',
-        cols: 100,
-        rows: 30,
-        timeoutMs: 30_000,
-      }),
-    )
+    const fork = openCli('codex-fork', 'codex', {
+      root,
+      work,
+      env: codexEnv({ home: forkHome }),
+      args,
+      timeoutMs: 30_000,
+    })
     try {
       await fork.start()
       // The fork starts on the original's history (its last turn shows).

@@ -1,15 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, expect, it } from 'vitest'
-import { codexBinary, codexEnv, openPty, prepareCodexHome, pty } from '../../../src/index.js'
-import { processesWith, scriptedModel } from './realCli.js'
+import { expect, it } from 'vitest'
+import { codexEnv, prepareCodexHome } from '../../../src/index.js'
+import { cliRoot, openCli, processesWith, scriptedModel } from './realCli.js'
 
-const root = mkdtempSync(join(tmpdir(), 'nerve-codex-daemon-'))
-afterAll(() => {
-  // The daemon copied Codex's binary (about 400 MB) into the home.
-  rmSync(root, { recursive: true, force: true })
-})
+// Removed after the test: the daemon copies Codex's binary (about 400 MB) into the home.
+const { root, work } = cliRoot('codex-daemon')
 
 /** The pids of `codex app-server` processes started from `home`, each the leader of its own session. */
 const appServers = (home: string): number[] =>
@@ -23,8 +19,6 @@ const appServers = (home: string): number[] =>
 
 it('ends the app-server daemon Codex starts in a session of its own when the node stops', async () => {
   const home = join(root, 'codex-home')
-  const work = join(root, 'work')
-  mkdirSync(work)
   const model = await scriptedModel()
   await prepareCodexHome({
     home,
@@ -33,18 +27,12 @@ it('ends the app-server daemon Codex starts in a session of its own when the nod
     model: 'gpt-5',
     daemon: true,
   })
-  const codex = openPty(
-    pty('codex', {
-      command: codexBinary(),
-      cwd: work,
-      // A HOME of its own: login shells Codex starts read no profile of the machine's.
-      env: { ...codexEnv({ home }), HOME: root },
-      parser: 'codex',
-      cols: 100,
-      rows: 30,
-      timeoutMs: 45_000,
-    }),
-  )
+  const codex = openCli('codex', 'codex', {
+    root,
+    work,
+    env: codexEnv({ home }),
+    timeoutMs: 45_000,
+  })
   try {
     await codex.start()
     model.push({ text: 'Served.' })

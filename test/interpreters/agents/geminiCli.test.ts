@@ -1,54 +1,47 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   forkGeminiHome,
-  geminiBinary,
   geminiSessionId,
   geminiEnv,
   geminiParser,
-  openPty,
   prepareGeminiHome,
-  pty,
   TerminalInterrupted,
   type PtyTerminal,
 } from '../../../src/index.js'
-import { processesWith, scriptedModel, textOf, until, type ScriptedModel } from './realCli.js'
+import {
+  cliRoot,
+  openCli,
+  processesWith,
+  scriptedModel,
+  textOf,
+  until,
+  type ScriptedModel,
+} from './realCli.js'
 
-const root = mkdtempSync(join(tmpdir(), 'nerve-gemini-'))
+const { root, work } = cliRoot('gemini')
 const home = join(root, 'gemini-home')
-const work = join(root, 'work')
 let model: ScriptedModel
 let gemini: PtyTerminal
 
 const state = () => geminiParser.classify!(gemini.screen())
 
 beforeAll(async () => {
-  mkdirSync(work)
   model = await scriptedModel()
   await prepareGeminiHome({ home, projects: [work] })
-  gemini = openPty(
-    pty('gemini', {
-      command: geminiBinary(),
-      cwd: work,
-      env: {
-        ...geminiEnv({ home, baseUrl: model.proxy.baseUrl('gemini'), apiKey: 'nerve-throwaway' }),
-        HOME: root,
-      },
-      parser: 'gemini',
-      cols: 100,
-      rows: 30,
-      timeoutMs: 45_000,
-    }),
-  )
+  gemini = openCli('gemini', 'gemini', {
+    root,
+    work,
+    env: geminiEnv({ home, baseUrl: model.proxy.baseUrl('gemini'), apiKey: 'nerve-throwaway' }),
+    timeoutMs: 45_000,
+  })
   await gemini.start()
 }, 90_000)
 
 afterAll(async () => {
   await gemini.stop()
   await model.proxy.close()
-  rmSync(root, { recursive: true, force: true })
 })
 
 describe('the real Gemini CLI 0.61 through a PTY node and the model proxy', () => {
@@ -142,21 +135,13 @@ describe('the real Gemini CLI 0.61 through a PTY node and the model proxy', () =
     const id = await geminiSessionId(home)
     const args = await forkGeminiHome(home, forkHome)
     expect(args).toEqual(['--resume', id])
-    const fork = openPty(
-      pty('gemini-fork', {
-        command: geminiBinary(),
-        args: [...args],
-        cwd: work,
-        env: {
-          ...geminiEnv({ home: forkHome, baseUrl: model.proxy.baseUrl('fork'), apiKey: 'x' }),
-          HOME: root,
-        },
-        parser: 'gemini',
-        cols: 100,
-        rows: 30,
-        timeoutMs: 45_000,
-      }),
-    )
+    const fork = openCli('gemini-fork', 'gemini', {
+      root,
+      work,
+      env: geminiEnv({ home: forkHome, baseUrl: model.proxy.baseUrl('fork'), apiKey: 'x' }),
+      args,
+      timeoutMs: 45_000,
+    })
     try {
       await fork.start()
       model.push({ text: 'Forked answer.' })

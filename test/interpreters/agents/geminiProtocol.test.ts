@@ -1,53 +1,38 @@
-import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   gemini,
   geminiProtocol,
   ProxyRequestInvalid,
-  startModelProxy,
   type Block,
-  type ModelProxy,
   type ModelResponse,
 } from '../../../src/index.js'
-import { scriptedProvider } from '../../../src/testing/index.js'
+import {
+  checkForwarding,
+  recordedRequest,
+  scriptedProxy,
+  scriptedUsage,
+  signal,
+  toolTurn,
+} from './proxyFixture.js'
 
-const proxies: ModelProxy[] = []
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()))
-})
-
-const signal = new AbortController().signal
-const usage = {
-  input_tokens: 12,
-  output_tokens: 5,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-}
-const answer: ModelResponse = {
-  content: [
-    { type: 'text', text: 'Let me look.' },
-    { type: 'tool_use', id: 'gemini_call_1', name: 'run_shell_command', input: { command: 'ls' } },
-  ],
-  stopReason: 'tool_use',
+const usage = scriptedUsage(0)
+const answer = toolTurn(
+  { id: 'gemini_call_1', name: 'run_shell_command', input: { command: 'ls' } },
   usage,
-}
+)
 const STREAM = '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse'
 
 /** A request Gemini CLI 0.61.0 sent (texts cut short): three turns, two with a tool call and its response. */
-const recorded = JSON.parse(
-  readFileSync(new URL('../../fixtures/gemini-cli/0.61.0/request.json', import.meta.url), 'utf8'),
-) as { readonly url: string; readonly body: unknown }
+const recorded = recordedRequest('gemini-cli/0.61.0/request.json') as {
+  readonly url: string
+  readonly body: unknown
+}
 
 describe('the Gemini protocol of the model proxy', () => {
   it.each([true, false])(
     'answers a scripted turn that Nerve’s Gemini client reads back whole (stream: %s)',
     async (stream) => {
-      const model = scriptedProvider([answer])
-      const proxy = await startModelProxy({
-        protocols: [geminiProtocol],
-        upstream: { _tag: 'provider', provider: model },
-      })
-      proxies.push(proxy)
+      const { model, proxy } = await scriptedProxy(geminiProtocol, [answer])
       const client = gemini({ apiKey: 'throwaway', baseUrl: proxy.baseUrl('gem'), stream })
       const ask = {
         model: 'gemini-2.5-pro',
@@ -144,32 +129,9 @@ describe('the Gemini protocol of the model proxy', () => {
   })
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
-    async (stream) => {
-      // The API: a second proxy answering from a script; the first forwards to it.
-      const api = await startModelProxy({
-        protocols: [geminiProtocol],
-        upstream: { _tag: 'provider', provider: scriptedProvider([answer]) },
-      })
-      const front = await startModelProxy({
-        protocols: [geminiProtocol],
-        upstream: { _tag: 'forward', baseUrl: api.url },
-      })
-      proxies.push(api, front)
-      const client = gemini({ apiKey: 'throwaway', baseUrl: front.baseUrl('gem'), stream })
-      const got = await client.call(
-        {
-          model: 'm',
-          system: '',
-          messages: [{ type: 'message', role: 'user', content: 'hi' }],
-          tools: [],
-        },
-        { signal },
-      )
-      expect(got.content).toEqual(answer.content)
-      const counted = front.usage('gem')
-      expect(counted.calls).toBe(1)
-      expect(counted.usage).toMatchObject({ output_tokens: 5 })
-      expect(front.calls('gem')[0]?.response.content).toEqual(answer.content)
-    },
+    (stream) =>
+      checkForwarding(geminiProtocol, answer, 'gem', (baseUrl) =>
+        gemini({ apiKey: 'throwaway', baseUrl, stream }),
+      ),
   )
 })

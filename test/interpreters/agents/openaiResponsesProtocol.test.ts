@@ -1,52 +1,31 @@
-import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   openaiResponses,
   openaiResponsesProtocol,
   ProxyRequestInvalid,
-  startModelProxy,
   type Block,
-  type ModelProxy,
   type ModelResponse,
 } from '../../../src/index.js'
-import { scriptedProvider } from '../../../src/testing/index.js'
+import {
+  checkForwarding,
+  recordedRequest,
+  scriptedProxy,
+  scriptedUsage,
+  signal,
+  toolTurn,
+} from './proxyFixture.js'
 
-const proxies: ModelProxy[] = []
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()))
-})
-
-const signal = new AbortController().signal
-const usage = {
-  input_tokens: 12,
-  output_tokens: 5,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 3,
-}
-const answer: ModelResponse = {
-  content: [
-    { type: 'text', text: 'Let me look.' },
-    { type: 'tool_use', id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } },
-  ],
-  stopReason: 'tool_use',
-  usage,
-}
+const usage = scriptedUsage(3)
+const answer = toolTurn({ id: 'call_1', name: 'exec_command', input: { cmd: 'ls' } }, usage)
 
 /** A request Codex CLI 0.171.0 sent (texts cut short): two turns, the second with a tool call and its output. */
-const codexRequest: unknown = JSON.parse(
-  readFileSync(new URL('../../fixtures/codex/0.171.0/request.json', import.meta.url), 'utf8'),
-)
+const codexRequest = recordedRequest('codex/0.171.0/request.json')
 
 describe('the OpenAI Responses protocol of the model proxy', () => {
   it.each([true, false])(
     'answers a scripted turn that Nerve’s Responses client reads back whole (stream: %s)',
     async (stream) => {
-      const model = scriptedProvider([answer])
-      const proxy = await startModelProxy({
-        protocols: [openaiResponsesProtocol],
-        upstream: { _tag: 'provider', provider: model },
-      })
-      proxies.push(proxy)
+      const { model, proxy } = await scriptedProxy(openaiResponsesProtocol, [answer])
       const client = openaiResponses({
         apiKey: 'sk-throwaway',
         baseUrl: `${proxy.baseUrl('codex')}/v1`,
@@ -138,36 +117,9 @@ describe('the OpenAI Responses protocol of the model proxy', () => {
   })
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
-    async (stream) => {
-      // The API: a second proxy answering from a script; the first forwards to it.
-      const api = await startModelProxy({
-        protocols: [openaiResponsesProtocol],
-        upstream: { _tag: 'provider', provider: scriptedProvider([answer]) },
-      })
-      const front = await startModelProxy({
-        protocols: [openaiResponsesProtocol],
-        upstream: { _tag: 'forward', baseUrl: api.url },
-      })
-      proxies.push(api, front)
-      const client = openaiResponses({
-        apiKey: 'sk-throwaway',
-        baseUrl: `${front.baseUrl('codex')}/v1`,
-        stream,
-      })
-      const got = await client.call(
-        {
-          model: 'm',
-          system: '',
-          messages: [{ type: 'message', role: 'user', content: 'hi' }],
-          tools: [],
-        },
-        { signal },
-      )
-      expect(got.content).toEqual(answer.content)
-      const counted = front.usage('codex')
-      expect(counted.calls).toBe(1)
-      expect(counted.usage).toMatchObject({ output_tokens: 5 })
-      expect(front.calls('codex')[0]?.response.content).toEqual(answer.content)
-    },
+    (stream) =>
+      checkForwarding(openaiResponsesProtocol, answer, 'codex', (baseUrl) =>
+        openaiResponses({ apiKey: 'sk-throwaway', baseUrl: `${baseUrl}/v1`, stream }),
+      ),
   )
 })

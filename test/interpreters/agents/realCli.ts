@@ -2,16 +2,24 @@
  * Drives the real Codex CLI and Gemini CLI (devDependencies) against the
  * model proxy answering from a script: a model the test feeds turn by turn.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import {
+  codexBinary,
+  geminiBinary,
   geminiProtocol,
   openaiResponsesProtocol,
+  openPty,
+  pty,
   startModelProxy,
   type Block,
   type ModelProxy,
   type ModelRequest,
   type ModelResponse,
   type Provider,
+  type PtyTerminal,
 } from '../../../src/index.js'
 
 /** One scripted turn: text, tool calls, and how long the model takes before it answers. */
@@ -121,3 +129,43 @@ export const textOf = (m: ModelRequest['messages'][number] | undefined): string 
     : typeof m.content === 'string'
       ? m.content
       : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n')
+
+/** A temporary `root` for a test file's CLI, with its working directory `work`; removed after the file's tests. */
+export const cliRoot = (name: string): { readonly root: string; readonly work: string } => {
+  const root = mkdtempSync(join(tmpdir(), `nerve-${name}-`))
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true })
+  })
+  const work = join(root, 'work')
+  mkdirSync(work)
+  return { root, work }
+}
+
+/**
+ * Opens the real Codex or Gemini CLI (`parser` names which) in a PTY node
+ * `name` on a 100×30 screen, working in `work`, with `env` and a HOME of its
+ * own at `root`: login shells it starts read no profile of the machine's.
+ */
+export const openCli = (
+  name: string,
+  parser: 'codex' | 'gemini',
+  options: {
+    readonly root: string
+    readonly work: string
+    readonly env: Record<string, string>
+    readonly args?: readonly string[]
+    readonly timeoutMs: number
+  },
+): PtyTerminal =>
+  openPty(
+    pty(name, {
+      command: parser === 'codex' ? codexBinary() : geminiBinary(),
+      ...(options.args === undefined ? {} : { args: options.args }),
+      cwd: options.work,
+      env: { ...options.env, HOME: options.root },
+      parser,
+      cols: 100,
+      rows: 30,
+      timeoutMs: options.timeoutMs,
+    }),
+  )

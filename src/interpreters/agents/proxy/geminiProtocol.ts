@@ -6,13 +6,18 @@
 import * as t from 'io-ts'
 import type { Block, Message, ToolDefinition } from '../../../conversation/Entry.js'
 import { struct } from '../../../conversation/codec/combinators.js'
-import { geminiResponse, geminiStream } from '../../llm/gemini.js'
+import {
+  answerPartFields,
+  geminiResponse,
+  geminiStream,
+  SIGNATURE_PREFIX,
+  signed,
+} from '../../llm/gemini.js'
 import type { ModelResponse, ToolChoice } from '../../llm/Provider.js'
 import type { AnswerReader, DecodedCall, EncodedResponse, ProxyProtocol } from './ProxyProtocol.js'
 import { decodeRequest, jsonReader, jsonResponse, streamAnswerReader } from './wire.js'
 
 const NAME = 'gemini'
-const SIGNATURE_PREFIX = 'gemini:'
 const MODEL_CALL =
   /^\/v1(?:beta|alpha)?\/models\/([^/:?]+):(generateContent|streamGenerateContent)(?:\?|$)/
 
@@ -20,20 +25,12 @@ const Part = struct(
   'Part',
   {},
   {
-    text: t.string,
-    thought: t.boolean,
-    thoughtSignature: t.string,
-    functionCall: struct(
-      'FunctionCall',
-      { name: t.string },
-      { id: t.string, args: t.UnknownRecord },
-    ),
+    ...answerPartFields,
     functionResponse: struct(
       'FunctionResponse',
       { name: t.string },
       { id: t.string, response: t.UnknownRecord },
     ),
-    inlineData: struct('Blob', { mimeType: t.string, data: t.string }),
   },
 )
 const Content = struct('Content', { parts: t.array(Part) }, { role: t.string })
@@ -94,13 +91,13 @@ const blocksOf = (parts: readonly PartJson[], model: boolean, calls: Calls): Blo
       blocks.push({
         type: 'thinking',
         thinking: p.text ?? '',
-        signature: `${SIGNATURE_PREFIX}${signature ?? ''}`,
+        signature: signed(signature),
       })
       continue
     }
     // A signature on another part travels as an empty thinking block before it.
     if (model && signature !== undefined)
-      blocks.push({ type: 'thinking', thinking: '', signature: `${SIGNATURE_PREFIX}${signature}` })
+      blocks.push({ type: 'thinking', thinking: '', signature: signed(signature) })
     if (p.functionCall !== undefined) {
       const { name, id, args } = p.functionCall
       blocks.push({ type: 'tool_use', id: calls.call(name, id), name, input: args ?? {} })

@@ -49,14 +49,14 @@ Choosing a kind:
   pty      a program in a pseudo-terminal Nerve owns (--set command=PROGRAM); needs nothing else
   tmux     a program in a tmux session you can attach to and watch (needs tmux)
   wezterm  a program in a WezTerm pane (needs WezTerm running)
-  claude   Claude Code in a WezTerm pane; without WezTerm this says WeztermMissing —
-           run it in tmux or a pty instead: --kind tmux --set command=claude
+  claude   Claude Code, unattended: in a WezTerm pane when WezTerm is installed,
+           else in a pseudo-terminal Nerve owns (a home of its own, onboarding and trust answered)
   llm      a chat with a model (--set provider=echo needs no key)`,
       )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',
-    'nerve node create cl --kind tmux --set command=claude   # Claude Code without WezTerm',
+    'nerve node create cl --kind claude',
   )
   example(
     node

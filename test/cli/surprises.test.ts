@@ -181,21 +181,29 @@ describe('--json covers errors', () => {
 })
 
 describe('node create without WezTerm', () => {
-  it('says WeztermMissing and how to choose, and the help says how to choose', async () => {
-    // a PATH without any wezterm on it
-    const path = (process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((d) => !existsSync(join(d, 'wezterm')))
-      .join(delimiter)
+  // a PATH without any wezterm on it
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => !existsSync(join(d, 'wezterm')))
+    .join(delimiter)
+
+  it('runs a claude node in a terminal Nerve owns, and the help says so', async () => {
     const r = await nerve(['node', 'create', 'cl', '--kind', 'claude'], { ...env, PATH: path })
-    expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^error: WeztermMissing at --kind: .*--kind tmux --set command=claude/),
-    ])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Created claude-wezterm node 'cl' \(ready\)/)
+    expect((await nerve(['node', 'stop', 'cl'], env)).code).toBe(0)
     const help = await nerve(['node', 'create', '--help'])
     expect(help.stdout).toMatch(/Choosing a kind:/)
-    expect(help.stdout).toMatch(/claude .*WezTerm/)
-    expect(help.stdout).toMatch(/--kind tmux --set command=claude/)
+    expect(help.stdout).toMatch(/claude .*WezTerm pane when WezTerm is installed/)
+    expect(help.stdout).toMatch(/else in a pseudo-terminal Nerve owns/)
+  })
+
+  it('says WeztermMissing for a wezterm node, and how to run the program instead', async () => {
+    const r = await nerve(['node', 'create', 'w', '--kind', 'wezterm'], { ...env, PATH: path })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: WeztermMissing at --kind: .*--kind tmux --set command=bash/),
+    ])
   })
 })
 

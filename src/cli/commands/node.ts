@@ -49,9 +49,6 @@ const onPath = (program: string): boolean =>
       }
     })
 
-/** The kinds that open a WezTerm pane (without WezTerm, they cannot start). */
-const inWezterm = new Set(['wezterm', 'claude'])
-
 export const create = (name: string, o: CreateOptions): Promise<void> =>
   withClient(o, async (c) => {
     const options = optionsOf(o)
@@ -63,12 +60,11 @@ export const create = (name: string, o: CreateOptions): Promise<void> =>
       })
     } catch (e) {
       // the daemon's raw `wezterm cli spawn … failed`, said as what it means
-      if (inWezterm.has(o.kind) && /wezterm/i.test((e as Error).message) && !onPath('wezterm')) {
-        const command =
-          o.kind === 'claude' ? 'claude' : ((options.command as string | undefined) ?? 'bash')
+      if (o.kind === 'wezterm' && /wezterm/i.test((e as Error).message) && !onPath('wezterm')) {
+        const command = (options.command as string | undefined) ?? 'bash'
         throw new CliError(
           'WeztermMissing',
-          `a ${o.kind} node runs in a WezTerm pane, and WezTerm is not installed (no wezterm on PATH): ` +
+          `a wezterm node runs in a WezTerm pane, and WezTerm is not installed (no wezterm on PATH): ` +
             `run it in tmux or a terminal Nerve owns instead — nerve node create ${name} --kind tmux --set command=${command} (or --kind pty) — or install WezTerm`,
           '--kind',
         )

@@ -13,12 +13,14 @@ import { dedent, unbox } from './screen.js'
 /** The rule over the input box: a full row of `─` (a box's edge has corners). */
 const RULE = /^─{8,}$/
 /** A prompt line: ` > text` (older versions box it: `│ > text │`). */
-const PROMPT = /^\s?[>❯](?:\s+(.*?))?\s*$/
+const PROMPT = /^\s?[>❯](?:\s+(.*))?$/
 /** The status line while a turn runs: `⠋ Thinking... (esc to cancel, 3s)`. */
 const BUSY = /\(esc to cancel\b[^)]*\)/
 const ANSWER = /^✦\s?(.*)$/
 /** A tool's title, boxed or not: a status glyph, the tool's name, its arguments. */
-const TOOL = /^\s*(?:│\s)?\s*([✓✔✗✘x?⊷o-])\s+([A-Z]\w*)\s+(.*?)\s*│?\s*$/
+const TOOL = /^\s*(?:│\s+)?([✓✔✗✘x?⊷o-])\s+([A-Z]\w*)\s+(.*)$/
+/** A tool title's arguments, without the box's right edge (matched apart: one regex for both backtracks on long blank runs). */
+const argsOf = (rest: string): string => rest.trimEnd().replace(/│$/, '').trimEnd()
 const STATUS: Readonly<Record<string, string>> = {
   '✓': 'done',
   '✔': 'done',
@@ -33,14 +35,14 @@ const STATUS: Readonly<Record<string, string>> = {
 /** Lines that are not content: shortcuts hint, notices, a box's edges. */
 const CHROME = [/^\s*\? for shortcuts\s*$/, /^\s*[ℹ⚠]\s/, /^\s*[╭╰][─]+[╮╯]\s*$/, BUSY]
 /** A numbered option in a box, the selected one marked `●`. */
-const OPTION = /^\s*(?:●\s*)?(\d+)\.\s+(.*?)\s*$/
+const OPTION = /^\s*(?:●\s*)?(\d+)\.\s+(.*)$/
 /** The question of a tool asking to run: `Allow execution of [Shell]?`, `Apply this change?`. */
 const QUESTION = /^\s*(?:Allow execution\b|Apply this change\?|Do you want to proceed\?)/
 const DIALOG_HINT = /\((?:Use Enter to select|Press Enter to submit)/
 
 const promptText = (line: string): string | undefined => {
   const m = PROMPT.exec(unbox(line))
-  return m === null ? undefined : (m[1] ?? '')
+  return m === null ? undefined : (m[1] ?? '').trimEnd()
 }
 
 /** The top rule of the input box (a rule, at most two mode lines, the prompt line), or -1. */
@@ -73,7 +75,7 @@ const lastChoiceBox = (lines: readonly string[]): string[] | undefined => {
 const optionsOf = (inner: readonly string[]): string[] =>
   inner.flatMap((l) => {
     const m = OPTION.exec(l)
-    return m === null ? [] : [m[2]!]
+    return m === null ? [] : [m[2]!.trimEnd()]
   })
 
 /** A tool asking to run: `? Shell  touch a`, `? WriteFile  Writing to a.txt`, `? Edit  a.ts: …`. */
@@ -82,7 +84,7 @@ const permissionOf = (inner: readonly string[]): ScreenState | undefined => {
   if (title === undefined || title === null || !inner.some((l) => QUESTION.test(l)))
     return undefined
   const tool = title[2]!
-  const args = title[3]!.trim()
+  const args = argsOf(title[3]!).trim()
   const options = optionsOf(inner)
   if (/^(Shell|run_shell_command)$/.test(tool))
     return screenState.permission(tool, { command: args }, options)
@@ -122,7 +124,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
     const tool = answer === null ? TOOL.exec(line) : null
     if (answer !== null) blocks.push({ type: 'text', meta: {}, body: [`  ${answer[1]!}`] })
     else if (tool !== null) {
-      const meta = { tool: tool[2]!, args: tool[3]!, status: STATUS[tool[1]!] ?? tool[1]! }
+      const meta = { tool: tool[2]!, args: argsOf(tool[3]!), status: STATUS[tool[1]!] ?? tool[1]! }
       blocks.push({ type: 'tool_call', meta, body: [] })
     } else blocks[blocks.length - 1]?.body.push(unbox(line))
   }

@@ -12,8 +12,12 @@ const RULE_RUN = /[─━═]{3}/
 export const isRule = (line: string): boolean => RULE_CHARS.test(line) && RULE_RUN.test(line)
 
 /** The line without a box's side bars (`│ text │` → `text`). */
-export const unbox = (line: string): string =>
-  /^\s*│/.test(line) ? line.replace(/^\s*│ ?/, '').replace(/\s*│\s*$/, '') : line
+export const unbox = (line: string): string => {
+  if (!/^\s*│/.test(line)) return line
+  const inner = line.replace(/^\s*│ ?/, '')
+  const end = inner.trimEnd()
+  return end.endsWith('│') ? end.slice(0, -1).trimEnd() : inner
+}
 
 const PROMPT = /^[>❯](?:\s+(.*))?$/
 

@@ -70,9 +70,10 @@ const terminalText = fc
   )
   .map((parts) => parts.join(''))
 
+/** A huge line of text or of blanks (an erased row: a regex that backtracks over blank runs shows here). */
 const hugeLine = fc
-  .tuple(fc.integer({ min: 10_000, max: 300_000 }), terminalText)
-  .map(([n, rest]) => `${'x'.repeat(n)}${rest}${'─'.repeat(n / 10)}`)
+  .tuple(fc.integer({ min: 10_000, max: 300_000 }), fc.constantFrom('x', ' ', '│ '), terminalText)
+  .map(([n, fill, rest]) => `${fill.repeat(n)}${rest}${'─'.repeat(n / 10)}`)
 
 const input = fc.option(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('hi', '')), {
   nil: undefined,

@@ -8,22 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pty, type PtyNode } from '../../node/PtyNode.js'
 import type { ScreenState } from '../parsers/ScreenState.js'
-import {
-  approvalOf,
-  type Approvals,
-  type PermissionDecision,
-  type PermissionRequest,
-} from '../terminal/approvals.js'
-import type { NodeState } from '../../node/NodeState.js'
-import type { ParsedResponse } from '../parsers/ParsedResponse.js'
-import { openPty, type PtyTerminal } from '../terminal/pty.js'
-import type { ExecuteOptions } from '../terminal/Terminal.js'
+import { AgentTerminal } from '../terminal/agentTerminal.js'
+import type { Approvals, PermissionDecision } from '../terminal/approvals.js'
+import type { PtyTerminal } from '../terminal/pty.js'
 import { codexBinary, codexEnv, codexOverrides, prepareCodexHome } from './codexCli.js'
 import { geminiBinary, geminiEnv, prepareGeminiHome } from './geminiCli.js'
 import type { ModelProxy } from './proxy/modelProxy.js'
-
-/** How long a permission prompt must stand unchanged before it is answered (a key on its first frame may be lost). */
-const SETTLE_MS = 200
 
 /**
  * The CLI agents {@link openAgentPty} runs.
@@ -136,104 +126,21 @@ const setUp = async (
   })
 }
 
-class AgentPty implements AgentPtyTerminal {
-  private inner: PtyTerminal | undefined
-  private last: ScreenState | undefined
-  private settle: ReturnType<typeof setTimeout> | undefined
-
+class AgentPty extends AgentTerminal implements AgentPtyTerminal {
   constructor(
     readonly program: AgentProgram,
-    private readonly node: PtyNode,
+    node: PtyNode,
     readonly home: string | undefined,
-    private readonly options: AgentPtyOptions,
-  ) {}
-
-  get nodeId(): string {
-    return this.node.id
-  }
-  get state(): NodeState {
-    return this.inner?.state ?? 'created'
-  }
-  get pid(): number | undefined {
-    return this.inner?.pid
-  }
-
-  screenState(): ScreenState | undefined {
-    return this.last
-  }
-
-  private readonly onScreenState = (state: ScreenState): void => {
-    this.last = state
-    clearTimeout(this.settle)
-    if (state._tag !== 'permission') return
-    this.settle = setTimeout(() => {
-      if (this.last === state) this.ask(state)
-    }, SETTLE_MS)
-  }
-
-  private ask(state: Extract<ScreenState, { _tag: 'permission' }>): void {
-    const request: PermissionRequest = Object.freeze({
-      nodeId: this.node.id,
-      tool: state.tool,
-      ...(state.command === undefined ? {} : { command: state.command }),
-      ...(state.file === undefined ? {} : { file: state.file }),
-      options: state.options,
+    options: AgentPtyOptions,
+  ) {
+    super({
+      nodeId: node.id,
+      program,
+      prepare: () => setUp(program, node, home, options),
+      keys: approvalKeys[program],
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
     })
-    approvalOf(this.options.approvals, request, async (decision) => {
-      if (this.last !== state || this.inner === undefined || this.inner.state === 'stopped') return
-      await this.inner.write(approvalKeys[this.program][decision])
-    })
-  }
-
-  async start(): Promise<void> {
-    if (this.inner !== undefined) return this.inner.start()
-    const node = await setUp(this.program, this.node, this.home, this.options)
-    this.inner = openPty(node, {
-      onScreenState: this.onScreenState,
-      ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
-    })
-    await this.inner.start()
-  }
-
-  private started(): PtyTerminal {
-    if (this.inner === undefined)
-      throw new Error(`${this.program} node "${this.nodeId}": start it first`)
-    return this.inner
-  }
-
-  stop(): Promise<void> {
-    clearTimeout(this.settle)
-    return this.inner?.stop() ?? Promise.resolve()
-  }
-  reset(): Promise<void> {
-    return this.started().reset()
-  }
-  execute(input: string, options?: ExecuteOptions): Promise<ParsedResponse> {
-    return this.started().execute(input, options)
-  }
-  executeStream(
-    input: string,
-    options?: ExecuteOptions,
-  ): AsyncIterable<string, ParsedResponse, undefined> {
-    return this.started().executeStream(input, options)
-  }
-  write(data: string): Promise<void> {
-    return this.started().write(data)
-  }
-  read(): string {
-    return this.inner?.read() ?? ''
-  }
-  readTail(lines: number): string {
-    return this.inner?.readTail(lines) ?? ''
-  }
-  screen(): string {
-    return this.inner?.screen() ?? ''
-  }
-  clearBuffer(): void {
-    this.inner?.clearBuffer()
-  }
-  interrupt(): Promise<void> {
-    return this.inner?.interrupt() ?? Promise.resolve()
   }
 }
 
@@ -248,7 +155,7 @@ class AgentPty implements AgentPtyTerminal {
  * `ownConfig` it reads the user's `~/.codex` or `~/.gemini` (and Codex is
  * pointed at the proxy by `-c` overrides; Gemini by its base URL). With a
  * `proxy`, its model calls go through it as agent `node.id`. A permission
- * prompt on the screen, once it stood {@link SETTLE_MS}, becomes a
+ * prompt on the screen, once it stood unchanged a moment, becomes a
  * `PermissionRequest` answered by `approvals` with the program's keys
  * ({@link approvalKeys}).
  *

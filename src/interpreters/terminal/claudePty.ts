@@ -2,25 +2,14 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { claudeArgs, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
-import type { NodeState } from '../../node/NodeState.js'
-import { pty } from '../../node/PtyNode.js'
+import { pty, type PtyNode } from '../../node/PtyNode.js'
 import { claudeBinary, claudeEnv, prepareClaudeHome } from '../agents/claudeCode.js'
 import type { ModelProxy } from '../agents/proxy/modelProxy.js'
-import type { ParsedResponse } from '../parsers/ParsedResponse.js'
 import type { ScreenState } from '../parsers/ScreenState.js'
-import {
-  approvalOf,
-  type Approvals,
-  type PermissionDecision,
-  type PermissionRequest,
-} from './approvals.js'
-import { openPty, type PtyTerminal } from './pty.js'
-import type { ExecuteOptions } from './Terminal.js'
+import { AgentTerminal } from './agentTerminal.js'
+import type { Approvals } from './approvals.js'
+import type { PtyTerminal } from './pty.js'
 
-/** How long a permission prompt must stand unchanged before it is answered. */
-const SETTLE_MS = 200
-/** How long an answered prompt may stay before the answer is sent again. */
-const RETRY_MS = 1000
 /**
  * The quiet window of a Claude node: the state, the answer and the box must
  * stay as they are this long (frames that change nothing else, such as its
@@ -72,150 +61,62 @@ export interface ClaudePtyTerminal extends PtyTerminal {
   screenState(): ScreenState | undefined
 }
 
-class ClaudePty implements ClaudePtyTerminal {
+class ClaudePty extends AgentTerminal implements ClaudePtyTerminal {
   readonly backend = 'pty' as const
   readonly recordsHistory = false
-  private inner: PtyTerminal | undefined
-  private last: ScreenState | undefined
-  private settle: ReturnType<typeof setTimeout> | undefined
 
   constructor(
-    private readonly node: ClaudeWeztermNode,
+    node: ClaudeWeztermNode,
     readonly sessionId: string,
     readonly home: string,
-    private readonly options: ClaudePtyOptions,
-  ) {}
-
-  get nodeId(): string {
-    return this.node.id
-  }
-  get state(): NodeState {
-    return this.inner?.state ?? 'created'
-  }
-  get pid(): number | undefined {
-    return this.inner?.pid
-  }
-
-  screenState(): ScreenState | undefined {
-    return this.last
-  }
-
-  private readonly onScreenState = (state: ScreenState): void => {
-    this.last = state
-    clearTimeout(this.settle)
-    if (state._tag !== 'permission') return
-    // Claude Code reads keys only once its menu is drawn and settled: a key sent on the first frame is lost.
-    this.settle = setTimeout(() => {
-      if (this.last === state) this.ask(state)
-    }, SETTLE_MS)
-  }
-
-  private ask(state: Extract<ScreenState, { _tag: 'permission' }>): void {
-    const request: PermissionRequest = Object.freeze({
-      nodeId: this.node.id,
-      tool: state.tool,
-      ...(state.command === undefined ? {} : { command: state.command }),
-      ...(state.file === undefined ? {} : { file: state.file }),
-      options: state.options,
+    options: ClaudePtyOptions,
+  ) {
+    super({
+      nodeId: node.id,
+      program: 'Claude',
+      prepare: () => prepare(node, sessionId, home, options),
+      // Enter takes the prompt's first option (Yes), Escape declines
+      keys: { approve: '\r', deny: '\x1b' },
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+      retries: 2,
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
     })
-    approvalOf(this.options.approvals, request, (decision) => this.answer(state, decision, 0))
   }
+}
 
-  /**
-   * Answers the permission prompt on screen: Enter takes its first option
-   * (Yes), Escape declines. Sent again (at most twice) if the very prompt
-   * still shows a second later.
-   */
-  private async answer(
-    state: ScreenState,
-    decision: PermissionDecision,
-    tries: number,
-  ): Promise<void> {
-    if (this.last !== state || this.inner === undefined || this.state === 'stopped') return
-    await this.inner.write(decision === 'approve' ? '\r' : '\x1b')
-    if (tries >= 2) return
-    setTimeout(() => {
-      void this.answer(state, decision, tries + 1).catch(() => undefined)
-    }, RETRY_MS)
+/** Prepares the home (unless `ownConfig`) and makes the PTY node Claude Code runs in. */
+const prepare = async (
+  node: ClaudeWeztermNode,
+  sessionId: string,
+  home: string,
+  options: ClaudePtyOptions,
+): Promise<PtyNode> => {
+  const cwd = node.cwd ?? process.cwd()
+  const apiKey =
+    options.apiKey ?? (options.proxy !== undefined ? THROWAWAY_KEY : process.env.ANTHROPIC_API_KEY)
+  if (options.ownConfig !== true) {
+    await prepareClaudeHome({ home, projects: [cwd], apiKey: apiKey ?? '' })
   }
-
-  async start(): Promise<void> {
-    const { node, options } = this
-    const cwd = node.cwd ?? process.cwd()
-    const apiKey =
-      options.apiKey ??
-      (options.proxy !== undefined ? THROWAWAY_KEY : process.env.ANTHROPIC_API_KEY)
-    if (options.ownConfig !== true) {
-      await prepareClaudeHome({ home: this.home, projects: [cwd], apiKey: apiKey ?? '' })
-    }
-    const args = claudeArgs(this.sessionId)(node)
-    const env = {
-      ...claudeEnv({
-        home: options.ownConfig === true ? undefined : this.home,
-        baseUrl: options.proxy?.baseUrl(node.id),
-        apiKey,
-      }),
-      ...node.env,
-    }
-    this.inner = openPty(
-      pty(node.id, {
-        command: node.claude ?? claudeBinary(),
-        args: args.includes('--permission-mode') ? args : [...args, '--permission-mode', 'default'],
-        cwd,
-        env,
-        cols: 120,
-        rows: 40,
-        parser: node.parser ?? 'claude',
-        timeoutMs: node.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        quietMs: node.quietMs ?? QUIET_MS,
-      }),
-      {
-        onScreenState: this.onScreenState,
-        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      },
-    )
-    await this.inner.start()
+  const args = claudeArgs(sessionId)(node)
+  const env = {
+    ...claudeEnv({
+      home: options.ownConfig === true ? undefined : home,
+      baseUrl: options.proxy?.baseUrl(node.id),
+      apiKey,
+    }),
+    ...node.env,
   }
-
-  private started(): PtyTerminal {
-    if (this.inner === undefined) throw new Error(`Claude node "${this.nodeId}": start it first`)
-    return this.inner
-  }
-
-  stop(): Promise<void> {
-    clearTimeout(this.settle)
-    return this.inner?.stop() ?? Promise.resolve()
-  }
-  reset(): Promise<void> {
-    return this.started().reset()
-  }
-  execute(input: string, options?: ExecuteOptions): Promise<ParsedResponse> {
-    return this.started().execute(input, options)
-  }
-  executeStream(
-    input: string,
-    options?: ExecuteOptions,
-  ): AsyncIterable<string, ParsedResponse, undefined> {
-    return this.started().executeStream(input, options)
-  }
-  write(data: string): Promise<void> {
-    return this.started().write(data)
-  }
-  read(): string {
-    return this.inner?.read() ?? ''
-  }
-  readTail(lines: number): string {
-    return this.inner?.readTail(lines) ?? ''
-  }
-  screen(): string {
-    return this.inner?.screen() ?? ''
-  }
-  clearBuffer(): void {
-    this.inner?.clearBuffer()
-  }
-  interrupt(): Promise<void> {
-    return this.inner?.interrupt() ?? Promise.resolve()
-  }
+  return pty(node.id, {
+    command: node.claude ?? claudeBinary(),
+    args: args.includes('--permission-mode') ? args : [...args, '--permission-mode', 'default'],
+    cwd,
+    env,
+    cols: 120,
+    rows: 40,
+    parser: node.parser ?? 'claude',
+    timeoutMs: node.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    quietMs: node.quietMs ?? QUIET_MS,
+  })
 }
 
 /** A home for Claude nodes: a temporary directory, made once per caller. */

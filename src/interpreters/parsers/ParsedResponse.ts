@@ -107,7 +107,11 @@ export interface Parser {
     /** Empties the input box (e.g. Ctrl+U), sent before typing when `draft` finds text left in it. */
     readonly clear?: string
   }
-  /** The text left in the program's input box (after an interrupt, some programs put the prompt back), or `''`. */
+  /**
+   * The text in the program's input box, or `''`: text left there (after an
+   * interrupt some programs put the prompt back) is cleared before typing,
+   * and a submitted input still there a moment later is submitted again.
+   */
   draft?(screen: string): string
 }
 

@@ -215,6 +215,11 @@ export const codexParser: Parser = Object.freeze({
   checkedVersions: Object.freeze(['0.171.0']),
   keys: Object.freeze({ submit: '\r', interrupt: '\x1b', submitDelayMs: 50 }),
   classify,
+  draft: (screen: string): string => {
+    const lines = screenLines(screen)
+    const at = composerAt(lines)
+    return at < 0 ? '' : (promptText(lines[at]!) ?? '').trim()
+  },
   isReady: (screen: string) => classify(screen)._tag === 'ready',
   parse(raw: string, options: ParseOptions = {}) {
     const lines = screenLines(raw)

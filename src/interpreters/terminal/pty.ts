@@ -86,6 +86,8 @@ const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(Strin
 const CTRL_C = '\x03'
 /** The longest a submit key waits for the screen to show the typed text. */
 const ECHO_WAIT_MS = 1000
+/** How long a submitted input may stand in the input box before the submit key is pressed again (a program under load can miss it). */
+const RESUBMIT_MS = 750
 
 /** What an execute, start or drain waits on: a watch of the stream or of the screen. */
 interface Watch {
@@ -258,8 +260,14 @@ class Pty implements PtyTerminal {
       proc.write(key)
       return
     }
-    const send = (): void => {
-      if (this.proc === proc && this.state === 'busy') proc.write(key)
+    // Sent again (twice at most) while the parser still reads the very input in the box.
+    const send = (tries = 0): void => {
+      if (this.proc !== proc || this.state !== 'busy') return
+      proc.write(key)
+      if (parser.draft === undefined || tries >= 2) return
+      setTimeout(() => {
+        if (parser.draft?.(screen.text()) === input.trim()) send(tries + 1)
+      }, RESUBMIT_MS)
     }
     const type = (): void => {
       const from = screen.version
@@ -271,7 +279,7 @@ class Pty implements PtyTerminal {
         const later = (): void => {
           off()
           clearTimeout(waited)
-          setTimeout(send, delay)
+          setTimeout(() => { send(); }, delay)
         }
         const off = screen.onChange(() => {
           if (screen.version > from && screen.text().includes(echo)) later()

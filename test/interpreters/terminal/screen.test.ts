@@ -34,6 +34,8 @@ const tuiParser: Parser = {
   classify,
   isReady: (screen) => classify(screen)._tag === 'ready',
   keys: { interrupt: '\x1b' },
+  draft: (screen) =>
+    /^❯ (.*)$/m.exec(screen.split('\n').findLast((l) => l.startsWith('❯')) ?? '')?.[1] ?? '',
   parse(screen, options = {}) {
     const lines = screen.split('\n')
     const asked = lines.findLastIndex((l) => l === `> ${options.input ?? ''}`)
@@ -109,6 +111,12 @@ describe('a PTY node reading a screen', () => {
     await t.start()
     const r = await t.execute('one two')
     expect(r.text).toBe('echo: one two')
+  })
+
+  it('presses the submit key again when the input still stands in the box: a program under load can lose it', async () => {
+    const t = tui(['deaf'])
+    await t.start()
+    expect((await t.execute('hi')).text).toBe('echo: hi')
   })
 
   it('times out on a screen its parser cannot classify, with the screen in the error, never ready', async () => {

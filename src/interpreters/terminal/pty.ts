@@ -279,7 +279,9 @@ class Pty implements PtyTerminal {
         const later = (): void => {
           off()
           clearTimeout(waited)
-          setTimeout(() => { send(); }, delay)
+          setTimeout(() => {
+            send()
+          }, delay)
         }
         const off = screen.onChange(() => {
           if (screen.version > from && screen.text().includes(echo)) later()

@@ -8,7 +8,7 @@ import type { Block, Message, ToolDefinition } from '../../../conversation/Entry
 import { isRecord, struct } from '../../../conversation/codec/combinators.js'
 import { BlockCodec } from '../../../conversation/codec/entry.js'
 import { anthropicResponse, anthropicStream } from '../../llm/anthropic.js'
-import { sseParser } from '../../llm/http.js'
+import { jsonReader, streamAnswerReader } from './wire.js'
 import type { ModelResponse, ToolChoice } from '../../llm/Provider.js'
 import {
   ProxyRequestInvalid,
@@ -216,46 +216,8 @@ const encode = (r: ModelResponse, call: DecodedCall, id: string): EncodedRespons
   }
 }
 
-const reader = (call: DecodedCall): AnswerReader => {
-  if (!call.stream) {
-    let text = ''
-    return {
-      push: (piece) => {
-        text += piece
-      },
-      result: () => {
-        try {
-          return anthropicResponse(JSON.parse(text))
-        } catch {
-          return undefined
-        }
-      },
-    }
-  }
-  const gather = anthropicStream()
-  let failed = false
-  const parser = sseParser((e) => {
-    if (failed) return
-    try {
-      gather.onEvent(e)
-    } catch {
-      failed = true
-    }
-  })
-  return {
-    push: (piece) => {
-      parser.push(piece)
-    },
-    result: () => {
-      if (failed) return undefined
-      try {
-        return gather.result()
-      } catch {
-        return undefined
-      }
-    },
-  }
-}
+const reader = (call: DecodedCall): AnswerReader =>
+  call.stream ? streamAnswerReader(anthropicStream()) : jsonReader(anthropicResponse)
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request_error',

@@ -13,6 +13,7 @@ import { OutputBuffer } from './outputBuffer.js'
 import { lastLine, ReadyWatcher, TAIL_CHARS } from './readiness.js'
 import { TerminalScreen } from './screen.js'
 import { ScreenWatcher } from './screenWatch.js'
+import { typeAndSubmit } from './screenSubmit.js'
 import {
   terminalInterpreter,
   TerminalDialog,
@@ -84,10 +85,6 @@ const DEFAULT_TIMEOUT_MS = 30_000
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)))
 const CTRL_C = '\x03'
-/** The longest a submit key waits for the screen to show the typed text. */
-const ECHO_WAIT_MS = 1000
-/** How long a submitted input may stand in the input box before the submit key is pressed again (a program under load can miss it). */
-const RESUBMIT_MS = 750
 
 /** What an execute, start or drain waits on: a watch of the stream or of the screen. */
 interface Watch {
@@ -239,77 +236,22 @@ class Pty implements PtyTerminal {
     })
   }
 
-  /**
-   * Types `input` and submits it. A line-oriented program gets the input,
-   * its line ends as `\r`, and `\r`. A screen program gets the text
-   * (bracketed as a paste when it has several lines and the program asked
-   * for bracketed paste), then, once the screen changed (the program took
-   * the text), the parser's submit key: sent together, an Ink-style input
-   * would read the key as part of a paste.
-   */
+  /** Types `input` and submits it: see {@link typeAndSubmit}. */
   private submit(proc: nodePty.IPty, input: string, parser: Parser): void {
     const key = parser.keys?.submit ?? '\r'
     if (parser.reads !== 'screen') {
       proc.write(input.replace(/\r?\n/g, '\r') + key)
       return
     }
-    const screen = this.ensureScreen()
-    const typed =
-      screen.bracketedPaste && input.includes('\n') ? `\x1b[200~${input}\x1b[201~` : input
-    if (typed === '') {
-      proc.write(key)
-      return
-    }
-    // Sent again (twice at most) while the parser still reads the very input in the box.
-    const send = (tries = 0): void => {
-      if (this.proc !== proc || this.state !== 'busy') return
-      proc.write(key)
-      if (parser.draft === undefined || tries >= 2) return
-      setTimeout(() => {
-        if (parser.draft?.(screen.text()) === input.trim()) send(tries + 1)
-      }, RESUBMIT_MS)
-    }
-    const type = (): void => {
-      const from = screen.version
-      const delay = parser.keys?.submitDelayMs
-      if (delay !== undefined) {
-        // Enter once the screen shows the text (its last line), then after the delay.
-        const echo = input.split('\n').at(-1)!.trim().slice(-20)
-        let waited: ReturnType<typeof setTimeout> | undefined = undefined
-        const later = (): void => {
-          off()
-          clearTimeout(waited)
-          setTimeout(() => {
-            send()
-          }, delay)
-        }
-        const off = screen.onChange(() => {
-          if (screen.version > from && screen.text().includes(echo)) later()
-        })
-        waited = setTimeout(later, ECHO_WAIT_MS)
-        proc.write(typed)
-        return
-      }
-      const off = screen.onChange(() => {
-        if (screen.version <= from) return
-        off()
-        send()
-      })
-      proc.write(typed)
-    }
-    const clear = parser.keys?.clear
-    if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') {
-      type()
-      return
-    }
-    // Text left in the box (a prompt put back after an interrupt): clear it first.
-    const from = screen.version
-    const off = screen.onChange(() => {
-      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
-      off()
-      if (this.proc === proc && this.state === 'busy') type()
+    typeAndSubmit({
+      input,
+      parser,
+      screen: this.ensureScreen(),
+      write: (data) => {
+        proc.write(data)
+      },
+      live: () => this.proc === proc && this.state === 'busy',
     })
-    proc.write(clear)
   }
 
   private readonly onData = (chunk: string): void => {

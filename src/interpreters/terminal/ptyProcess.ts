@@ -19,10 +19,20 @@ const signalName = (n: number | undefined): string | undefined =>
     : (Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`)
 
 /**
+ * Whether an inherited variable tells programs they run unattended in CI
+ * (`CI`, `CONTINUOUS_INTEGRATION`, `CI_*`): interactive programs such as
+ * Gemini CLI then refuse the terminal they are given.
+ */
+const isCiMarker = (name: string): boolean =>
+  name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')
+
+/**
  * Spawns the node's program in a pseudo-terminal (a session and process
  * group of its own), SHLVL set so bash reads no startup file by accident,
- * its environment marked with `mark` (see processTree.ts). `onExit` is
- * called once, after the last output was delivered.
+ * its environment marked with `mark` (see processTree.ts). A terminal is
+ * interactive, so CI markers are not inherited (a node's own `env` may
+ * still set them). `onExit` is called once, after the last output was
+ * delivered.
  */
 export const spawnPty = (
   node: PtyNode,
@@ -31,7 +41,8 @@ export const spawnPty = (
   onExit: (exit: Exit) => void,
 ): nodePty.IPty => {
   const { command, args, cwd, env, cols, rows } = node
-  const fullEnv: Record<string, string | undefined> = { ...process.env, ...env }
+  const inherited = Object.entries(process.env).filter(([name]) => !isCiMarker(name))
+  const fullEnv: Record<string, string | undefined> = { ...Object.fromEntries(inherited), ...env }
   fullEnv.SHLVL ??= '1'
   fullEnv[MARK_VARIABLE] = mark
   const proc = nodePty.spawn(command, [...(args ?? [])], {

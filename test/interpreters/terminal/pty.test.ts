@@ -89,6 +89,25 @@ describe('a PTY terminal running bash', () => {
     expect((await t.execute('echo "$NERVE_PTY $SHLVL"')).text).toMatch(/^yes \d+$/)
   })
 
+  it('keeps the CI markers of the process environment out of the terminal, unless the node sets them', async () => {
+    const saved = { CI: process.env.CI, CI_JOB_ID: process.env.CI_JOB_ID }
+    process.env.CI = 'true'
+    process.env.CI_JOB_ID = '7'
+    try {
+      const plain = await shell({}, 'plain')
+      expect((await plain.execute('echo "[${CI-unset}] [${CI_JOB_ID-unset}]"')).text).toBe(
+        '[unset] [unset]',
+      )
+      const own = await shell({ env: { ...BASH.env, CI: 'mine' } }, 'own')
+      expect((await own.execute('echo "[$CI]"')).text).toBe('[mine]')
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+    }
+  })
+
   it('queues two concurrent executes: the second writes after the first answered', async () => {
     const t = await shell()
     const first = t.execute('echo a; sleep 0.2; echo b')

@@ -90,7 +90,7 @@ describe('a PTY terminal running bash', () => {
   })
 
   it('keeps the CI markers of the process environment out of the terminal, unless the node sets them', async () => {
-    const saved = { CI: process.env.CI, CI_JOB_ID: process.env.CI_JOB_ID }
+    const saved = { ...process.env }
     process.env.CI = 'true'
     process.env.CI_JOB_ID = '7'
     try {
@@ -101,10 +101,7 @@ describe('a PTY terminal running bash', () => {
       const own = await shell({ env: { ...BASH.env, CI: 'mine' } }, 'own')
       expect((await own.execute('echo "[$CI]"')).text).toBe('[mine]')
     } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k]
-        else process.env[k] = v
-      }
+      process.env = saved
     }
   })
 

@@ -83,8 +83,9 @@ export const roles = Object.freeze({
   Orchestrator: role('Orchestrator', {
     system:
       'You oversee the task: split it, hand parts to the other agents, reconcile their changes, ' +
-      'and decide on high-risk operations routed to you.',
-    tools: [...READ],
+      'and decide on high-risk operations routed to you. Spawn sub-agents for parts of the ' +
+      'work (spawn_agent), collect their answers (await_agent) and stop them when done (stop_agent).',
+    tools: [...READ, 'spawn_agent', 'await_agent', 'stop_agent'],
     mode: 'auto',
     approves: true,
   }),

@@ -156,7 +156,8 @@ export interface Edge {
  * once across the network. `maxIterations`: the most firings of one node
  * inside a loop (a cycle of the network, or an auto node's own loop).
  * `stallAfter`: the same output or error digest, or no file change, this
- * many times in a row halts the loop.
+ * many times in a row halts the loop. `maxSpawned`: the most nodes the
+ * run's agents may spawn (the Orchestrator's `spawn_agent`).
  *
  * @category network
  */
@@ -164,6 +165,7 @@ export interface Limits {
   readonly maxInFlight: number
   readonly maxIterations: number
   readonly stallAfter: number
+  readonly maxSpawned: number
 }
 
 /**
@@ -204,7 +206,8 @@ export interface Network {
 }
 
 /**
- * The default limits: 4 in flight, 25 iterations per loop, a stall after 3.
+ * The default limits: 4 in flight, 25 iterations per loop, a stall after 3,
+ * 8 spawned nodes.
  *
  * @category network
  */
@@ -212,6 +215,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxInFlight: 4,
   maxIterations: 25,
   stallAfter: 3,
+  maxSpawned: 8,
 })
 
 /**

@@ -117,6 +117,7 @@ export class NetworkRun {
       netUsage: noUsage(),
       subnetUsage: new Map(),
       spent: new Set(),
+      spawned: new Map(),
       registry: interpreters(),
       net,
       loopOf: new Map(),
@@ -192,7 +193,7 @@ export class NetworkRun {
 
   /**
    * Applies edits to the running network as one change: new nodes join,
-   * removed ones stop firing (what waits for them is kept), edges and their
+   * removed ones stop firing (a firing in flight is aborted; what waits for them is kept), edges and their
    * deliveries follow. Published as a `patch` event and journaled; {@link NetworkRun.undo}
    * applies the inverse.
    */

@@ -17,6 +17,7 @@ import type { NetworkNode } from './Network.js'
 import { policyTools } from './policy.js'
 import { sessionNodeOf } from './providers.js'
 import type { ApprovalRequest } from './RunControl.js'
+import { spawnTools } from './spawn.js'
 import { emit, record, type RunState } from './runState.js'
 
 /** The llm interpreter of the run: each node's own, made on first use. */
@@ -55,7 +56,11 @@ const llmOf = (s: RunState, nodeId: string): Interpreter => {
     },
     locks: { locks: s.locks, owner: nodeId },
   })
-  const made = llmInterpreter({ providers: s.providers, tools, clock: s.clock })
+  const made = llmInterpreter({
+    providers: s.providers,
+    tools: [...tools, ...spawnTools(s, nodeId)],
+    clock: s.clock,
+  })
   s.llm.set(nodeId, made)
   return made
 }

@@ -46,6 +46,9 @@ export const fire = async (
   const { text, causes } = firingText(s, node, st, envelopes, message, iteration)
   emit(s, { type: 'firing', runId: s.runId, nodeId: node.id, iteration, causedBy: causes })
   const began = s.clock.now()
+  const firing = new AbortController()
+  st.firing = firing
+  const signal = AbortSignal.any([s.abort.signal, firing.signal])
   let ok = true
   let used: RunUsage = NONE
   try {
@@ -55,7 +58,7 @@ export const fire = async (
         : await s.locks.acquire(
             node.id,
             node.assignment.map((path) => ({ path, mode: 'write' as const })),
-            s.abort.signal,
+            signal,
           )
     let output: unknown
     let failure: unknown
@@ -67,7 +70,7 @@ export const fire = async (
         interpreters: s.registry,
         session: s.session,
         clock: s.clock,
-        signal: s.abort.signal,
+        signal,
         runId: `${s.runId}.${node.id}.${iteration}`,
         ...(budget !== undefined && { budget }),
       })
@@ -79,7 +82,7 @@ export const fire = async (
     } finally {
       release?.()
     }
-    if (s.cancelled) return
+    if (s.cancelled || firing.signal.aborted) return
     await settle(s, node, st, causes, output, failure)
     ok = failure === undefined
   } catch (e) {
@@ -89,6 +92,7 @@ export const fire = async (
     const elapsed = s.clock.now() - began
     rollUp(s, node, st, used, elapsed)
     st.inFlight = false
+    st.firing = undefined
     s.inFlight--
     s.locks.releaseAll(node.id)
     emit(s, {

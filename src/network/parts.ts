@@ -191,7 +191,7 @@ export const BudgetCodec: t.Type<Budget> = strict<Budget>(
 export const LimitsCodec: t.Type<Partial<Limits>> = strict<Partial<Limits>>(
   'Limits',
   {},
-  { maxInFlight: Positive, maxIterations: Positive, stallAfter: Positive },
+  { maxInFlight: Positive, maxIterations: Positive, stallAfter: Positive, maxSpawned: NonNegative },
 )
 
 export const AcceptanceCodec: t.Type<Acceptance> = strict<Acceptance>(

@@ -61,6 +61,8 @@ export interface NodeRun {
   /** Messages from the user. */
   user: Inbox
   timer: AbortController | undefined
+  /** Aborts the firing in flight, if any (the node was removed). */
+  firing: AbortController | undefined
 }
 
 /** The state of one network run. */
@@ -90,6 +92,8 @@ export interface RunState {
   readonly subnetUsage: Map<string, Usage>
   /** Budgets found spent (`network`, or a sub-network id): their halt is recorded once. */
   readonly spent: Set<string>
+  /** Each node spawned by a node during the run (see spawn.ts), with its spawner. */
+  readonly spawned: Map<string, string>
   registry: InterpreterRegistry
   net: Network
   /** The loop (strongly connected component) each node in one belongs to. */
@@ -182,7 +186,7 @@ export const finish = (s: RunState, nodeId: string, st: NodeRun, reason: string)
   emit(s, { type: 'done', runId: s.runId, nodeId, reason })
 }
 
-/** Sends along every way out of `from`; a `done` ends an auto receiver's loop instead of waking it. */
+/** Sends along every way out of `from` (and to its spawner); a `done` ends an auto receiver's loop instead of waking it. */
 export const send = (
   s: RunState,
   from: string,
@@ -190,6 +194,11 @@ export const send = (
   payload: Payload,
   causedBy: readonly string[],
 ): void => {
+  // a spawned node answers its spawner too: logged, read by its await_agent (see spawn.ts)
+  const spawner = s.spawned.get(from)
+  if (spawner !== undefined && s.net.nodes[spawner] !== undefined) {
+    record(s, kind, from, spawner, payload, causedBy)
+  }
   for (const r of routesFrom(s.net, from)) {
     const e = record(s, kind, from, r.to, payload, causedBy)
     if (kind === 'done') {

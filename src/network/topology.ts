@@ -35,6 +35,7 @@ export const joinNode = (s: RunState, node: NetworkNode): void => {
       s.pump()
     }),
     timer: undefined,
+    firing: undefined,
   }
   s.nodes.set(node.id, st)
   if (node.provider.type === 'mock') {
@@ -66,7 +67,9 @@ export const applyToRun = (s: RunState, c: NetworkChange, label: string): void =
   if (c.patches.length === 0) return
   for (const id of Object.keys(before.nodes)) {
     if (c.network.nodes[id] === undefined) {
-      s.nodes.get(id)?.timer?.abort()
+      const st = s.nodes.get(id)
+      st?.timer?.abort()
+      st?.firing?.abort(new Error(`node "${id}" was removed from the network`))
       s.nodes.delete(id)
       if (startsIn(s, id)) void s.session.stop(id).catch(() => undefined)
       s.session.unregister(id)

@@ -193,8 +193,8 @@ export class NetworkRun {
 
   /**
    * Applies edits to the running network as one change: new nodes join,
-   * removed ones stop firing (a firing in flight is aborted; what waits for them is kept), edges and their
-   * deliveries follow. Published as a `patch` event and journaled; {@link NetworkRun.undo}
+   * removed ones stop firing (a firing in flight is aborted; what waits
+   * for them is kept), edges and their deliveries follow. Published as a `patch` event and journaled; {@link NetworkRun.undo}
    * applies the inverse.
    */
   edit(...edits: readonly NetworkEdit[]): NetworkChange {

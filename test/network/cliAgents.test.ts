@@ -149,8 +149,10 @@ describe('a recorded network of real CLI agents', () => {
     if (E.isLeft(tape)) throw new Error('the recorded calls are not a tape')
     const replayed = await relayOnce('replay', { upstream: { _tag: 'replay', calls: tape.right } })
     expect(replayed.messages).toEqual(recorded.messages)
-    const byAgent = (calls: typeof recorded.calls) =>
-      calls.map((c) => `${c.agent}#${c.index}`).sort()
-    expect(byAgent(replayed.calls)).toEqual(byAgent(recorded.calls))
+    // Each turn answered from the tape (Codex's title call may come after the run stopped).
+    const turns = (calls: typeof recorded.calls) =>
+      calls.filter((c) => c.request.tools.length > 0).map((c) => `${c.agent}#${c.index}`)
+    expect(turns(replayed.calls).sort()).toEqual(turns(recorded.calls).sort())
+    expect(turns(replayed.calls)).toEqual(expect.arrayContaining(['writer#0', 'reviewer#0']))
   }, 180_000)
 })

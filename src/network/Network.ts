@@ -72,24 +72,46 @@ export type MockReply =
     }
 
 /**
+ * A command-line agent node's provider: the program, and how the run
+ * starts it. By default the run prepares a home of the node's own for an
+ * unattended run and points the program at the run's model proxy, which
+ * counts its exact usage, enforces its budget and keeps its calls.
+ *
+ * @category network
+ */
+export interface CliProvider {
+  readonly type: 'cli'
+  readonly agent: CliAgent
+  /** The executable (a path, or a name on the PATH). Default: the installed program (see `claudeBinary`, `codexBinary`, `geminiBinary`). */
+  readonly command?: string
+  /** Arguments after the ones Nerve gives. */
+  readonly args?: readonly string[]
+  /** The model to ask for. Default: the program's (Gemini CLI: `gemini-2.5-pro`). */
+  readonly model?: string
+  /** Run with the user's own config (`~/.claude.json`, `~/.codex`, `~/.gemini`) instead of a home the run prepares. Default: false. */
+  readonly ownConfig?: boolean
+  /**
+   * The API base URL the run's proxy forwards this node's calls to (e.g. a
+   * gateway of your own). Default: the run's upstream (`agents.upstream`),
+   * else the program's own API.
+   */
+  readonly forward?: string
+}
+
+/**
  * What runs a node's work. `mock`: a scripted model answering the given
  * replies in turn (deterministic; the last one repeats). `llm`: a model
  * provider the run is given by name (the API providers). `cli`: a
- * command-line agent in a terminal, read by its parser (`command` overrides
- * the binary's name). `command`: a shell command run in the workspace on
- * each firing (a verifier's test command).
+ * command-line agent in a terminal, read by its parser ({@link CliProvider}).
+ * `command`: a shell command run in the workspace on each firing (a
+ * verifier's test command).
  *
  * @category network
  */
 export type ProviderSpec =
   | { readonly type: 'mock'; readonly script: readonly MockReply[] }
   | { readonly type: 'llm'; readonly provider: string; readonly model?: string }
-  | {
-      readonly type: 'cli'
-      readonly agent: CliAgent
-      readonly command?: string
-      readonly args?: readonly string[]
-    }
+  | CliProvider
   | { readonly type: 'command'; readonly command: string }
 
 /**

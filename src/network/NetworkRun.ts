@@ -6,10 +6,11 @@
  * live in their own modules beside this one.
  */
 import { UsageError } from '../errors.js'
-import { defaultInterpreters, ptyInterpreter } from '../interpreters/index.js'
+import { defaultInterpreters, type ProxyCall } from '../interpreters/index.js'
 import { interpreters, type Interpreter } from '../node/index.js'
 import { systemClock, type RunUsage } from '../runtime/index.js'
 import { createSession, type Session } from '../session/index.js'
+import { AgentTerminals } from './agentTerminals.js'
 import { llmDispatch } from './approvals.js'
 import { applyChange, change, type NetworkChange, type NetworkEdit } from './edit.js'
 import type { Envelope, Payload } from './Envelope.js'
@@ -35,7 +36,8 @@ import {
 import { pump, wakeIdle } from './scheduler.js'
 import { applyToRun, joinNode, syncEdges } from './topology.js'
 
-export type { NetworkRunOptions } from './runOptions.js'
+export type { NetworkAgentOptions, NetworkRunOptions } from './runOptions.js'
+export type { AgentAnswer } from './agentTerminals.js'
 export type { NetworkOutcome } from './outcome.js'
 
 const ZERO: RunUsage = Object.freeze({ tokens: 0, apiCalls: 0, cost: 0 })
@@ -86,7 +88,8 @@ export class NetworkRun {
   constructor(net: Network, options: NetworkRunOptions) {
     const clock = options.clock ?? systemClock
     const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
-    const pty = ptyInterpreter()
+    const agents = new AgentTerminals(options.agents ?? {}, (id) => s.net.nodes[id])
+    const pty = agents.interpreter
     // A session of the run's own steps its nodes with the run's interpreters,
     // so it is the session that starts and stops the CLI agents' terminals:
     // their state tells the truth about their process.
@@ -110,7 +113,7 @@ export class NetworkRun {
       halts: [],
       unprocessed: [],
       abort: new AbortController(),
-      pty,
+      agents,
       llm: new Map(),
       providers: { ...options.providers },
       started: clock.now(),
@@ -268,7 +271,7 @@ export class NetworkRun {
     emit(s, { type: 'finished', runId: this.runId, status: outcome.status })
     const terminals = Object.keys(s.net.nodes).filter((id) => startsIn(s, id))
     await Promise.all(terminals.map((id) => s.session.stop(id).catch(() => undefined)))
-    await s.pty.stopAll()
+    await s.agents.close()
     await s.journal
     s.hub.close()
     return outcome
@@ -299,6 +302,15 @@ export class NetworkRun {
       ...[...s.nodes].map(([id, st]) => info({ edgeId: undefined, from: USER, to: id }, st.user)),
       ...[...s.inboxes].map(([key, inbox]) => info(routeOf(key), inbox)),
     ]
+  }
+
+  /**
+   * Every model call the run's CLI agents made through its proxies so far,
+   * in the order they were answered: a tape that replays the run with no
+   * API (`agents: { upstream: { _tag: 'replay', calls } }`).
+   */
+  modelCalls(): readonly ProxyCall[] {
+    return this.#s.agents.calls()
   }
 
   /** Usage of the whole network so far. */

@@ -112,6 +112,7 @@ const askApprover = async (
   )
   try {
     const step = s.session.get(approver.id) ?? sessionNodeOf(approver, s.options.root)
+    await s.agents.prepare(approver)
     const result = await run(
       addStep({ id: approver.id, node: step })(graph(`${approver.id}-approval`)),
       {

@@ -64,6 +64,7 @@ export const fire = async (
     let failure: unknown
     try {
       const step = s.session.get(node.id) ?? sessionNodeOf(node, s.options.root)
+      await s.agents.prepare(node, budget)
       if (startsIn(s, node.id)) await s.session.start(node.id)
       const result = await run(addStep({ id: node.id, node: step })(graph(`${node.id}-firing`)), {
         input: text,

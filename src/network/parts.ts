@@ -62,6 +62,18 @@ export const Positive = refine(
   'a whole number ≥ 1',
 )
 const NonEmpty = refine(t.string, (s) => s.trim() !== '', 'a non-blank string')
+/** An absolute `http:` or `https:` URL. */
+const HttpUrl = refine(
+  t.string,
+  (s) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(s).protocol)
+    } catch {
+      return false
+    }
+  },
+  'an http(s) URL',
+)
 /** Five or six fields of cron characters. */
 const Cron = refine(
   t.string,
@@ -168,7 +180,13 @@ export const ProviderCodec: t.Type<ProviderSpec> = byType<ProviderSpec>('Provide
       type: t.literal('cli'),
       agent: t.keyof({ 'claude-cli': null, 'codex-cli': null, 'gemini-cli': null }),
     },
-    { command: NonEmpty, args: t.readonlyArray(t.string) },
+    {
+      command: NonEmpty,
+      args: t.readonlyArray(t.string),
+      model: NonEmpty,
+      ownConfig: t.boolean,
+      forward: HttpUrl,
+    },
   ),
   command: strict('{ type: "command", command }', {
     type: t.literal('command'),

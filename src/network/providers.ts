@@ -2,23 +2,37 @@ import { spawn } from 'node:child_process'
 import { access, constants } from 'node:fs/promises'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { zeroUsage, type Block } from '../conversation/index.js'
-import { processGroup, type ModelResponse, type Provider } from '../interpreters/index.js'
+import {
+  claudeBinary,
+  codexBinary,
+  geminiBinary,
+  processGroup,
+  type ModelResponse,
+  type Provider,
+} from '../interpreters/index.js'
 import { fn, llm, pty, type Node } from '../node/index.js'
 import type { CliAgent, MockReply, NetworkNode } from './Network.js'
 import { MissingBinary } from './NetworkError.js'
 
 /**
- * The binary and parser of each command-line agent.
+ * The program's name and parser of each command-line agent, and where its
+ * installed executable is.
  *
  * @category providers
  */
 export const cliAgents: Readonly<
-  Record<CliAgent, { readonly command: string; readonly parser: string }>
+  Record<
+    CliAgent,
+    { readonly command: string; readonly parser: string; readonly binary: () => string }
+  >
 > = Object.freeze({
-  'claude-cli': { command: 'claude', parser: 'claude' },
-  'codex-cli': { command: 'codex', parser: 'codex' },
-  'gemini-cli': { command: 'gemini', parser: 'gemini' },
+  'claude-cli': { command: 'claude', parser: 'claude', binary: claudeBinary },
+  'codex-cli': { command: 'codex', parser: 'codex', binary: codexBinary },
+  'gemini-cli': { command: 'gemini', parser: 'gemini', binary: geminiBinary },
 })
+
+/** How long a CLI agent node's turn may take: agents work for minutes. */
+const CLI_TURN_MS = 10 * 60 * 1000
 
 /**
  * A deterministic model answering `script` in turn; the last reply repeats.
@@ -169,15 +183,16 @@ export const findExecutable = async (
 }
 
 /**
- * Checks that a node's command-line agent is installed; rejects with
- * {@link MissingBinary} if not. Other providers pass.
+ * Checks that a node's command-line agent is installed (its `command`, else
+ * the installed program); rejects with {@link MissingBinary} if not. Other
+ * providers pass.
  *
  * @category providers
  */
 export const checkProvider = async (node: NetworkNode): Promise<void> => {
   const p = node.provider
   if (p.type !== 'cli') return
-  const command = p.command ?? cliAgents[p.agent].command
+  const command = p.command ?? cliAgents[p.agent].binary()
   if ((await findExecutable(command)) === undefined)
     throw new MissingBinary(node.id, command, p.agent)
 }
@@ -187,8 +202,10 @@ export const mockName = (nodeId: string): string => `mock.${nodeId}`
 
 /**
  * The session node that does a network node's work: an LLM node (mock and
- * API providers), a pty node running the CLI agent with its parser, or a
- * function node running the command in the workspace.
+ * API providers), a pty node of the CLI agent (the program's name or the
+ * given command, its parser; a run starts it in the home it prepares, on
+ * its model proxy), or a function node running the command in the
+ * workspace.
  *
  * @category providers
  */
@@ -212,6 +229,7 @@ export const sessionNodeOf = (node: NetworkNode, root: string): Node => {
         args: [...(p.args ?? [])],
         cwd: root,
         parser: agent.parser,
+        timeoutMs: CLI_TURN_MS,
         metadata,
       })
     }

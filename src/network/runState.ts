@@ -9,7 +9,8 @@
  */
 import { appendFile } from 'node:fs/promises'
 import type { Interpreter, InterpreterRegistry } from '../node/index.js'
-import type { Provider, ptyInterpreter } from '../interpreters/index.js'
+import type { Provider } from '../interpreters/index.js'
+import type { AgentTerminals } from './agentTerminals.js'
 import type { Clock } from '../runtime/index.js'
 import type { Session } from '../session/index.js'
 import type { ArtifactRef, Envelope, EnvelopeKind, Payload } from './Envelope.js'
@@ -82,7 +83,8 @@ export interface RunState {
   /** Envelopes taken by a node that was halted before it fired. */
   readonly unprocessed: Envelope[]
   readonly abort: AbortController
-  readonly pty: ReturnType<typeof ptyInterpreter>
+  /** The terminals of the CLI agent nodes (and any other `pty` node), their homes and proxies. */
+  readonly agents: AgentTerminals
   /** The llm interpreter of each node (its tools carry the node's policy). */
   readonly llm: Map<string, Interpreter>
   readonly providers: Record<string, Provider>

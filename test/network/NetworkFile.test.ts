@@ -84,6 +84,37 @@ describe('network files', () => {
     expect(errorsOf({ id: 'x' })).toEqual([{ _tag: 'MissingKey', path: '/nodes' }])
   })
 
+  it('decode how a CLI agent node runs (model, own config, forward target), strictly', () => {
+    const provider = {
+      type: 'cli',
+      agent: 'codex-cli',
+      model: 'gpt-5',
+      ownConfig: true,
+      forward: 'https://gateway.example/openai',
+    }
+    const r = decodeNetwork({ id: 'cli', nodes: [{ id: 'a', provider }] })
+    expect(E.isRight(r) && r.right.nodes.a!.provider).toEqual(provider)
+    expect(
+      errorsOf({
+        id: 'cli',
+        nodes: [
+          {
+            id: 'a',
+            provider: { type: 'cli', agent: 'gemini-cli', forward: 'gateway', home: '/h' },
+          },
+        ],
+      }),
+    ).toEqual([
+      { _tag: 'UnknownKey', path: '/nodes/0/provider/home' },
+      {
+        _tag: 'WrongType',
+        path: '/nodes/0/provider/forward',
+        expected: 'an http(s) URL',
+        actual: 'gateway',
+      },
+    ])
+  })
+
   it('decode sub-networks, naming unknown nodes and repeated ids with their path', () => {
     const file = {
       id: 'team',

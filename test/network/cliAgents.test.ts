@@ -1,54 +1,158 @@
-import { dirname, join } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { codexBinary, geminiBinary, prepareCodexHome, prepareGeminiHome } from 'nerve-agents'
+import {
+  addNode,
+  connect,
+  network,
+  ProxyCallCodec,
+  startNetwork,
+  type Network,
+  type NetworkAgentOptions,
+} from 'nerve-agents'
+import { tapeRecorder } from 'nerve-agents/store'
 import { cliRoot, scriptedModel, type ScriptedModel } from '../interpreters/agents/realCli.js'
 import { cliHandoff } from './cliHandoff.js'
 
-// The real programs (devDependencies), with the user's own configuration as
-// a network node finds it: the environment and the homes it names.
+// The real programs (devDependencies), each in a home its node prepares,
+// calling the scripted model through the model proxy the run owns.
 const { root, work } = cliRoot('cli-network')
 let model: ScriptedModel
-const saved = { ...process.env }
 
 beforeAll(async () => {
   model = await scriptedModel()
-  const codexHome = join(root, 'codex-home')
-  const geminiHome = join(root, 'gemini-home')
-  await prepareCodexHome({
-    home: codexHome,
-    projects: [work],
-    baseUrl: model.proxy.baseUrl('codex'),
-    model: 'gpt-5',
-  })
-  await prepareGeminiHome({ home: geminiHome, projects: [work] })
-  Object.assign(process.env, {
-    PATH: `${dirname(codexBinary())}:${dirname(geminiBinary())}:${process.env.PATH ?? ''}`,
-    // A HOME of its own: login shells the agents start read no profile of the machine's.
-    HOME: root,
-    CODEX_HOME: codexHome,
-    GEMINI_CLI_HOME: geminiHome,
-    GOOGLE_GEMINI_BASE_URL: model.proxy.baseUrl('gemini'),
-    GEMINI_API_KEY: 'nerve-throwaway',
-  })
 }, 30_000)
 
 afterAll(async () => {
-  process.env = saved
   await model.proxy.close()
+})
+
+const pricing = { inputPerMTok: 3, outputPerMTok: 15 }
+/** The run's proxy forwards to the scripted model's. */
+const agents = (m: ScriptedModel): NetworkAgentOptions => ({
+  upstream: { _tag: 'forward', baseUrl: m.proxy.url },
+  pricing,
 })
 
 describe('network runs of the real CLI agents', () => {
   it.each([
-    ['codex', 'codex.js'],
-    ['gemini', 'gemini.js'],
+    ['claude', undefined],
+    ['codex', 'gpt-5'],
+    ['gemini', undefined],
   ] as const)(
-    'drive %s-cli through its terminal node and hand its answer on',
-    async (name, bin) => {
+    'drive %s-cli in a home of its own through the run proxy, its usage exact and its calls recorded',
+    async (name, gptModel) => {
       model.push({ text: `Handled by ${name}.` })
-      const provider = { type: 'cli', agent: `${name}-cli`, command: bin } as const
-      expect(await cliHandoff(provider, work, 'hello there')).toBe(`Handled by ${name}.`)
+      const tape = tapeRecorder()
+      const provider = {
+        type: 'cli',
+        agent: `${name}-cli`,
+        ...(gptModel !== undefined && { model: gptModel }),
+      } as const
+      const seen: string[] = []
+      const { message, outcome, calls } = await cliHandoff(provider, work, 'hello there', {
+        agents: { ...agents(model), onCall: (c) => seen.push(c.agent) },
+        wrapInterpreter: tape.interpreter,
+      })
+      expect(message).toBe(`Handled by ${name}.`)
       expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain('hello there')
+      // Exact usage from the proxy (10 input and 5 output tokens a call), not the screen.
+      const used = outcome.usage.agent!
+      expect(used.apiCalls).toBeGreaterThanOrEqual(1)
+      expect(used.tokens).toBe(15 * used.apiCalls)
+      expect(used.cost).toBeCloseTo((used.apiCalls * (10 * 3 + 5 * 15)) / 1e6, 12)
+      expect(seen).toContain('agent')
+      expect(calls.some((c) => JSON.stringify(c.request.messages).includes('hello there'))).toBe(
+        true,
+      )
+      // The firing's output on the recording carries its model calls.
+      const step = tape.tape().calls.find((c) => c.kind === 'step' && c.name === 'agent')
+      const value = step?.outcome._tag === 'value' ? step.outcome.value : undefined
+      expect((value as { modelCalls: unknown[] }).modelCalls).toHaveLength(used.apiCalls)
     },
-    90_000,
+    120_000,
   )
+})
+
+describe('a network of real CLI agents on a budget', () => {
+  it('has the run proxy refuse the calls of a node past its budget, within the firing', async () => {
+    const own = await scriptedModel()
+    try {
+      own.push(
+        {
+          tools: [{ name: 'run_shell_command', input: { command: 'ls -a', description: 'List' } }],
+        },
+        { text: 'Never sent: the budget allows one call.' },
+      )
+      const net = pipe(
+        network('budget'),
+        addNode({
+          id: 'agent',
+          provider: { type: 'cli', agent: 'gemini-cli' },
+          budget: { maxApiCalls: 1 },
+        }),
+      )
+      const run = await startNetwork(net, { root: work, agents: agents(own) })
+      run.send('agent', 'list the files')
+      await run.idle()
+      const out = await run.stop()
+      // The tool call was answered; the call with its result was refused, never sent on.
+      expect(own.requests).toHaveLength(1)
+      expect(out.usage.agent!.apiCalls).toBe(1)
+      expect(run.modelCalls()).toHaveLength(1)
+    } finally {
+      await own.proxy.close()
+    }
+  }, 120_000)
+})
+
+describe('a recorded network of real CLI agents', () => {
+  const relay: Network = pipe(
+    network('relay'),
+    addNode({ id: 'writer', provider: { type: 'cli', agent: 'claude-cli' } }),
+    addNode({ id: 'reviewer', provider: { type: 'cli', agent: 'codex-cli', model: 'gpt-5' } }),
+    addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
+    connect('writer', 'reviewer', { direction: 'one-way' }),
+    connect('reviewer', 'sink', { direction: 'one-way' }),
+  )
+
+  /** Runs the relay in `dir` with `options`: the messages it passed along, and its agents' model calls. */
+  const relayOnce = async (dir: string, options: NetworkAgentOptions) => {
+    const at = join(root, dir)
+    mkdirSync(at)
+    const run = await startNetwork(relay, { root: at, agents: options })
+    run.send('writer', 'write a haiku')
+    await run.idle()
+    const out = await run.stop()
+    expect(out.done).toEqual(['sink'])
+    const messages = out.log
+      .envelopes()
+      .map((e) => `${e.fromNodeId} -> ${e.toNodeId}: ${e.payload.message}`)
+    return { messages, calls: run.modelCalls() }
+  }
+
+  it('replays from its proxy tape with no model server: the real programs, the same messages', async () => {
+    const live = await scriptedModel()
+    live.push({ text: 'Autumn wind, drafted.' }, { text: 'Reviewed: it scans.' })
+    const recorded = await relayOnce('live', agents(live))
+    await live.proxy.close()
+    expect(recorded.messages).toEqual([
+      'user -> writer: write a haiku',
+      'writer -> reviewer: Autumn wind, drafted.',
+      'reviewer -> sink: Reviewed: it scans.',
+    ])
+    // The tape is plain JSON, decoded strictly.
+    const tape = t.readonlyArray(ProxyCallCodec).decode(JSON.parse(JSON.stringify(recorded.calls)))
+    if (E.isLeft(tape)) throw new Error('the recorded calls are not a tape')
+    const replayed = await relayOnce('replay', { upstream: { _tag: 'replay', calls: tape.right } })
+    expect(replayed.messages).toEqual(recorded.messages)
+    // Each turn answered from the tape (Codex's title call may come after the run stopped).
+    const turns = (calls: typeof recorded.calls) =>
+      calls.filter((c) => c.request.tools.length > 0).map((c) => `${c.agent}#${c.index}`)
+    expect(turns(replayed.calls).sort()).toEqual(turns(recorded.calls).sort())
+    expect(turns(replayed.calls)).toEqual(expect.arrayContaining(['writer#0', 'reviewer#0']))
+  }, 180_000)
 })

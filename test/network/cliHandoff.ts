@@ -1,31 +1,52 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { expect } from 'vitest'
-import { addNode, connect, network, startNetwork, type NetworkNode } from 'nerve-agents'
+import {
+  addNode,
+  connect,
+  network,
+  startNetwork,
+  type NetworkNode,
+  type NetworkOutcome,
+  type NetworkRunOptions,
+  type ProxyCall,
+} from 'nerve-agents'
+
+/** What {@link cliHandoff} saw: the message the agent handed on, the outcome, the agent's model calls. */
+export interface Handoff {
+  readonly message: unknown
+  readonly outcome: NetworkOutcome
+  readonly calls: readonly ProxyCall[]
+}
 
 /**
  * Runs a network where the CLI agent node `agent` (of `provider`) hands its
  * answer to a mock `sink`: sends it `message` and stops once all is idle.
  * Checks that the session starts the agent's terminal only when the message
- * reaches it, and stops it with the run. Answers the message the agent handed on.
+ * reaches it, and stops it with the run.
  */
 export const cliHandoff = async (
   provider: NetworkNode['provider'],
   root: string,
   message: string,
-): Promise<unknown> => {
+  options: Omit<NetworkRunOptions, 'root'> = {},
+): Promise<Handoff> => {
   const net = pipe(
     network('cli'),
     addNode({ id: 'agent', provider }),
     addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
     connect('agent', 'sink', { direction: 'one-way' }),
   )
-  const run = await startNetwork(net, { root })
+  const run = await startNetwork(net, { root, ...options })
   expect(run.session.state('agent')).toBe('created')
   run.send('agent', message)
   await run.idle()
   expect(run.session.state('agent')).toBe('ready')
-  const out = await run.stop()
+  const outcome = await run.stop()
   expect(run.session.state('agent')).toBe('stopped')
-  expect(out.done).toEqual(['sink'])
-  return out.log.envelopes().find((e) => e.fromNodeId === 'agent')?.payload.message
+  expect(outcome.done).toEqual(['sink'])
+  return {
+    message: outcome.log.envelopes().find((e) => e.fromNodeId === 'agent')?.payload.message,
+    outcome,
+    calls: run.modelCalls().filter((c) => c.agent === 'agent'),
+  }
 }

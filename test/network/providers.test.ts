@@ -39,7 +39,8 @@ describe('network providers', () => {
     'drive %s-cli through a terminal node with its parser (a fake on PATH)',
     async (name) => {
       expect(await findExecutable(name)).toBe(join(bin, name))
-      expect(await cliHandoff({ type: 'cli', agent: `${name}-cli` }, tmpdir(), 'hello there')).toBe(
+      const provider = { type: 'cli', agent: `${name}-cli`, command: name } as const
+      expect((await cliHandoff(provider, tmpdir(), 'hello there')).message).toBe(
         'You said: [message from user] hello there',
       )
     },
@@ -48,7 +49,7 @@ describe('network providers', () => {
   it('stop the terminal of a CLI agent node removed from the running network', async () => {
     const net = pipe(
       network('cli'),
-      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli', command: 'claude' } }),
     )
     const run = await startNetwork(net, { root: tmpdir() })
     run.send('agent', 'hello there')

@@ -29,7 +29,7 @@ export type AgentProgram = 'codex' | 'gemini'
  */
 export interface AgentPtyOptions {
   /** The model proxy its calls go through (as agent `node.id`). Default: none (the program's own API settings). */
-  readonly proxy?: ModelProxy
+  readonly proxy?: Pick<ModelProxy, 'baseUrl'>
   /** The home Nerve prepares for it (`CODEX_HOME` / `GEMINI_CLI_HOME`). Default: a temporary directory. */
   readonly home?: string
   /** Run with the user's own config instead (nothing prepared; Codex gets `-c` overrides for the proxy). Default: false. */

@@ -24,6 +24,15 @@ const TURN_END = /^(?:\s+Worked for\b|■\s)/
 const WORKING = /^(?:•|[\u2800-\u28ff])\s+\S.*\(.*esc to interrupt\)/
 /** Codex still loading (`loading` under the header while it starts, `Forking session…`): not ready yet. */
 const LOADING = /^\s+(?:(?:Forking|Resuming|Loading) (?:session|thread)\b.*…|loading)\s*$/
+/**
+ * Codex starting its thread (its app-server, and with `daemon_auto_start` the
+ * daemon it installs and connects to): the composer is drawn under its
+ * animated logo before a prompt can be sent, its footer without the model
+ * line (`gpt-5 default · ~/dir`) a started thread shows; a prompt sent then
+ * waits under `Waiting for startup`. Not ready yet.
+ */
+const LOGO = /[\u2800-\u28ff]{8}/
+const STARTUP = /^\s+Waiting for startup\b/
 /** Lines of a cell that are not its content. */
 const CELL_CHROME = [/^\s*└ Tip: /, /^\s+\+ Show details\s*$/, /^\s+… \+\d+ lines?/]
 /** A numbered option of a dialog or approval, the selected one marked `›`. */
@@ -113,6 +122,22 @@ const lastPromptAt = (lines: readonly string[], end: number): number => {
   return -1
 }
 
+/**
+ * Whether Codex is still starting: a prompt waits for startup, or the logo
+ * shows over an empty history with no model line (nor any `·` line) in the
+ * footer yet.
+ */
+const starting = (lines: readonly string[], composer: number): boolean => {
+  const footer = lines.slice(composer + 1)
+  if (footer.some((l) => STARTUP.test(l))) return true
+  const above = lines.slice(0, composer)
+  return (
+    !footer.some((l) => l.includes(' · ')) &&
+    above.some((l) => LOGO.test(l)) &&
+    !above.some((l) => CELL.test(l) || (promptText(l) ?? '') !== '')
+  )
+}
+
 /** Whether a turn runs: its prompt has no end below it, or a cell shows with no prompt and no end. */
 const turnRuns = (lines: readonly string[], composer: number): boolean => {
   if (lines.slice(0, composer).some((l) => WORKING.test(l) || LOADING.test(l))) return true
@@ -134,7 +159,9 @@ const classify = (screen: string): ScreenState => {
   }
   const composer = composerAt(lines)
   if (composer < 0) return screenState.unknown()
-  return turnRuns(lines, composer) ? screenState.busy() : screenState.ready()
+  return starting(lines, composer) || turnRuns(lines, composer)
+    ? screenState.busy()
+    : screenState.ready()
 }
 
 /** The end of the answer that starts at `start`: its turn's end, else the composer. */
@@ -178,7 +205,10 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * indented by two spaces; a turn ends with a separator (`Worked for 2s •
  * 08:10`) or a `■` line (interrupted, an error). The screen is:
  *
- * - `busy` while the status line shows `Working (… esc to interrupt)`, and
+ * - `busy` while it starts (its animated logo over an empty history, or a
+ *   prompt sent meanwhile `Waiting for startup`: the thread is not there
+ *   yet, and a prompt would only wait), while the status line shows
+ *   `Working (… esc to interrupt)`, and
  *   while the answer streams (the last prompt has no end under it: Codex
  *   shows no status then);
  * - `permission` for an approval (`Would you like to run the following

@@ -28,7 +28,7 @@ export const THROWAWAY_KEY = `sk-ant-api03-nerve-proxy-${'0'.repeat(60)}AA`
  */
 export interface ClaudePtyOptions {
   /** The model proxy its calls go through (as agent `node.id`). Default: none (Claude Code's own API settings). */
-  readonly proxy?: ModelProxy
+  readonly proxy?: Pick<ModelProxy, 'baseUrl'>
   /** The key it gets. Default: a throwaway one with a proxy, else `ANTHROPIC_API_KEY`. */
   readonly apiKey?: string
   /**

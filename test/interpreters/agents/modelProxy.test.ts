@@ -117,6 +117,26 @@ describe('the model proxy answering from a provider', () => {
     await expect(client(proxy, 'b').call(ask('3'), { signal })).resolves.toBeDefined()
   })
 
+  it('asks a budget function for each call of each agent, so a budget may change between calls', async () => {
+    const model = scriptedProvider(['one', 'two', 'three'], { loop: true })
+    const limits = new Map<string, number>([['a', 1]])
+    const proxy = await open({
+      upstream: { _tag: 'provider', provider: model },
+      budget: (agent) => {
+        const maxCalls = limits.get(agent)
+        return maxCalls === undefined ? undefined : { maxCalls }
+      },
+    })
+    await client(proxy, 'a').call(ask('1'), { signal })
+    await expect(client(proxy, 'a').call(ask('2'), { signal })).rejects.toThrow(/over its budget/)
+    limits.set('a', 2)
+    await expect(client(proxy, 'a').call(ask('3'), { signal })).resolves.toBeDefined()
+    // An agent the function gives no budget is not limited.
+    await client(proxy, 'b').call(ask('4'), { signal })
+    await expect(client(proxy, 'b').call(ask('5'), { signal })).resolves.toBeDefined()
+    expect(proxy.usage('a')).toMatchObject({ calls: 2, refused: 1 })
+  })
+
   it('answers a request it cannot read with a 400 naming the bad field', async () => {
     const proxy = await open({ upstream: { _tag: 'provider', provider: scriptedProvider([]) } })
     const r = await fetch(`${proxy.url}/v1/messages`, {

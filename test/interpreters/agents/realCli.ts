@@ -1,12 +1,14 @@
 /**
- * Drives the real Codex CLI and Gemini CLI (devDependencies) against the
- * model proxy answering from a script: a model the test feeds turn by turn.
+ * Drives the real Claude Code, Codex CLI and Gemini CLI (devDependencies)
+ * against the model proxy answering from a script: a model the test feeds
+ * turn by turn.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import {
+  anthropicMessages,
   codexBinary,
   geminiBinary,
   geminiProtocol,
@@ -64,7 +66,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     )
   })
 
-/** Starts the proxy (OpenAI Responses and Gemini protocols) answering from a script. */
+/** Starts the proxy (Anthropic Messages, OpenAI Responses and Gemini protocols) answering from a script. */
 export const scriptedModel = async (): Promise<ScriptedModel> => {
   const turns: Turn[] = []
   const requests: ModelRequest[] = []
@@ -89,7 +91,7 @@ export const scriptedModel = async (): Promise<ScriptedModel> => {
     },
   }
   const proxy = await startModelProxy({
-    protocols: [openaiResponsesProtocol, geminiProtocol],
+    protocols: [anthropicMessages, openaiResponsesProtocol, geminiProtocol],
     upstream: { _tag: 'provider', provider },
   })
   return { proxy, requests, push: (...more) => turns.push(...more) }

@@ -60,6 +60,24 @@ describe('codexParser on the screens of Codex 0.171.0', () => {
     expect(codexParser.classify?.(loading)._tag).toBe('busy')
   })
 
+  it('reads the screen as busy while Codex starts its thread, though the composer shows', () => {
+    // Captured from the headless screen of a PTY node (100×30), the daemon starting.
+    expect(tag('starting')).toBe('busy')
+    expect(codexParser.isReady(screen('starting'))).toBe(false)
+    expect(tag('waiting-for-startup')).toBe('busy')
+    // Started, on a screen wide enough to keep the logo: the footer shows the model line.
+    const started = screen('starting').replace(
+      '  ? for shortcuts',
+      '  gpt-5 default · ~/work\n  ← for agents · ? for shortcuts',
+    )
+    expect(started).not.toBe(screen('starting'))
+    expect(codexParser.classify?.(started)._tag).toBe('ready')
+    // The logo in an answer's history is not a start.
+    const drawn = screen('history').replace('\n› ', '\n  ⣀⣤⣤⣤⣀⣀⣀⣀⣀⣀\n› ')
+    expect(drawn).not.toBe(screen('history'))
+    expect(codexParser.classify?.(drawn)._tag).toBe('ready')
+  })
+
   it('reads a blank screen as unknown', () => {
     expect(codexParser.classify?.('\n\n\n')).toEqual({ _tag: 'unknown' })
   })

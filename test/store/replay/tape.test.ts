@@ -191,7 +191,7 @@ describe('a network of a command and a CLI agent, taped', () => {
       id: 'build',
       provider: { type: 'command', command: `echo ran >> ${dir}/runs; echo built` },
     }),
-    addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+    addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli', command: 'claude' } }),
     addNode({ id: 'sink', provider: { type: 'mock', script: ['DONE'] } }),
     connect('build', 'agent', { direction: 'one-way' }),
     connect('agent', 'sink', { direction: 'one-way' }),

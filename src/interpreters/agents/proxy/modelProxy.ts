@@ -55,8 +55,12 @@ export interface ModelProxyOptions {
   /** The protocols it speaks (one module each, e.g. {@link anthropicMessages}). */
   readonly protocols: readonly ProxyProtocol[]
   readonly upstream: ProxyUpstream
-  /** Per agent. Default: none. */
-  readonly budget?: ProxyBudget
+  /**
+   * Per agent: one budget for every agent, or a function giving each
+   * agent's (asked on each of its calls, so it may change as a run goes).
+   * Default: none.
+   */
+  readonly budget?: ProxyBudget | ((agent: string) => ProxyBudget | undefined)
   /** Prices per million tokens, for calls whose answer has no cost. */
   readonly pricing?: Pricing
   /** Called with each call once its answer went out (the trace, a tape). */
@@ -175,7 +179,8 @@ class Proxy implements ModelProxy {
   }
 
   private refusal(agent: string): string | undefined {
-    const { budget } = this.options
+    const given = this.options.budget
+    const budget = typeof given === 'function' ? given(agent) : given
     if (budget === undefined) return undefined
     const u = this.usage(agent)
     const tokens = u.usage.input_tokens + u.usage.output_tokens

@@ -98,16 +98,19 @@ export const runSummary = (info: RunInfo): string => {
   return [`run ${info.runId} ${info.state}`, ...rows].join('\n')
 }
 
-/** The conversations of the LLM nodes a run's steps used (nested steps too), by node id. */
+/** The conversations of the nodes with one (LLM nodes) a run's steps used (nested steps too), by node id. */
 const conversationsOf = async (
   client: NerveClient,
   trace: NonNullable<RunInfo['trace']>,
   sessionId: string | undefined,
 ): Promise<Record<string, unknown>> => {
   const ids = new Set<string>()
+  const talking = new Set(
+    (await client.listKinds()).filter((k) => k.capabilities.conversation).map((k) => k.kind),
+  )
   const walk = (t: NonNullable<RunInfo['trace']>): void => {
     for (const s of t.steps) {
-      if (s.kind === 'llm') ids.add(s.nodeId)
+      if (talking.has(s.kind)) ids.add(s.nodeId)
       if (s.nested !== undefined) walk(s.nested)
     }
   }

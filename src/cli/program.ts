@@ -37,6 +37,12 @@ const nodeCommands = (parent: Command): void => {
       .requiredOption('-k, --kind <kind>', 'node kind (`nerve node kinds` lists them)')
       .option('--options <json>', "the kind's options as a JSON object")
       .option('-s, --set <key=value...>', 'one option (value parsed as JSON when it parses)')
+      .addHelpText(
+        'after',
+        `
+Choosing a kind: \`nerve node kinds\` lists the daemon's kinds (the built-in
+ones and any of its own), what each is for and its options.`,
+      )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',

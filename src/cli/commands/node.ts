@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path'
 import type { NodeInfo } from '../../node/index.js'
 import type { HistoryEntry } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
-import { parseValue } from './graph.js'
+import { parseValue } from '../parseValue.js'
 import { duration } from '../runLines.js'
 
 const sessionOf = (o: GlobalOptions): string | undefined => o.session

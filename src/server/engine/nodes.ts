@@ -2,10 +2,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { UsageError } from '../../errors.js'
 import { decodeGraph, GraphFileRejected, type GraphFileError } from '../../graph/index.js'
 import type { Kind, Kinds } from '../../interpreters/index.js'
-import type { Node, NodeInfo } from '../../node/index.js'
-import type { Session } from '../../session/index.js'
+import { jsonSchemaOf, type Node, type NodeInfo } from '../../node/index.js'
 import { errorPath, type KindInfo } from '../../protocol/index.js'
-import { jsonSchemaOf } from '../../node/index.js'
+import type { Session } from '../../session/index.js'
 import { GraphFileInvalid, InvalidOptions, UnknownKind, UnknownProvider } from './errors.js'
 
 /** Graph-file errors with their paths moved under `prefix` (where the file is in `params`). */

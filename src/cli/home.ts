@@ -9,9 +9,9 @@
  * such daemons never share a store or a history.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { defaultSocketPath } from '../client/index.js'
-import { nerveHome } from '../session/index.js'
 
 /**
  * The files of one daemon (and of the commands that run beside it).
@@ -34,6 +34,17 @@ export interface DaemonFiles {
 }
 
 const set = (v: string | undefined): string | undefined => (v === '' ? undefined : v)
+
+/**
+ * Nerve's home by the session layer's rule (`nerveHome`: `NERVE_HOME`, else
+ * `~/.nerve`), said here so that a command that only talks to the daemon
+ * does not load the session layer (and with it the interpreters and the
+ * node-pty addon) to find a socket. test/cli/home.test.ts holds the two equal.
+ */
+const nerveHome = (env: Readonly<Record<string, string | undefined>>): string => {
+  const home = set(env.NERVE_HOME)
+  return home !== undefined ? resolve(home) : join(homedir(), '.nerve')
+}
 
 /**
  * The files of the daemon the options name: `--socket`, then `NERVE_SOCKET`,

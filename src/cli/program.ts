@@ -34,29 +34,26 @@ const nodeCommands = (parent: Command): void => {
     node
       .command('create <name>')
       .description('create a node and start it')
-      .addOption(
-        new Option('-k, --kind <kind>', 'node kind')
-          .choices(['bash', 'pty', 'tmux', 'wezterm', 'claude', 'llm'])
-          .makeOptionMandatory(),
-      )
+      .requiredOption('-k, --kind <kind>', 'node kind (`nerve node kinds` lists them)')
       .option('--options <json>', "the kind's options as a JSON object")
       .option('-s, --set <key=value...>', 'one option (value parsed as JSON when it parses)')
       .addHelpText(
         'after',
         `
-Choosing a kind:
-  bash     one shell command per execute, its stdout, stderr and exit code
-  pty      a program in a pseudo-terminal Nerve owns (--set command=PROGRAM); needs nothing else
-  tmux     a program in a tmux session you can attach to and watch (needs tmux)
-  wezterm  a program in a WezTerm pane (needs WezTerm running)
-  claude   Claude Code, unattended: in a WezTerm pane when WezTerm is installed,
-           else in a pseudo-terminal Nerve owns (a home of its own, onboarding and trust answered)
-  llm      a chat with a model (--set provider=echo needs no key)`,
+Choosing a kind: \`nerve node kinds\` lists the daemon's kinds (the built-in
+ones and any of its own), what each is for and its options.`,
       )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',
     'nerve node create cl --kind claude',
+  )
+  example(
+    node
+      .command('kinds')
+      .description("the daemon's node kinds: what each is for, and its options")
+      .action(act(async (o) => (await N()).kinds(o))),
+    'nerve node kinds',
   )
   example(
     node

@@ -21,7 +21,7 @@ import {
   isMethod,
   protocolError,
   resultCodecs,
-  type CreateKind,
+  type KindInfo,
   type EngineEvent,
   type Method,
   type Params,
@@ -289,10 +289,15 @@ export class NerveClient implements Calls {
     return this.call('PING', {}, options)
   }
 
-  /** `CREATE_NODE`: a node of `kind` named `nodeId`, with the options its session factory takes. */
+  /** `LIST_KINDS`: the node kinds the daemon runs, those `createNode` makes among them. */
+  async listKinds(options?: CallOptions): Promise<readonly KindInfo[]> {
+    return (await this.call('LIST_KINDS', {}, options)).kinds
+  }
+
+  /** `CREATE_NODE`: a node of `kind` (a name or alias `listKinds` gives) named `nodeId`, with the kind's options. */
   async createNode(
     nodeId: string,
-    kind: CreateKind,
+    kind: string,
     options: { readonly options?: Record<string, unknown>; readonly sessionId?: string } = {},
   ): Promise<RemoteNode> {
     const info = await this.call('CREATE_NODE', { nodeId, kind, ...options })

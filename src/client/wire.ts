@@ -5,7 +5,6 @@
  * an engine in the same process is the server's (`nerve-agents/server`).
  */
 import { connect as netConnect, type Socket } from 'node:net'
-import { WebSocket } from 'ws'
 import { LineReader } from './LineReader.js'
 import { ConnectionError } from './ConnectionError.js'
 
@@ -133,13 +132,15 @@ export const streamWire =
 
 /**
  * A wire over the daemon's WebSocket `/ws`, with the token as a bearer header.
+ * The `ws` package loads when such a wire opens, not with the client.
  *
  * @category client
  */
 export const webSocketWire =
   (url: string, token?: string): WireOpener =>
-  (handlers) =>
-    new Promise((resolve, reject) => {
+  async (handlers) => {
+    const { WebSocket } = await import('ws')
+    return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
         perMessageDeflate: false,
@@ -180,6 +181,7 @@ export const webSocketWire =
         else reject(new ConnectionError(url, `cannot connect: ${why}`))
       })
     })
+  }
 
 /**
  * A wire that sends each request as its own `POST /rpc`. It carries no

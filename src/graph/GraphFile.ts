@@ -1,7 +1,8 @@
 import * as t from 'io-ts'
 import type { Meta } from '../dag/Vertex.js'
 import { didYouMean, jsonSchemaOf, withJsonSchema } from '../node/jsonSchema.js'
-import { nodeKinds } from '../node/NodeKind.js'
+import type { NodeKinds } from '../node/NodeKind.js'
+import { nodeKinds } from '../node/nodeKinds.js'
 import { strictStruct } from './strictStruct.js'
 
 /**
@@ -332,19 +333,13 @@ export const graphFileSchema = (): {
 
 /**
  * The node kind a file most likely meant by an unknown `kind`
- * (`shell` → `bash`, `claude` → `claude-wezterm`), if any.
+ * (`shell` → `bash`, `claude` → `claude-wezterm`: a kind's aliases), if any.
  *
  * @internal
  */
-export const kindHint = (kind: string): string | undefined =>
-  didYouMean(kind, FILE_KINDS, {
-    shell: 'bash',
-    sh: 'bash',
-    command: 'bash',
-    terminal: 'pty',
-    claude: 'claude-wezterm',
-    'claude-code': 'claude-wezterm',
-    chat: 'llm',
-    model: 'llm',
-    subgraph: 'graph',
-  })
+export const kindHint = (kind: string, kinds: NodeKinds = nodeKinds): string | undefined => {
+  const described = [...kinds.values()].filter((k) => k.describable)
+  const aliases: Record<string, string> = { subgraph: 'graph' }
+  for (const k of described) for (const a of k.aliases) aliases[a] = k.kind
+  return didYouMean(kind, ['graph', ...described.map((k) => k.kind)], aliases)
+}

@@ -1,5 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import type { NodeKinds } from '../node/NodeKind.js'
+import { nodeKinds } from '../node/nodeKinds.js'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNameTemplate, validateName } from '../node/name.js'
 import type { Node } from '../node/Node.js'
@@ -39,6 +41,13 @@ export interface DecodeGraphOptions {
    * looked in first.
    */
   readonly nodes?: NodeRegistry
+  /**
+   * The kinds the file's `nodes` table may describe: each such node is
+   * decoded with its kind's options codec. A kind not listed is taken as
+   * described (a kind an interpreter of your own runs). Default: the
+   * built-in {@link nodeKinds}.
+   */
+  readonly kinds?: NodeKinds
 }
 
 /** A graph description, the top one or one of the `nodes` table. */
@@ -135,6 +144,7 @@ const checkDescription = (
   known: (ref: string) => boolean,
   kindOf: (step: StepFile) => string | undefined,
   errors: GraphFileError[],
+  kinds: NodeKinds,
 ): Checked => {
   const index = new Map<string, number>()
   const dependsOn: string[][] = []
@@ -233,7 +243,7 @@ const checkDescription = (
     const problem =
       named.length > 0
         ? undefined
-        : linkProblem(handle, kindOf(d.steps[from]!), kindOf(d.steps[to]!))
+        : linkProblem(handle, kindOf(d.steps[from]!), kindOf(d.steps[to]!), kinds)
     if (problem !== undefined) {
       const [end, reason] = problem
       errors.push({
@@ -381,6 +391,7 @@ export const decodeGraph = (
   if (E.isLeft(shape)) return E.left(fromValidationErrors(shape.left))
   const file: GraphFile = shape.right
   const errors: GraphFileError[] = []
+  const kinds = options?.kinds ?? nodeKinds
   const described = new Map<string, Node>()
   const graphs = new Map<string, Description>()
   const broken = new Set<string>()
@@ -408,7 +419,7 @@ export const decodeGraph = (
       continue
     }
     if (idErrors.length > 0 || kindErrors.length > 0) continue
-    const node = describedNode(id, desc as OtherNodeDescription, at, errors)
+    const node = describedNode(id, desc as OtherNodeDescription, at, errors, kinds)
     if (node !== undefined) described.set(id, node)
     else broken.add(id) // its errors are told; references to it are not errors too
   }
@@ -426,7 +437,7 @@ export const decodeGraph = (
         : (described.get(s.node)?.kind ??
           (broken.has(s.node) ? undefined : registry?.get(s.node)?.kind))
   for (const d of [...graphs.values(), top]) {
-    checked.set(d, checkDescription(d, known, kindOf, errors))
+    checked.set(d, checkDescription(d, known, kindOf, errors, kinds))
   }
   const order = graphOrder(graphs, errors)
   if (errors.length > 0) return E.left(errors)

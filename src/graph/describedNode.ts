@@ -1,13 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
-import { nodeKinds } from '../node/NodeKind.js'
+import type { NodeKinds } from '../node/NodeKind.js'
 import { errorPath, isUnknownKey } from '../node/options.js'
 import { kindHint, type OtherNodeDescription } from './GraphFile.js'
 import { pointer, unknownKey, type GraphFileError } from './GraphFileError.js'
 
 /**
- * A node of the file's table that is not a graph: a built-in kind decoded
+ * A node of the file's table that is not a graph: a kind of `kinds` decoded
  * with its options codec and built with its builder (errors go to `errors`,
  * with their paths under `at`); any other kind as it is described.
  *
@@ -18,12 +18,14 @@ export const describedNode = (
   desc: OtherNodeDescription,
   at: string,
   errors: GraphFileError[],
+  kinds: NodeKinds,
 ): Node | undefined => {
   const { kind, persistent, id: _id, ...options } = desc
-  const known = nodeKinds.get(kind)
+  const found = kinds.get(kind)
+  const known = found?.describable === true ? found : undefined
   if (known === undefined) {
-    // a kind one typo (or another tool's word) away from a built-in one is that one, misspelt
-    const meant = kindHint(kind)
+    // a kind one typo (or another tool's word) away from a known one is that one, misspelt
+    const meant = kindHint(kind, kinds)
     if (meant !== undefined) {
       errors.push({
         _tag: 'InvalidValue',

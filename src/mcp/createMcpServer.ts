@@ -45,9 +45,9 @@ interface ToolSpec {
 const tools: readonly ToolSpec[] = [
   {
     name: 'nerve_create_node',
-    description: 'Create a node (bash, pty, tmux, wezterm, claude, llm or graph) and start it.',
+    description: 'Create a node of one of the kinds of the enum and start it.',
     method: 'CREATE_NODE',
-    meaning: { options: "the kind's options" },
+    meaning: { options: "the kind's options", kind: 'the node kind' },
   },
   {
     name: 'nerve_execute',
@@ -171,6 +171,25 @@ const inputSchema = (spec: ToolSpec): Tool['inputSchema'] => {
   }
 }
 
+/**
+ * The tools with `nerve_create_node`'s `kind` an enum of the kinds the
+ * engine makes (its `LIST_KINDS`), each with its summary: the engine's own
+ * kinds appear as the built-in ones do.
+ */
+const withKinds = async (client: NerveClient, listed: readonly Tool[]): Promise<Tool[]> => {
+  const kinds = (await client.listKinds()).filter((k) => k.creatable)
+  return listed.map((tool) => {
+    if (tool.name !== 'nerve_create_node') return tool
+    const properties = tool.inputSchema.properties as Record<string, JsonSchema>
+    const kind = {
+      ...properties.kind,
+      enum: kinds.map((k) => k.kind),
+      description: `the node kind: ${kinds.map((k) => `${k.kind} (${k.summary})`).join('; ')}`,
+    }
+    return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...properties, kind } } }
+  })
+}
+
 const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
 })
@@ -227,7 +246,9 @@ export const createMcpServer = (client: NerveClient, version = '0.1.0'): Server 
     description: t.description,
     inputSchema: inputSchema(t),
   }))
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: await withKinds(client, listed),
+  }))
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const spec = byName.get(request.params.name)
     if (spec === undefined) {

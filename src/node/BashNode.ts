@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { EMPTY_METADATA, forkCopy, makeNode, type Node, type NodeOptions } from './Node.js'
 import {
   bool,
@@ -130,3 +131,18 @@ export const forkBash =
   (id: string, forkTime: string) =>
   (node: BashNode): BashNode =>
     forkCopy<BashNode>('forkBash', 'bash', id, forkTime, node)
+
+/**
+ * The `bash` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const bashNodeKind = nodeKind({
+  kind: 'bash',
+  summary: 'one shell command per execute: its stdout, stderr and exit code',
+  options: BashOptionsCodec,
+  build: (id, options) => bash(id, options),
+
+  aliases: ['shell', 'sh'],
+})

@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { UsageError } from '../errors.js'
 import { requireName } from './name.js'
 import { makeNode, type Node, type NodeOptions } from './Node.js'
@@ -177,3 +178,19 @@ export const forkClaudeWezterm =
       api,
     )
   }
+
+/**
+ * The `claude-wezterm` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const claudeWeztermNodeKind = nodeKind({
+  kind: 'claude-wezterm',
+  summary:
+    'Claude Code, unattended: in a WezTerm pane when WezTerm is installed, else in a pseudo-terminal Nerve owns',
+  options: ClaudeWeztermOptionsCodec,
+  build: (id, options) => claudeWezterm(id, options),
+  persistent: true,
+  aliases: ['claude', 'claude-code'],
+})

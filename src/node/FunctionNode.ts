@@ -1,4 +1,6 @@
 import { UsageError } from '../errors.js'
+import * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import type { NodeContext } from './Interpreter.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 
@@ -81,3 +83,27 @@ export const functionNode = <I = unknown, O = unknown>(
  */
 export const isFunctionNode = (node: Node): node is FunctionNode =>
   node.kind === 'function' && typeof (node as { fn?: unknown }).fn === 'function'
+
+/**
+ * The `function` node kind, its data side: no data describes a function
+ * node (it holds code), so its options codec refuses everything and no face
+ * creates one; a program builds it with {@link fn} and registers it.
+ *
+ * @category function nodes
+ */
+export const functionNodeKind = nodeKind<never>({
+  kind: 'function',
+  summary: 'a TypeScript function, registered by the program that holds it',
+  options: new t.Type<never>(
+    'FunctionOptions',
+    (_u): _u is never => false,
+    (u, c) =>
+      t.failure(u, c, 'a function node holds code, which no data describes: build it with fn'),
+    t.identity,
+  ),
+  build: (id) => {
+    throw new UsageError('functionNodeKind', `node "${id}": a function node is built with fn`)
+  },
+  creatable: false,
+  describable: false,
+})

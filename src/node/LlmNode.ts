@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { forkCopy, makeNode, EMPTY_METADATA, type Node, type NodeOptions } from './Node.js'
 import { requireName } from './name.js'
 import {
@@ -201,3 +202,20 @@ export const forkLlm =
     forkCopy('forkLlm', 'llm', id, forkTime, node, undefined, undefined, {
       fork_message_count: messageCount,
     })
+
+/**
+ * The `llm` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const llmNodeKind = nodeKind({
+  kind: 'llm',
+  summary: 'a chat with a model (provider=echo needs no key)',
+  options: LlmOptionsCodec,
+  build: (id, options) => llm(id, options),
+  persistent: true,
+  aliases: ['chat', 'model'],
+  provides: ['tools'],
+  accepts: ['tools'],
+})

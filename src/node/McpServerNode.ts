@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 import {
   anyString,
@@ -127,3 +128,19 @@ export const mcpServer = (id: string, options: McpServerOptions): McpServerNode 
  * @category guards
  */
 export const isMcpServerNode = (n: Node): n is McpServerNode => n.kind === 'mcp-server'
+
+/**
+ * The `mcp-server` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const mcpServerNodeKind = nodeKind({
+  kind: 'mcp-server',
+  summary: 'the tools of an MCP server, given to LLM nodes through links',
+  options: McpServerOptionsCodec,
+  build: (id, options) => mcpServer(id, options),
+
+  creatable: false,
+  provides: ['tools'],
+})

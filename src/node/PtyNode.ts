@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
   env,
@@ -123,3 +124,18 @@ export const forkPty =
   (id: string, forkTime: string) =>
   (node: PtyNode): PtyNode =>
     forkCopy<PtyNode>('forkPty', 'pty', id, forkTime, node)
+
+/**
+ * The `pty` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const ptyNodeKind = nodeKind({
+  kind: 'pty',
+  summary: 'a program in a pseudo-terminal Nerve owns (command=PROGRAM); needs nothing else',
+  options: PtyOptionsCodec,
+  build: (id, options) => pty(id, options),
+  persistent: true,
+  aliases: ['terminal'],
+})

@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
   attachOrSpawn,
@@ -129,3 +130,17 @@ export const forkTmux =
   (id: string, forkTime: string) =>
   (node: TmuxNode): TmuxNode =>
     forkCopy<TmuxNode>('forkTmux', 'tmux', id, forkTime, node, ['paneId'])
+
+/**
+ * The `tmux` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const tmuxNodeKind = nodeKind({
+  kind: 'tmux',
+  summary: 'a program in a tmux session you can attach to and watch (needs tmux)',
+  options: TmuxOptionsCodec,
+  build: (id, options) => tmux(id, options),
+  persistent: true,
+})

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import type { ToolDefinition } from '../conversation/Entry.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 import {
@@ -186,3 +187,19 @@ export const toolset = (id: string, options: ToolsetOptions = {}): ToolsetNode =
  * @category guards
  */
 export const isToolsetNode = (n: Node): n is ToolsetNode => n.kind === 'toolset'
+
+/**
+ * The `toolset` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const toolsetNodeKind = nodeKind({
+  kind: 'toolset',
+  summary: 'built-in tools (read, write, bash, …) given to LLM nodes through links',
+  options: ToolsetOptionsCodec,
+  build: (id, options) => toolset(id, options),
+
+  creatable: false,
+  provides: ['tools'],
+})

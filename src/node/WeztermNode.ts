@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { nodeKind } from './NodeKind.js'
 import { forkCopy, type Node, type NodeOptions } from './Node.js'
 import {
   attachOrSpawn,
@@ -119,3 +120,17 @@ export const forkWezterm =
   (id: string, forkTime: string) =>
   (node: WeztermNode): WeztermNode =>
     forkCopy<WeztermNode>('forkWezterm', 'wezterm', id, forkTime, node, ['paneId'])
+
+/**
+ * The `wezterm` node kind, its data side: its options codec and builder, for graph files,
+ * `CREATE_NODE` and stores.
+ *
+ * @category model
+ */
+export const weztermNodeKind = nodeKind({
+  kind: 'wezterm',
+  summary: 'a program in a WezTerm pane (needs WezTerm running)',
+  options: WeztermOptionsCodec,
+  build: (id, options) => wezterm(id, options),
+  persistent: true,
+})

@@ -24,31 +24,50 @@ export type {
   InterpreterRegistry,
   LifecycleContext,
 } from './Interpreter.js'
-export { fn, functionNode, isFunctionNode } from './FunctionNode.js'
+export { fn, functionNode, functionNodeKind, isFunctionNode } from './FunctionNode.js'
 export type { FunctionNode, NodeFunction } from './FunctionNode.js'
-export { bash, BashOptionsCodec, forkBash, isBashNode } from './BashNode.js'
+export { bash, bashNodeKind, BashOptionsCodec, forkBash, isBashNode } from './BashNode.js'
 export type { BashNode, BashOptions } from './BashNode.js'
-export { forkPty, isPtyNode, pty, PtyOptionsCodec } from './PtyNode.js'
+export { forkPty, isPtyNode, pty, ptyNodeKind, PtyOptionsCodec } from './PtyNode.js'
 export type { PtyNode, PtyOptions } from './PtyNode.js'
-export { forkTmux, isTmuxNode, tmux, TmuxOptionsCodec } from './TmuxNode.js'
+export { forkTmux, isTmuxNode, tmux, tmuxNodeKind, TmuxOptionsCodec } from './TmuxNode.js'
 export type { TmuxNode, TmuxOptions } from './TmuxNode.js'
-export { forkWezterm, isWeztermNode, wezterm, WeztermOptionsCodec } from './WeztermNode.js'
+export {
+  forkWezterm,
+  isWeztermNode,
+  wezterm,
+  weztermNodeKind,
+  WeztermOptionsCodec,
+} from './WeztermNode.js'
 export type { WeztermNode, WeztermOptions } from './WeztermNode.js'
 export {
   claudeArgs,
   claudeWezterm,
+  claudeWeztermNodeKind,
   ClaudeWeztermOptionsCodec,
   forkClaudeWezterm,
   isClaudeWeztermNode,
 } from './ClaudeNode.js'
 export type { ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
-export { forkLlm, isLlmNode, llm, LlmOptionsCodec } from './LlmNode.js'
+export { forkLlm, isLlmNode, llm, llmNodeKind, LlmOptionsCodec } from './LlmNode.js'
 export type { LlmNode, LlmOptions, ToolChoice } from './LlmNode.js'
-export { builtinToolNames, isToolsetNode, toolset, ToolsetOptionsCodec } from './ToolsetNode.js'
+export {
+  builtinToolNames,
+  isToolsetNode,
+  toolset,
+  toolsetNodeKind,
+  ToolsetOptionsCodec,
+} from './ToolsetNode.js'
 export type { BuiltinToolName, ToolsetNode, ToolsetOptions, ToolValue } from './ToolsetNode.js'
-export { isMcpServerNode, mcpServer, McpServerOptionsCodec } from './McpServerNode.js'
+export {
+  isMcpServerNode,
+  mcpServer,
+  mcpServerNodeKind,
+  McpServerOptionsCodec,
+} from './McpServerNode.js'
 export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
-export { nodeKinds } from './NodeKind.js'
-export type { NodeKind } from './NodeKind.js'
+export { nodeKind, nodeKindsOf } from './NodeKind.js'
+export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind.js'
+export { nodeKinds } from './nodeKinds.js'
 export { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from './jsonSchema.js'
 export type { JsonSchema } from './jsonSchema.js'

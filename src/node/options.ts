@@ -273,9 +273,21 @@ export const optionsCodec = <A>(
     () => objectSchema(required, optional),
   )
 
-/** The keys from the codec's top down to where an error is, without the codec's own entry. @internal */
+/** Whether a codec's members are entered by index, which is no place in the value. */
+const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
+  const tag = (type as { _tag?: unknown })._tag
+  // an exact codec validates with its inner codec's context
+  if (type instanceof t.ExactType) return isComposite((type as t.ExactType<t.Mixed>).type)
+  return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
+}
+
+/**
+ * The keys from the codec's top down to where an error is, without the
+ * codec's own entry nor the member indexes of unions and intersections
+ * (an options codec of plain io-ts may be one). @internal
+ */
 export const errorPath = (e: t.ValidationError): readonly string[] =>
-  e.context.slice(1).map((entry) => entry.key)
+  e.context.slice(1).flatMap((entry, i) => (isComposite(e.context[i]!.type) ? [] : [entry.key]))
 
 /** One error as a builder says it: `cols must be …`, `args[0] must be …`, `unknown option "x"`. */
 const showError = (e: t.ValidationError): string => {

@@ -149,6 +149,8 @@ const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
   const tag = (type as { _tag?: unknown })._tag
   // a recursive codec is whatever it resolves to (a union, an intersection, an object)
   if (type instanceof t.RecursiveType) return isComposite((type as t.RecursiveType<t.Mixed>).type)
+  // an exact codec validates with its inner codec's context
+  if (type instanceof t.ExactType) return isComposite((type as t.ExactType<t.Mixed>).type)
   return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
 }
 

@@ -16,10 +16,9 @@ export {
   isMethod,
   methods,
   NameCodec,
-  nodeKinds,
   paramsCodecs,
 } from './methods.js'
-export type { CreateKind, Method, Params } from './methods.js'
+export type { Method, Params } from './methods.js'
 export {
   EngineEventCodec,
   ErrorEventCodec,
@@ -64,6 +63,7 @@ export {
   ForkResultCodec,
   HistoryEntryCodec,
   InboxInfoCodec,
+  KindInfoCodec,
   NetworkInfoCodec,
   NetworkPatchesCodec,
   NetworkValueCodec,
@@ -78,6 +78,7 @@ export {
 export type {
   ForkResult,
   HistoryEntry,
+  KindInfo,
   NetworkInfo,
   NetworkPatches,
   Results,

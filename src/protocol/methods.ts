@@ -28,34 +28,6 @@ const Count = refined(t.number, 'Count', (n) => Number.isSafeInteger(n) && n >= 
   minimum: 0,
 })
 
-/**
- * The node kinds `CREATE_NODE` makes. `claude` is Claude Code in a WezTerm
- * pane (the `claude-wezterm` node kind).
- *
- * @category protocol
- */
-export const nodeKinds = Object.freeze([
-  'bash',
-  'pty',
-  'tmux',
-  'wezterm',
-  'claude',
-  'llm',
-  'graph',
-] as const)
-
-/**
- * One of {@link nodeKinds}.
- *
- * @category protocol
- */
-export type CreateKind = (typeof nodeKinds)[number]
-
-const Kind = t.keyof(
-  Object.fromEntries(nodeKinds.map((k) => [k, null])) as Record<CreateKind, null>,
-  'NodeKind',
-)
-
 const HistoryOp = t.keyof(
   {
     send: null,
@@ -92,11 +64,13 @@ export const paramsCodecs = {
   ),
   LIST_SESSIONS: params('LIST_SESSIONS', {}, {}),
   CLOSE_SESSION: params('CLOSE_SESSION', { sessionId: Name }, {}),
+  /** `kind` names one of the engine's kinds (or an alias): `LIST_KINDS` lists them. */
   CREATE_NODE: params(
     'CREATE_NODE',
-    { ...node, kind: Kind },
+    { ...node, kind: Name },
     { ...session, options: t.UnknownRecord },
   ),
+  LIST_KINDS: params('LIST_KINDS', {}, {}),
   GET_NODE: params('GET_NODE', node, session),
   LIST_NODES: params('LIST_NODES', {}, session),
   STOP_NODE: params('STOP_NODE', node, session),

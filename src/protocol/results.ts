@@ -17,6 +17,34 @@ export const NodeInfoCodec = struct('NodeInfo', {
 })
 
 /**
+ * A node kind as `LIST_KINDS` answers it: its name, aliases and summary,
+ * whether its nodes are persistent and `CREATE_NODE` makes them, its
+ * capabilities, and the JSON Schema of its options.
+ *
+ * @category protocol
+ */
+export const KindInfoCodec = struct('KindInfo', {
+  kind: t.string,
+  aliases: t.readonlyArray(t.string),
+  summary: t.string,
+  persistent: t.boolean,
+  creatable: t.boolean,
+  capabilities: struct('Capabilities', {
+    terminal: t.boolean,
+    conversation: t.boolean,
+    fork: t.boolean,
+  }),
+  options: t.UnknownRecord,
+})
+
+/**
+ * A node kind as `LIST_KINDS` answers it.
+ *
+ * @category protocol
+ */
+export type KindInfo = t.TypeOf<typeof KindInfoCodec>
+
+/**
  * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
  *
  * @category protocol
@@ -369,6 +397,7 @@ export const resultCodecs = {
   LIST_SESSIONS: struct('LIST_SESSIONS', { sessions: t.readonlyArray(SessionSummaryCodec) }),
   CLOSE_SESSION: flag('closed'),
   CREATE_NODE: NodeInfoCodec,
+  LIST_KINDS: struct('LIST_KINDS', { kinds: t.readonlyArray(KindInfoCodec) }),
   GET_NODE: NodeInfoCodec,
   LIST_NODES: struct('LIST_NODES', { nodes: t.readonlyArray(NodeInfoCodec) }),
   STOP_NODE: NodeInfoCodec,

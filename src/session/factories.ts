@@ -2,9 +2,10 @@ import { UsageError } from '../errors.js'
 import { isGraph, type Graph } from '../graph/Graph.js'
 import { fn, type FunctionNode, type NodeFunction } from '../node/FunctionNode.js'
 import type { Node, NodeOptions } from '../node/Node.js'
-import { pty, type PtyNode, type PtyOptions } from '../node/PtyNode.js'
-import { tmux, type TmuxNode, type TmuxOptions } from '../node/TmuxNode.js'
-import { wezterm, type WeztermNode, type WeztermOptions } from '../node/WeztermNode.js'
+import { nodeKinds } from '../node/nodeKinds.js'
+import type { PtyNode, PtyOptions } from '../node/PtyNode.js'
+import type { TmuxNode, TmuxOptions } from '../node/TmuxNode.js'
+import type { WeztermNode, WeztermOptions } from '../node/WeztermNode.js'
 import { Session } from './Session.js'
 
 /**
@@ -116,24 +117,20 @@ export const createTerminal = async <S extends TerminalSpec>(
   return (await registerAndStart(session, node, name)) as TerminalNodes[S['kind']]
 }
 
+const TERMINAL_KINDS: readonly string[] = [
+  'pty',
+  'tmux',
+  'wezterm',
+] satisfies readonly (keyof TerminalNodes)[]
+
 const terminalNode = (name: string, spec: TerminalSpec): Node => {
-  switch (spec.kind) {
-    case 'pty': {
-      const { kind: _, ...options } = spec
-      return pty(name, options)
-    }
-    case 'tmux': {
-      const { kind: _, ...options } = spec
-      return tmux(name, options)
-    }
-    case 'wezterm': {
-      const { kind: _, ...options } = spec
-      return wezterm(name, options)
-    }
-    default:
-      throw new UsageError(
-        'createTerminal',
-        `spec.kind must be pty, tmux or wezterm, got ${JSON.stringify((spec as { kind: unknown }).kind)}`,
-      )
+  const { kind: word, ...options } = spec as { readonly kind: unknown }
+  const kind = typeof word === 'string' ? nodeKinds.resolve(word) : undefined
+  if (kind === undefined || !TERMINAL_KINDS.includes(kind.kind)) {
+    throw new UsageError(
+      'createTerminal',
+      `spec.kind must be ${TERMINAL_KINDS.join(', ')}, got ${JSON.stringify(word)}`,
+    )
   }
+  return kind.build(name, options)
 }

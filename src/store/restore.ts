@@ -7,7 +7,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeGraph, showGraphFileError } from '../graph/index.js'
-import { nodeKinds, type Node } from '../node/index.js'
+import { nodeKinds, type Node, type NodeKinds } from '../node/index.js'
 import type { Session } from '../session/index.js'
 import type { SqliteStore, StoredNode } from './SqliteStore.js'
 
@@ -25,21 +25,21 @@ export interface Restored {
 }
 
 /** The node a stored description describes, or why there is none. */
-const rebuilt = (stored: StoredNode, session: Session): Node | string => {
+const rebuilt = (stored: StoredNode, session: Session, kinds: NodeKinds): Node | string => {
   const { kind, persistent: _p, id: _id, ...options } = stored.description
   if (stored.kind === 'graph') {
     const file = stored.description.graph
     if (file === undefined) return 'a graph with a step no file can hold (an inputFn)'
-    const g = decodeGraph(file, { nodes: session })
+    const g = decodeGraph(file, { nodes: session, kinds })
     return E.isRight(g) ? g.right : g.left.map(showGraphFileError).join('; ')
   }
   if (stored.kind === 'function') return 'a function node: its function is not kept in a store'
-  const known = nodeKinds.get(String(kind))
+  const known = kinds.get(String(kind))
   if (known === undefined) return `this process knows no node kind "${String(kind)}"`
   const decoded = known.options.decode(options)
   if (E.isLeft(decoded)) return 'its description no longer decodes as its kind'
   try {
-    return known.build(stored.name, decoded.right)
+    return known.build(stored.name, decoded.right, { nodes: session, kinds })
   } catch (e) {
     return e instanceof Error ? e.message : String(e)
   }
@@ -47,16 +47,21 @@ const rebuilt = (stored: StoredNode, session: Session): Node | string => {
 
 /**
  * Registers in `session` the nodes `store` kept for the session with the
- * same id (see the module above); an LLM node's conversation head is read
+ * same id (see the module above), each of its kind in `kinds` (default: the
+ * built-in ones); an LLM node's conversation head is read
  * back from the store's shared vertices.
  *
  * @category store
  */
-export const restoreNodes = (store: SqliteStore, session: Session): Restored => {
+export const restoreNodes = (
+  store: SqliteStore,
+  session: Session,
+  kinds: NodeKinds = nodeKinds,
+): Restored => {
   const restored: string[] = []
   const skipped: { name: string; reason: string }[] = []
   for (const stored of store.nodes(session.id)) {
-    const node = rebuilt(stored, session)
+    const node = rebuilt(stored, session, kinds)
     if (typeof node === 'string') {
       skipped.push({ name: stored.name, reason: node })
       continue

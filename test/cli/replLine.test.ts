@@ -38,7 +38,13 @@ describe('a REPL line', () => {
     expect(message(':fork')).toBe('Usage: :fork @node [new_name]')
     expect(message(':fork sh')).toBe('Specify @node to fork')
     expect(message(':fork %g')).toBe('Graph forking is not supported yet')
-    expect(message(':create sh teapot')).toMatch(/^Unknown kind 'teapot'/)
+    // a kind the daemon does not make is the daemon's answer (UnknownKind), not the parser's
+    expect(parseLine(':create sh teapot')).toEqual({
+      type: 'create',
+      nodeId: 'sh',
+      kind: 'teapot',
+      options: {},
+    })
     expect(message(':create sh bash {oops')).toMatch(/^Options are not JSON/)
     expect(message(':create sh bash [1]')).toBe('Options must be a JSON object')
     expect(message(':history sh')).toBe('Usage: :history @node')
@@ -88,7 +94,8 @@ describe('tab completion', () => {
     expect(complete('@sh', nodes)).toEqual([['@sh', '@shell'], '@sh'])
     expect(complete(':fork @c', nodes)).toEqual([['@claude'], '@c'])
     expect(complete(':graph r', nodes)).toEqual([['run'], 'r'])
-    expect(complete(':create x t', nodes)).toEqual([['tmux'], 't'])
+    expect(complete(':create x t', nodes, ['bash', 'pty', 'tmux'])).toEqual([['tmux'], 't'])
+    expect(complete(':create x t', nodes)).toEqual([[], 't'])
     expect(complete('@sh ec', nodes)).toEqual([[], 'ec'])
   })
 })

@@ -187,15 +187,17 @@ describe('node create without WezTerm', () => {
     .filter((d) => !existsSync(join(d, 'wezterm')))
     .join(delimiter)
 
-  it('runs a claude node in a terminal Nerve owns, and the help says so', async () => {
+  it('runs a claude node in a terminal Nerve owns, and the kinds say so', async () => {
     const r = await nerve(['node', 'create', 'cl', '--kind', 'claude'], { ...env, PATH: path })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^Created claude-wezterm node 'cl' \(ready\)/)
     expect((await nerve(['node', 'stop', 'cl'], env)).code).toBe(0)
     const help = await nerve(['node', 'create', '--help'])
-    expect(help.stdout).toMatch(/Choosing a kind:/)
-    expect(help.stdout).toMatch(/claude .*WezTerm pane when WezTerm is installed/)
-    expect(help.stdout).toMatch(/else in a pseudo-terminal Nerve owns/)
+    expect(help.stdout).toMatch(/Choosing a kind: `nerve node kinds`/)
+    const kinds = await nerve(['node', 'kinds'], env)
+    expect(kinds.stdout).toMatch(
+      /^claude-wezterm \(also: claude, claude-code\)\n {2}Claude Code, unattended: in a WezTerm pane when WezTerm is installed, else in a pseudo-terminal Nerve owns$/m,
+    )
   })
 
   it('says WeztermMissing for a wezterm node, and how to run the program instead', async () => {

@@ -22,9 +22,9 @@ const loaded = (entry: string): { packages: string[]; addons: string[] } =>
 const HEAVY = ['node-pty', 'better-sqlite3', 'bullmq', 'ioredis', '@modelcontextprotocol/sdk']
 
 describe('importing an entry point', () => {
-  it('nerve-agents/client loads fp-ts, io-ts and ws, and no native addon', () => {
+  it('nerve-agents/client loads fp-ts and io-ts (ws once a WebSocket opens), and no native addon', () => {
     const { packages, addons } = loaded('src/client/index.ts')
-    expect(packages).toEqual(['fp-ts', 'io-ts', 'ws'])
+    expect(packages).toEqual(['fp-ts', 'io-ts'])
     expect(addons).toEqual([])
   })
 

@@ -7,7 +7,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NerveClient } from '../../src/client/index.js'
 import { createMcpServer } from '../../src/mcp/index.js'
-import { jsonSchema, nodeKinds, paramsCodecs } from '../../src/protocol/index.js'
+import { builtinKinds } from '../../src/interpreters/index.js'
+import { jsonSchema, paramsCodecs } from '../../src/protocol/index.js'
 import { standaloneClient } from '../../src/server/index.js'
 
 let nerve: NerveClient
@@ -41,10 +42,12 @@ describe('the MCP tool schemas', () => {
     expect(execute.additionalProperties).toBe(false)
   })
 
-  it('offer the node kinds the protocol lists, and no list of parsers of their own', async () => {
+  it("offer the engine's creatable node kinds, and no list of parsers of their own", async () => {
     const { tools } = await mcp.listTools()
     const create = tools.find((t) => t.name === 'nerve_create_node')!.inputSchema
-    expect((create.properties?.kind as { enum: string[] }).enum).toEqual([...nodeKinds])
+    expect((create.properties?.kind as { enum: string[] }).enum).toEqual(
+      [...builtinKinds.values()].filter((k) => k.creatable).map((k) => k.kind),
+    )
     const execute = tools.find((t) => t.name === 'nerve_execute')!.inputSchema
     expect(execute.properties?.parser).toEqual({
       type: 'string',

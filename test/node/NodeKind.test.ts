@@ -6,7 +6,7 @@ import { addStep, listSteps } from '../../src/graph/build.js'
 import { decodeGraph } from '../../src/graph/decodeGraph.js'
 import { encodeGraph } from '../../src/graph/encodeGraph.js'
 import { graph } from '../../src/graph/Graph.js'
-import { nodeKinds } from '../../src/node/NodeKind.js'
+import { nodeKinds } from '../../src/node/nodeKinds.js'
 
 /** One option of a kind: values it accepts, and a value its codec must refuse. */
 interface Field {

@@ -6,11 +6,11 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { NerveClient, type RemoteRun } from '../../client/index.js'
 import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
-import { writeFileAtomic } from '../../interpreters/index.js'
 import type { RunInfo } from '../../protocol/index.js'
 import type { Recording } from '../../store/index.js'
 import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
+import { parseValue } from '../parseValue.js'
 import { readJson } from './files.js'
 
 /** Decodes a graph file strictly; every error is one line with its JSON path. */
@@ -98,16 +98,19 @@ export const runSummary = (info: RunInfo): string => {
   return [`run ${info.runId} ${info.state}`, ...rows].join('\n')
 }
 
-/** The conversations of the LLM nodes a run's steps used (nested steps too), by node id. */
+/** The conversations of the nodes with one (LLM nodes) a run's steps used (nested steps too), by node id. */
 const conversationsOf = async (
   client: NerveClient,
   trace: NonNullable<RunInfo['trace']>,
   sessionId: string | undefined,
 ): Promise<Record<string, unknown>> => {
   const ids = new Set<string>()
+  const talking = new Set(
+    (await client.listKinds()).filter((k) => k.capabilities.conversation).map((k) => k.kind),
+  )
   const walk = (t: NonNullable<RunInfo['trace']>): void => {
     for (const s of t.steps) {
-      if (s.kind === 'llm') ids.add(s.nodeId)
+      if (talking.has(s.kind)) ids.add(s.nodeId)
       if (s.nested !== undefined) walk(s.nested)
     }
   }
@@ -165,7 +168,9 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         if (info.trace === undefined) {
           throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
         }
-        await writeFileAtomic(
+        await (
+          await import('../../interpreters/index.js')
+        ).writeFileAtomic(
           o.trace,
           traceHtml(info.trace, {
             times,
@@ -277,7 +282,9 @@ const keepRecording = async (
   o: GlobalOptions,
 ): Promise<string> => {
   if (file !== true) {
-    await writeFileAtomic(file, `${JSON.stringify({ ...(info.recording as object), graph })}\n`)
+    await (
+      await import('../../interpreters/index.js')
+    ).writeFileAtomic(file, `${JSON.stringify({ ...(info.recording as object), graph })}\n`)
     return file
   }
   if (info.recordingId !== undefined) return `as ${info.recordingId} in the daemon's store`
@@ -299,12 +306,3 @@ export const cancel = (runId: string, o: GlobalOptions): Promise<void> =>
       cancelled ? `Cancelled ${runId}` : `${runId} was not running`,
     )
   })
-
-/** A command-line value: JSON when it parses, else the string itself. */
-export const parseValue = (s: string): unknown => {
-  try {
-    return JSON.parse(s) as unknown
-  } catch {
-    return s
-  }
-}

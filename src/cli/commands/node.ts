@@ -7,7 +7,7 @@ import { delimiter, join } from 'node:path'
 import type { NodeInfo } from '../../node/index.js'
 import type { HistoryEntry } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
-import { parseValue } from './graph.js'
+import { parseValue } from '../parseValue.js'
 import { duration } from '../runLines.js'
 
 const sessionOf = (o: GlobalOptions): string | undefined => o.session
@@ -54,7 +54,7 @@ export const create = (name: string, o: CreateOptions): Promise<void> =>
     const options = optionsOf(o)
     let node
     try {
-      node = await c.createNode(name, o.kind as never, {
+      node = await c.createNode(name, o.kind, {
         options,
         ...(o.session !== undefined && { sessionId: o.session }),
       })
@@ -73,6 +73,33 @@ export const create = (name: string, o: CreateOptions): Promise<void> =>
     }
     const info = await node.describe()
     print(o, info, (i) => `Created ${i.type} node '${i.id}' (${i.state})`)
+  })
+
+/** The option names a JSON Schema of options lists (an `allOf` of objects too). */
+const optionNames = (schema: Readonly<Record<string, unknown>>): string[] => [
+  ...new Set([
+    ...Object.keys(schema.properties ?? {}),
+    ...((schema.allOf ?? []) as Readonly<Record<string, unknown>>[]).flatMap(optionNames),
+  ]),
+]
+
+/** `node kinds`: the kinds the daemon makes, each with its aliases, what it is for and its options. */
+export const kinds = (o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const made = (await c.listKinds()).filter((k) => k.creatable)
+    print(o, { kinds: made }, ({ kinds: ks }) =>
+      ks
+        .map((k) => {
+          const options = optionNames(k.options)
+          const aliases = k.aliases.length > 0 ? ` (also: ${k.aliases.join(', ')})` : ''
+          return [
+            `${k.kind}${aliases}`,
+            `  ${k.summary}`,
+            ...(options.length > 0 ? [`  options: ${options.join(', ')}`] : []),
+          ].join('\n')
+        })
+        .join('\n'),
+    )
   })
 
 export const list = (o: GlobalOptions): Promise<void> =>

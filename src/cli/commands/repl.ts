@@ -41,6 +41,8 @@ interface State {
   readonly client: NerveClient
   readonly session: { readonly sessionId?: string }
   nodes: string[]
+  /** The kinds the daemon makes, for completion. */
+  kinds: readonly string[]
   graph?: { readonly file: string; readonly json: unknown; readonly text: string }
   /** Aborts what the current line runs. */
   running?: AbortController | undefined
@@ -112,7 +114,7 @@ const handlers: {
     )
   },
   create: async (st, c) => {
-    const node = await st.client.createNode(c.nodeId, c.kind as never, {
+    const node = await st.client.createNode(c.nodeId, c.kind, {
       options: c.options,
       ...st.session,
     })
@@ -160,21 +162,27 @@ const handlers: {
 const handle = (st: State, c: ReplCommand): Promise<void> | void =>
   (handlers[c.type] as (st: State, c: ReplCommand) => Promise<void> | void)(st, c)
 
+/** The kinds the daemon makes, by name: what `:create NAME` completes. */
+export const creatableKinds = async (client: NerveClient): Promise<readonly string[]> =>
+  (await client.listKinds()).filter((k) => k.creatable).map((k) => k.kind)
+
 const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
   const file = historyPath(o)
   const st: State = {
     client,
     session: o.session === undefined ? {} : { sessionId: o.session },
     nodes: [],
+    kinds: [],
   }
   await refresh(st).catch(() => undefined)
+  st.kinds = await creatableKinds(client).catch(() => [])
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
     prompt: 'nerve> ',
     history: await loadHistory(file),
     historySize: HISTORY_SIZE,
-    completer: (line: string) => complete(line, st.nodes),
+    completer: (line: string) => complete(line, st.nodes, st.kinds),
   })
   // Iterate from now on: lines (and the end of input) that arrive during the awaits below are
   // kept for the loop, not emitted to nobody — `printf ':nodes\n' | nerve server repl` sees them.

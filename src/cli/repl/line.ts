@@ -26,13 +26,11 @@ export type ReplCommand =
   /** A line that means nothing: what to print instead. */
   | { readonly type: 'usage'; readonly message: string }
 
-export const KINDS = ['bash', 'pty', 'tmux', 'wezterm', 'claude', 'llm'] as const
-
 /** Every `:command`, with how it is used; `:help` prints these. */
 export const COMMANDS: readonly (readonly [string, string])[] = [
   ['@node text', 'send text to a node and stream its answer'],
   [':nodes', 'list the nodes'],
-  [':create NAME KIND [json]', `create a node (${KINDS.join(', ')}) with options`],
+  [':create NAME KIND [json]', 'create a node of a kind (Tab lists the kinds) with options'],
   [':fork @node [name]', 'fork a node (name defaults to node_fork_NNNN)'],
   [':history @node', "a node's history"],
   [':interrupt @node', 'send Ctrl-C to a node'],
@@ -54,10 +52,8 @@ const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '')
 const createCommand = (rest: string): ReplCommand => {
   const m = /^(\S+)\s+(\S+)\s*(.*)$/.exec(rest)
   if (m === null) return usage('Usage: :create NAME KIND [json options]')
+  // the daemon knows its kinds: one it does not make is its answer
   const [, nodeId, kind, json] = m as unknown as [string, string, string, string]
-  if (!(KINDS as readonly string[]).includes(kind)) {
-    return usage(`Unknown kind '${kind}': one of ${KINDS.join(', ')}`)
-  }
   if (json === '') return { type: 'create', nodeId, kind, options: {} }
   try {
     const options = JSON.parse(json) as unknown
@@ -136,11 +132,13 @@ export const forkName = (source: string, nowMs: number, taken: ReadonlySet<strin
 /**
  * Tab completion: what may follow the word under the cursor (readline's
  * `[completions, word]`). Completes `:commands`, `@node` names, the
- * `:graph` actions and the kinds of `:create NAME`.
+ * `:graph` actions and the kinds of `:create NAME` (those the daemon makes,
+ * as `LIST_KINDS` names them).
  */
 export const complete = (
   line: string,
   nodes: readonly string[],
+  kinds: readonly string[] = [],
 ): [completions: string[], word: string] => {
   const word = /\S*$/.exec(line)![0]
   const before = words(line.slice(0, line.length - word.length))
@@ -152,6 +150,6 @@ export const complete = (
   if (before.length === 0 && word.startsWith(':'))
     return matching(Object.keys(commands).map((c) => `:${c}`))
   if (before.length === 1 && before[0] === ':graph') return matching(['load', 'run', 'show'])
-  if (before.length === 2 && before[0] === ':create') return matching(KINDS)
+  if (before.length === 2 && before[0] === ':create') return matching(kinds)
   return [[], word]
 }

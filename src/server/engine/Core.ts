@@ -1,4 +1,10 @@
-import { providerFromEnv, type Provider } from '../../interpreters/index.js'
+import {
+  builtinKinds,
+  kindsOf,
+  providerFromEnv,
+  type Kinds,
+  type Provider,
+} from '../../interpreters/index.js'
 import { systemClock, type Clock } from '../../runtime/index.js'
 import { randomBytes } from 'node:crypto'
 import {
@@ -68,6 +74,8 @@ export class Core {
   readonly runs: Runs
   readonly networks: Networks
   readonly providers: readonly string[]
+  /** The kinds the engine runs: the built-in ones and those it was given. */
+  readonly kinds: Kinds
   readonly defaultId: string
   readonly listeners = new Set<Listener>()
   readonly #manager: SessionManager
@@ -92,10 +100,12 @@ export class Core {
     this.networks = new Networks(this.limits.keptRuns)
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
+    this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
     this.defaultId = options.defaultSession ?? 'default'
     this.#hasStore = options.store !== undefined
     const history = options.history === false ? undefined : (options.history ?? {})
     this.#kitOptions = {
+      kinds: this.kinds,
       providers,
       tools: options.tools ?? [],
       extra: options.interpreters ?? [],
@@ -240,7 +250,7 @@ export class Core {
       const r = byId.get(id)
       const session = await this.#open(id, r?.tags, r?.metadata)
       if (r !== undefined && isSqlite(store)) {
-        out.push({ sessionId: id, ...restoreNodes(store, session) })
+        out.push({ sessionId: id, ...restoreNodes(store, session, this.kinds) })
       }
     }
     return Object.freeze(out)

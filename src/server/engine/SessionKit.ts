@@ -1,20 +1,10 @@
-import {
-  bashInterpreter,
-  bashInterpreterWith,
-  claudeWeztermInterpreter,
-  functionInterpreter,
-  graphInterpreter,
-  llmInterpreter,
-  mcpServerInterpreter,
-  ptyInterpreter,
-  tmuxInterpreter,
-  toolsetInterpreter,
-  weztermInterpreter,
-  type Provider,
-  type Terminal,
-  type TerminalDecorator,
-  type TerminalInterpreter,
-  type Tool,
+import type {
+  Capabilities,
+  Kinds,
+  Provider,
+  Terminal,
+  TerminalInterpreter,
+  Tool,
 } from '../../interpreters/index.js'
 import {
   interpreters,
@@ -30,6 +20,7 @@ import { bashHistory, withHistory, type Session } from '../../session/index.js'
  * terminals record history when the engine does) and where history goes.
  */
 export interface KitOptions {
+  readonly kinds: Kinds
   readonly providers: Readonly<Record<string, Provider>>
   readonly tools: readonly Tool[]
   readonly extra: readonly Interpreter[]
@@ -47,6 +38,7 @@ export interface KitOptions {
 export class SessionKit {
   readonly registry: InterpreterRegistry
   readonly #terminals: ReadonlyMap<string, TerminalInterpreter<Node>>
+  readonly #kinds: Kinds
   readonly #running = new Map<string, Set<AbortController>>()
   session: Session | undefined
 
@@ -67,31 +59,27 @@ export class SessionKit {
               options.onHistoryError(id, e.error)
             },
           }
-    const decorate: { decorate?: TerminalDecorator } =
-      where === undefined ? {} : { decorate: withHistory(where) }
-    const terminals = [
-      ptyInterpreter({ ...clock, ...decorate }),
-      tmuxInterpreter({ ...clock, ...decorate }),
-      weztermInterpreter({ ...clock, ...decorate }),
-      claudeWeztermInterpreter({ ...clock, ...decorate }),
-    ] as unknown as TerminalInterpreter<Node>[]
-    this.#terminals = new Map(terminals.map((t) => [t.kind, t]))
-    const bash =
-      where === undefined
-        ? bashInterpreter
-        : bashInterpreterWith({ ...clock, onRun: bashHistory(where) })
-    const llm = llmInterpreter({ providers: options.providers, tools: options.tools, ...clock })
-    const tools: Interpreter[] = [toolsetInterpreter, mcpServerInterpreter()]
-    const base: Interpreter[] = [
-      functionInterpreter,
-      graphInterpreter,
-      bash,
-      ...terminals,
-      llm,
-      ...tools,
-    ]
-    const kinds = new Set(options.extra.map((i) => i.kind))
-    this.registry = interpreters(...base.filter((i) => !kinds.has(i.kind)), ...options.extra)
+    const env = {
+      providers: options.providers,
+      tools: options.tools,
+      ...clock,
+      ...(where !== undefined && { decorate: withHistory(where), onBashRun: bashHistory(where) }),
+    }
+    const replaced = new Set(options.extra.map((i) => i.kind))
+    const made = [...options.kinds.values()]
+      .filter((k) => !replaced.has(k.kind))
+      .map((k) => k.interpreter(env))
+    this.registry = interpreters(...made, ...options.extra)
+    this.#kinds = options.kinds
+    // a terminal kind's interpreter (an extra one too, when it is a terminal interpreter)
+    this.#terminals = new Map(
+      [...options.kinds.values()].flatMap((k) => {
+        const i = this.registry.get(k.kind) as Partial<TerminalInterpreter<Node>> | undefined
+        return k.capabilities.terminal && typeof i?.terminal === 'function'
+          ? [[k.kind, i as TerminalInterpreter<Node>] as const]
+          : []
+      }),
+    )
   }
 
   /** The live terminal of a node of a terminal kind; `undefined` when its program is not running. */
@@ -102,6 +90,11 @@ export class SessionKit {
   /** Whether nodes of this kind are terminals. */
   isTerminalKind(kind: string): boolean {
     return this.#terminals.has(kind)
+  }
+
+  /** What the engine may do with nodes of a kind (none for a kind it does not know). */
+  capabilities(kind: string): Capabilities | undefined {
+    return this.#kinds.get(kind)?.capabilities
   }
 
   /** Tracks an execute the engine runs on a node, until `done` is called. */

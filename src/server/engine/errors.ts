@@ -240,6 +240,24 @@ export class InvalidOptions extends EngineError {
   }
 }
 
+/**
+ * `CREATE_NODE` names a kind the engine does not make; `known` lists those
+ * it makes.
+ *
+ * @category engine errors
+ */
+export class UnknownKind extends EngineError {
+  readonly _tag = 'UnknownKind'
+  readonly code = ErrorCode.InvalidParams
+  constructor(
+    readonly kind: string,
+    readonly known: readonly string[],
+  ) {
+    super(`there is no node kind "${kind}" (known: ${known.join(', ')})`, '/kind')
+    this.name = 'UnknownKind'
+  }
+}
+
 /** The code of the errors of the layers below, by tag. */
 const CODES: Readonly<Record<string, number>> = {
   UnknownNode: ErrorCode.NotFound,

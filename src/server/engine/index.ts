@@ -16,6 +16,7 @@ export {
   SessionExists,
   ShuttingDown,
   toWireError,
+  UnknownKind,
   UnknownProvider,
   UnknownRun,
   UnknownSession,

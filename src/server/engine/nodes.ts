@@ -1,78 +1,86 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { UsageError } from '../../errors.js'
-import { decodeGraph, type GraphFileError } from '../../graph/index.js'
-import {
-  bash,
-  claudeWezterm,
-  llm,
-  pty,
-  tmux,
-  wezterm,
-  type Node,
-  type NodeInfo,
-} from '../../node/index.js'
+import { decodeGraph, GraphFileRejected, type GraphFileError } from '../../graph/index.js'
+import type { Kind, Kinds } from '../../interpreters/index.js'
+import { jsonSchemaOf, type Node, type NodeInfo } from '../../node/index.js'
+import { errorPath, type KindInfo } from '../../protocol/index.js'
 import type { Session } from '../../session/index.js'
-import type { CreateKind } from '../../protocol/index.js'
-import { GraphFileInvalid, InvalidOptions, UnknownProvider } from './errors.js'
-
-type Options = Readonly<Record<string, unknown>>
+import { GraphFileInvalid, InvalidOptions, UnknownKind, UnknownProvider } from './errors.js'
 
 /** Graph-file errors with their paths moved under `prefix` (where the file is in `params`). */
 export const under = (prefix: string, errors: readonly GraphFileError[]): GraphFileError[] =>
   errors.map((e) => ({ ...e, path: `${prefix}${e.path}` }))
 
 /** A graph from a graph-file value, decoded strictly (node ids the file does not describe resolve in the session). */
-export const graphOf = (session: Session, file: unknown, at: string) => {
-  const decoded = decodeGraph(file, { nodes: session })
+export const graphOf = (session: Session, file: unknown, at: string, kinds: Kinds) => {
+  const decoded = decodeGraph(file, { nodes: session, kinds })
   if (E.isLeft(decoded)) throw new GraphFileInvalid(under(at, decoded.left))
   return decoded.right
 }
 
-/** The node `CREATE_NODE` makes of a kind and its options; a constructor's UsageError becomes InvalidOptions. */
+/** The kind `CREATE_NODE` names (by name or alias); UnknownKind when the engine makes none such. */
+export const creatableKind = (kinds: Kinds, word: string): Kind => {
+  const kind = kinds.resolve(word)
+  if (kind === undefined || !kind.creatable) {
+    throw new UnknownKind(
+      word,
+      [...kinds.values()].filter((k) => k.creatable).map((k) => k.kind),
+    )
+  }
+  return kind
+}
+
+/**
+ * The node `CREATE_NODE` makes of a kind and its options: decoded with the
+ * kind's options codec (InvalidOptions at the first bad option), built by
+ * its builder (a UsageError becomes InvalidOptions, a graph file's errors
+ * GraphFileInvalid). A node that names a provider the engine lacks is
+ * UnknownProvider.
+ */
 export const nodeOf = (
   session: Session,
   nodeId: string,
-  kind: CreateKind,
-  options: Options,
+  kind: Kind,
+  options: Readonly<Record<string, unknown>>,
+  kinds: Kinds,
   providers: readonly string[],
 ): Node => {
+  const decoded = kind.options.decode(options)
+  if (E.isLeft(decoded)) {
+    const e = decoded.left[0]!
+    const path = errorPath(e)
+    const what =
+      e.message ??
+      `expected ${e.context.at(-1)?.type.name ?? 'a value'}, got ${JSON.stringify(e.value)}`
+    const where = path === '' || e.message?.startsWith('unknown') ? '' : `${path.slice(1)} `
+    throw new InvalidOptions(`${kind.kind} node "${nodeId}": ${where}${what}`, `/options${path}`)
+  }
+  let node: Node
   try {
-    switch (kind) {
-      case 'bash':
-        return bash(nodeId, options)
-      case 'pty':
-        return pty(nodeId, options as unknown as Parameters<typeof pty>[1])
-      case 'tmux':
-        return tmux(nodeId, options)
-      case 'wezterm':
-        return wezterm(nodeId, options)
-      case 'claude':
-        return claudeWezterm(nodeId, options)
-      case 'llm': {
-        const node = llm(nodeId, options)
-        if (!providers.includes(node.provider)) throw new UnknownProvider(node.provider, providers)
-        return node
-      }
-      case 'graph': {
-        const { graph: file, ...rest } = options
-        const extra = Object.keys(rest)[0]
-        if (extra !== undefined) {
-          throw new InvalidOptions(`a graph node takes only options.graph`, `/options/${extra}`)
-        }
-        if (typeof file !== 'object' || file === null || Array.isArray(file)) {
-          throw new InvalidOptions(
-            'options.graph must be a graph file (an object)',
-            '/options/graph',
-          )
-        }
-        return graphOf(session, { ...file, id: nodeId }, '/options/graph')
-      }
-    }
+    node = kind.build(nodeId, decoded.right, { nodes: session, kinds })
   } catch (e) {
     if (e instanceof UsageError) throw new InvalidOptions(e.message)
+    if (e instanceof GraphFileRejected)
+      throw new GraphFileInvalid(under('/options/graph', e.errors))
     throw e
   }
+  const provider = (node as { readonly provider?: unknown }).provider
+  if (kind.capabilities.conversation && typeof provider === 'string') {
+    if (!providers.includes(provider)) throw new UnknownProvider(provider, providers)
+  }
+  return node
 }
+
+/** What `LIST_KINDS` says of a kind. */
+export const kindInfo = (kind: Kind): KindInfo => ({
+  kind: kind.kind,
+  aliases: kind.aliases,
+  summary: kind.summary,
+  persistent: kind.persistent,
+  creatable: kind.creatable,
+  capabilities: kind.capabilities,
+  options: jsonSchemaOf(kind.options),
+})
 
 /** Registers a node under its id and starts it; a node that fails to start is unregistered again. */
 export const registerAndStart = async (session: Session, node: Node): Promise<NodeInfo> => {

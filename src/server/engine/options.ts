@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js'
-import type { Provider, Tool } from '../../interpreters/index.js'
+import type { Kind, Provider, Tool } from '../../interpreters/index.js'
 import type { Interpreter } from '../../node/index.js'
 import type { SessionRecord, SessionRecordSink } from '../../session/index.js'
 import type { Recording, Restored } from '../../store/index.js'
@@ -71,6 +71,13 @@ export interface EngineOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Tools LLM nodes may name. */
   readonly tools?: readonly Tool[]
+  /**
+   * Node kinds of your own (each a `Kind`: its options codec, builder,
+   * interpreter factory and capabilities), beside the built-in ones; a kind
+   * named like a built-in one replaces it. `CREATE_NODE`, `LIST_KINDS`,
+   * graph files and the store take them like the built-in ones.
+   */
+  readonly kinds?: readonly Kind[]
   /** More interpreters, added to every session's (a kind given here replaces the built-in one). */
   readonly interpreters?: readonly Interpreter[]
   /** Where `SAVE_SESSION` and shutdown save session records (e.g. a `sessionStore`). Without one, `SAVE_SESSION` fails with `NoStore`. */

@@ -95,7 +95,7 @@ describe('CREATE_NODE, GET_NODE, LIST_NODES, STOP_NODE, DELETE_NODE', () => {
     })
     expect(bad.error).toMatchObject({
       code: -32602,
-      data: { tag: 'InvalidOptions', path: '/options' },
+      data: { tag: 'InvalidOptions', path: '/options/timeoutMs' },
     })
     expect(bad.error!.message).toMatch(/timeoutMs/)
     const provider = await p.call('CREATE_NODE', {

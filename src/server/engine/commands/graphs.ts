@@ -20,7 +20,7 @@ export const graphCommands: Commands<GraphMethods> = {
 
   EXECUTE_GRAPH: async (p, { core }) => {
     const { session } = await core.kit(p.sessionId)
-    const g = graphOf(session, p.graph, '/graph')
+    const g = graphOf(session, p.graph, '/graph', core.kinds)
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
     return {
       runId: core.runs.start(

@@ -1,7 +1,7 @@
 import { encodeConversation, messageCount, type Conversation } from '../../../conversation/index.js'
 import { fork, UnknownNode } from '../../../session/index.js'
 import { InvalidOptions, RequestCancelled } from '../errors.js'
-import { infoOf, nodeOf, registerAndStart } from '../nodes.js'
+import { creatableKind, infoOf, kindInfo, nodeOf, registerAndStart } from '../nodes.js'
 import type { Commands } from './context.js'
 import { rethrow } from './context.js'
 
@@ -10,6 +10,7 @@ type NodeMethods =
   | 'LIST_SESSIONS'
   | 'CLOSE_SESSION'
   | 'CREATE_NODE'
+  | 'LIST_KINDS'
   | 'GET_NODE'
   | 'LIST_NODES'
   | 'STOP_NODE'
@@ -30,16 +31,19 @@ export const nodeCommands: Commands<NodeMethods> = {
 
   CREATE_NODE: async (p, { core }) => {
     const { session } = await core.kit(p.sessionId)
-    const node = nodeOf(session, p.nodeId, p.kind, p.options ?? {}, core.providers)
+    const kind = creatableKind(core.kinds, p.kind)
+    const node = nodeOf(session, p.nodeId, kind, p.options ?? {}, core.kinds, core.providers)
     return registerAndStart(session, node)
   },
+
+  LIST_KINDS: (_p, { core }) => Promise.resolve({ kinds: [...core.kinds.values()].map(kindInfo) }),
 
   GET_CONVERSATION: async (p, { core }) => {
     const { session } = await core.kit(p.sessionId)
     const node = session.get(p.nodeId)
-    if (node !== undefined && node.kind !== 'llm') {
+    if (node !== undefined && core.kinds.get(node.kind)?.capabilities.conversation !== true) {
       throw new InvalidOptions(
-        `node "${p.nodeId}" is a ${node.kind} node: only LLM nodes have a conversation`,
+        `node "${p.nodeId}" is a ${node.kind} node: only nodes with a conversation (llm) have one`,
         '/nodeId',
       )
     }
@@ -88,9 +92,9 @@ export const nodeCommands: Commands<NodeMethods> = {
     const { session } = await core.kit(p.sessionId)
     const source = session.get(p.sourceId)
     if (source === undefined) throw new UnknownNode(session.id, p.sourceId)
-    if (p.at !== undefined && source.kind !== 'llm') {
+    if (p.at !== undefined && core.kinds.get(source.kind)?.capabilities.conversation !== true) {
       throw new InvalidOptions(
-        `a ${source.kind} node has no history to fork from a point of: only llm nodes take "at"`,
+        `a ${source.kind} node has no history to fork from a point of: only nodes with a conversation (llm) take "at"`,
         '/at',
       )
     }

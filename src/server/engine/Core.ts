@@ -93,7 +93,9 @@ export class Core {
       keep && ((recording, graph) => keep(recording, { graph })),
     )
     this.networks = new Networks(this.limits.keptRuns)
-    this.chats = new Chats(isSqlite(options.store) ? options.store : memoryChatStore())
+    this.chats = new Chats(
+      options.chats ?? (isSqlite(options.store) ? options.store : memoryChatStore()),
+    )
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
     this.defaultId = options.defaultSession ?? 'default'

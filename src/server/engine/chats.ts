@@ -9,7 +9,10 @@ import { messages } from '../../conversation/index.js'
 import { ErrorCode } from '../../protocol/index.js'
 import type { ChatEngineEvent, ChatInfo, ChatTurnInfo, Params } from '../../protocol/index.js'
 import { chatEventNames } from '../../protocol/index.js'
-import type { Core } from './Core.js'
+import type { Clock } from '../../runtime/index.js'
+import type { Session } from '../../session/index.js'
+import type { EngineEvent } from '../../protocol/index.js'
+import type { SessionKit } from './SessionKit.js'
 import { EngineError } from './errors.js'
 import { errorShape } from './json.js'
 import { graphOf, nodeOf } from './nodes.js'
@@ -26,6 +29,16 @@ export class UnknownChat extends EngineError {
     super(`there is no chat "${chatId}"`, '/chatId')
     this.name = 'UnknownChat'
   }
+}
+
+/** What the chats need of the engine (its core). */
+export interface ChatHost {
+  readonly clock: Clock
+  readonly providers: readonly string[]
+  readonly defaultId: string
+  kit(sessionId: string | undefined): Promise<SessionKit & { readonly session: Session }>
+  publish(event: EngineEvent): void
+  now(): string
 }
 
 /** How a chat was made, kept in its record so that it opens again the same way. */
@@ -80,7 +93,7 @@ export class Chats {
   constructor(readonly store: ChatStore) {}
 
   /** Opens a chat (or answers the one open under that id). */
-  async open(core: Core, p: Params<'CHAT_CREATE'>): Promise<ChatInfo> {
+  async open(core: ChatHost, p: Params<'CHAT_CREATE'>): Promise<ChatInfo> {
     const made: Made = {
       ...(p.sessionId !== undefined && { sessionId: p.sessionId }),
       ...(p.graph !== undefined && { graph: p.graph }),
@@ -99,12 +112,12 @@ export class Chats {
   }
 
   /** An open chat, opened from the store when it keeps it. */
-  async get(core: Core, chatId: string): Promise<Open> {
+  async get(core: ChatHost, chatId: string): Promise<Open> {
     return this.#open.get(chatId) ?? (await this.#make(core, chatId, undefined, true))
   }
 
   /** Every chat the store keeps (those open among them with their state). */
-  async list(core: Core, sessionId: string | undefined): Promise<readonly ChatInfo[]> {
+  async list(core: ChatHost, sessionId: string | undefined): Promise<readonly ChatInfo[]> {
     const out: ChatInfo[] = []
     for (const r of this.store.chats()) {
       const made = r.metadata as Made
@@ -152,14 +165,14 @@ export class Chats {
   }
 
   async #make(
-    core: Core,
+    core: ChatHost,
     chatId: string,
     given: Made | undefined,
     mustExist = false,
   ): Promise<Open> {
     const kept = this.store.loadChat(chatId)
     if (kept === undefined && mustExist) throw new UnknownChat(chatId)
-    const made = given ?? (kept?.record.metadata) ?? {}
+    const made: Made = given ?? (kept?.record.metadata as Made | undefined) ?? {}
     const kit = await core.kit(made.sessionId)
     const session = kit.session
     const base = {

@@ -268,6 +268,8 @@ export const openChat = (options: ChatOptions): Chat => {
     message: Content | undefined,
     turnOptions: TurnOptions,
   ): Promise<ChatTurn> => {
+    const input = message ?? (from?.data.type === 'message' ? from.data.content : undefined)
+    if (input === undefined) throw new UsageError('chat.retry', 'there is no message to answer')
     const turnId = randomUUID()
     const controller = (running = new AbortController())
     const outer = turnOptions.signal
@@ -280,8 +282,6 @@ export const openChat = (options: ChatOptions): Chat => {
     const tell = (e: ChatEvent): void => {
       for (const f of listeners) f(e)
     }
-    const input = message ?? (from?.data.type === 'message' ? from.data.content : undefined)
-    if (input === undefined) throw new UsageError('chat.retry', 'there is no message to answer')
 
     // The cell the agent's node reads its head from and writes its new one to.
     let state: { readonly head: Conversation } | undefined

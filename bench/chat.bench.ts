@@ -101,10 +101,13 @@ const chatTurn: Benchmark = {
 const longChat = (store: ChatStore, id: string, n: number): Conversation => {
   let head: Conversation = system('You help.')(empty)
   for (let i = 0; i < n; i++) head = (i % 2 === 0 ? user : assistant)(`message ${i}`)(head)
-  store.saveChat(
-    { id, createdAt: '2026-01-01T00:00:00.000Z', current: head.id, heads: [head.id], metadata: {} },
-    [head],
-  )
+  store.saveChat({
+    id,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    current: head,
+    heads: [head],
+    metadata: {},
+  })
   return head
 }
 

@@ -17,12 +17,7 @@ import { run, systemClock, type Budget, type Clock, type RunEvent } from '../run
 import { askedAt, branchesOf, keptTurn, type ChatBranches } from './branches.js'
 import type { ChatCommand, ChatEvent } from './ChatEvent.js'
 import { chatGraph, chatTarget, type ChatTarget } from './chatGraph.js'
-import {
-  memoryChatStore,
-  type ChatRecord,
-  type ChatStore,
-  type PartialAnswer,
-} from './ChatStore.js'
+import { memoryChatStore, type ChatState, type ChatStore, type PartialAnswer } from './ChatStore.js'
 
 /**
  * Options of {@link openChat}.
@@ -108,6 +103,8 @@ export interface ChatTurn {
  */
 export interface Chat {
   readonly id: string
+  /** When the chat was made (ISO 8601). */
+  readonly createdAt: string
   /** The head the next message goes on from; undefined before the first turn. */
   readonly head: Conversation | undefined
   /** Every head of the chat's tree, oldest first. */
@@ -189,52 +186,47 @@ export const openChat = (options: ChatOptions): Chat => {
   const store = options.store ?? memoryChatStore()
   const clock = options.clock ?? systemClock
 
-  let record: ChatRecord
-  let heads: Conversation[] = []
-  let current: Conversation | undefined
+  let state: ChatState
   const loaded = store.loadChat(id)
   if (loaded === undefined) {
-    record = Object.freeze({
+    state = Object.freeze({
       id,
       createdAt: new Date(clock.now()).toISOString(),
       heads: [],
       metadata: options.metadata ?? {},
     })
-    store.saveChat(record, [])
-  } else {
-    record = loaded.record
-    heads = record.heads.flatMap((h) => {
-      const c = loaded.heads.get(h)
-      return c === undefined ? [] : [c]
-    })
-    current = heads.find((h) => h.id === record.current)
-  }
+    store.saveChat(state)
+  } else state = loaded
 
-  /** Makes `head` current and a head of the tree (in place of `from`, which it goes on from). */
-  const commit = (head: Conversation, from: Conversation | undefined): void => {
-    const kept = heads.filter((h) => h !== from && h.id !== from?.id && h.id !== head.id)
-    heads = [...kept, head]
-    current = head
-    record = Object.freeze({ ...record, current: head.id, heads: heads.map((h) => h.id) })
-    store.saveChat(record, [head])
+  /**
+   * Makes `head` current and a head of the tree, in place of `from` (which
+   * it goes on from). With `byId`, a head equal to it (a retry that gave the
+   * same answer) or to `from` is found by vertex id: that hashes the turn's
+   * new vertices, which a plain turn does not need.
+   */
+  const commit = (head: Conversation, from: Conversation | undefined, byId = false): void => {
+    const same = byId
+      ? (h: Conversation) => h.id === head.id || h.id === from?.id
+      : (h: Conversation) => h === head || h === from
+    const heads = state.heads.filter((h) => !same(h))
+    heads.push(head)
+    state = Object.freeze({ ...state, current: head, heads: Object.freeze(heads) })
+    store.saveChat(state)
   }
 
   const partial = store.partial(id)
-  const recoveredFrom = current
+  const recoveredFrom = state.current
   if (partial !== undefined) {
-    const from = store.conversation(partial.from)
-    if (from !== undefined) {
-      commit(keptTurn(from, partial.message, partial.text, 'interrupted'), from)
-    } else store.savePartial(id, undefined)
+    commit(keptTurn(partial.from, partial.message, partial.text, 'interrupted'), partial.from, true)
   }
 
   /** Finds a vertex of the chat: a head, else an ancestor of one (a walk of the tree). */
   const find = (at: string | Conversation, what: string): Conversation => {
     if (typeof at !== 'string') return at
-    const head = heads.find((h) => h.id === at)
+    const head = state.heads.find((h) => h.id === at)
     if (head !== undefined) return head
     const seen = new Set<Conversation>()
-    const stack = [...heads]
+    const stack = [...state.heads]
     while (stack.length > 0) {
       const v = stack.pop()!
       if (v.id === at) return v
@@ -284,8 +276,11 @@ export const openChat = (options: ChatOptions): Chat => {
     }
 
     // The cell the agent's node reads its head from and writes its new one to.
-    let state: { readonly head: Conversation } | undefined
-    const cell: StateCell = { get: () => state, set: (v) => (state = v as typeof state) }
+    let agentState: { readonly head: Conversation } | undefined
+    const cell: StateCell = {
+      get: () => agentState,
+      set: (v) => (agentState = v as typeof agentState),
+    }
     const others = new Map<string, StateCell>()
     const registry: NodeRegistry = {
       get: (nodeId) => session?.get(nodeId),
@@ -310,9 +305,9 @@ export const openChat = (options: ChatOptions): Chat => {
         await interpreters
           .get(target.node.kind)
           ?.start?.(target.node, { signal: controller.signal, session: registry })
-        base = state?.head
+        base = agentState?.head
       }
-      if (base !== undefined) state = Object.freeze({ head: base })
+      if (base !== undefined) agentState = Object.freeze({ head: base })
     } else {
       asked = message === undefined ? from! : user(message)(from ?? [])
     }
@@ -322,12 +317,12 @@ export const openChat = (options: ChatOptions): Chat => {
     let flush: NodeJS.Immediate | undefined
     const partialOf = (): PartialAnswer => ({
       turnId,
-      from: pendingFrom!.id,
+      from: pendingFrom!,
       ...(asked === undefined && message !== undefined && { message }),
       text,
       thinking,
     })
-    if (pendingFrom !== undefined) store.savePartial(id, partialOf(), pendingFrom)
+    if (pendingFrom !== undefined) store.savePartial(id, partialOf())
     const saveSoon = (): void => {
       if (flush !== undefined || pendingFrom === undefined) return
       flush = setImmediate(() => {
@@ -340,7 +335,7 @@ export const openChat = (options: ChatOptions): Chat => {
       chatId: id,
       turnId,
       command,
-      ...(from !== undefined && { from: from.id }),
+      ...(from !== undefined && { from }),
       ...(message !== undefined && { message }),
     })
     const onEvent = (e: RunEvent): void => {
@@ -393,7 +388,7 @@ export const openChat = (options: ChatOptions): Chat => {
       let head: Conversation
       let answer: string
       if (target.type === 'agent') {
-        head = state!.head
+        head = agentState!.head
         answer = typeof out === 'string' ? out : text
       } else {
         answer = typeof out === 'string' ? out : out === undefined ? '' : JSON.stringify(out)
@@ -402,10 +397,10 @@ export const openChat = (options: ChatOptions): Chat => {
       const d = head.data
       const stopReason = d.type === 'stop_reason' ? d.reason : 'end_turn'
       const usage = d.type === 'stop_reason' ? d.usage : zeroUsage
-      commit(head, from)
+      commit(head, from, command === 'retry' || command === 'edit')
       const { apiCalls, cost } = r.metrics.usage
       tell({ type: 'usage', chatId: id, turnId, usage, apiCalls, cost })
-      tell({ type: 'completed', chatId: id, turnId, head: head.id, text: answer, stopReason })
+      tell({ type: 'completed', chatId: id, turnId, head, text: answer, stopReason })
       return Object.freeze({
         turnId,
         status: 'completed',
@@ -430,7 +425,7 @@ export const openChat = (options: ChatOptions): Chat => {
         'cancelled',
       )
       commit(head, from)
-      tell({ type: 'cancelled', chatId: id, turnId, head: head.id, text })
+      tell({ type: 'cancelled', chatId: id, turnId, head, text })
       return Object.freeze({
         turnId,
         status: 'cancelled',
@@ -445,7 +440,7 @@ export const openChat = (options: ChatOptions): Chat => {
   }
 
   const askedOf = (at: string | Conversation | undefined, what: string): Conversation => {
-    const start = at === undefined ? current : find(at, what)
+    const start = at === undefined ? state.current : find(at, what)
     const asked = start === undefined ? undefined : askedAt(start)
     if (asked === undefined) {
       throw new UsageError(`chat.${what}`, `chat "${id}" has no user message to ${what}`)
@@ -464,11 +459,12 @@ export const openChat = (options: ChatOptions): Chat => {
 
   return new ChatHandle(
     id,
-    () => current,
-    () => heads,
-    partial !== undefined && current !== recoveredFrom ? current : undefined,
+    state.createdAt,
+    () => state.current,
+    () => state.heads,
+    partial !== undefined && state.current !== recoveredFrom ? state.current : undefined,
     {
-      send: (message, o = {}) => turn('send', current, checked(message, 'send'), o),
+      send: (message, o = {}) => turn('send', state.current, checked(message, 'send'), o),
       continue: (at, message, o = {}) =>
         turn('continue', find(at, 'continue'), checked(message, 'continue'), o),
       retry: (o = {}) => turn('retry', askedOf(o.at, 'retry'), undefined, o),
@@ -476,18 +472,17 @@ export const openChat = (options: ChatOptions): Chat => {
         const asked = askedOf(o.at, 'edit')
         return turn('edit', asked.parents[0], checked(message, 'edit'), o)
       },
-      branches: () => branchesOf(id, heads, current),
+      branches: () => branchesOf(id, state.heads, state.current),
       switch: (to) => {
-        const v = heads.find((h) => h === to || h.id === to)
+        const v = state.heads.find((h) => h === to || h.id === to)
         if (v === undefined) {
           throw new UsageError(
             'chat.switch',
             `chat "${id}" has no head "${typeof to === 'string' ? to : to.id}"`,
           )
         }
-        current = v
-        record = Object.freeze({ ...record, current: v.id })
-        store.saveChat(record, [])
+        state = Object.freeze({ ...state, current: v })
+        store.saveChat(state)
         return v
       },
       cancel: (reason?: unknown) => {
@@ -515,6 +510,7 @@ class ChatHandle implements Chat {
   readonly cancel: Chat['cancel']
   constructor(
     readonly id: string,
+    readonly createdAt: string,
     private readonly currentOf: () => Conversation | undefined,
     private readonly headsOf: () => readonly Conversation[],
     readonly recovered: Conversation | undefined,

@@ -1,4 +1,4 @@
-import type { Content, ToolResultContent, Usage } from '../conversation/index.js'
+import type { Content, Conversation, ToolResultContent, Usage } from '../conversation/index.js'
 
 /**
  * How a turn of a chat came about: a new message on the current head
@@ -20,7 +20,7 @@ interface Base {
  * answer comes, `delta` (text), `thinking`, `tool_call` (a tool the model
  * asked for, before it runs) and `tool_result`; then `usage` (what the
  * turn's model calls used) and one of `completed`, `failed` (the head did
- * not move) or `cancelled` (what was said is kept). Heads are vertex ids.
+ * not move) or `cancelled` (what was said is kept).
  *
  * @category chat
  */
@@ -29,7 +29,7 @@ export type ChatEvent =
       readonly type: 'started'
       readonly command: ChatCommand
       /** The vertex the turn goes on from; absent for the first turn of a chat. */
-      readonly from?: string
+      readonly from?: Conversation
       /** The user message; absent for a retry (the message is the one answered again). */
       readonly message?: Content
     })
@@ -56,12 +56,12 @@ export type ChatEvent =
     })
   | (Base & {
       readonly type: 'completed'
-      readonly head: string
+      readonly head: Conversation
       readonly text: string
       readonly stopReason: string
     })
   | (Base & { readonly type: 'failed'; readonly error: unknown })
-  | (Base & { readonly type: 'cancelled'; readonly head: string; readonly text: string })
+  | (Base & { readonly type: 'cancelled'; readonly head: Conversation; readonly text: string })
 
 /**
  * The type of a chat event.

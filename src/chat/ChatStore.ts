@@ -1,17 +1,30 @@
 import type { Content, Conversation } from '../conversation/index.js'
 
 /**
- * A chat as a store keeps it: its id, when it was made, its current head
- * and every head of its tree (vertex ids; the vertices are stored beside,
- * shared), and what the face that made it needs to open it again
- * (`metadata`: the graph file, the agent's options).
+ * A chat as its store gives it back: its id, when it was made, what the face
+ * that made it needs to open it again (`metadata`: the graph file, the
+ * agent's options), every head of its tree (oldest first) and the current
+ * one, the head the next message goes on from (absent before the first
+ * turn).
+ *
+ * @category chat
+ */
+export interface ChatState {
+  readonly id: string
+  readonly createdAt: string
+  readonly current?: Conversation
+  readonly heads: readonly Conversation[]
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A chat as a store lists it: its heads by vertex id.
  *
  * @category chat
  */
 export interface ChatRecord {
   readonly id: string
   readonly createdAt: string
-  /** The head the next message goes on from; absent before the first turn. */
   readonly current?: string
   readonly heads: readonly string[]
   readonly metadata: Readonly<Record<string, unknown>>
@@ -27,7 +40,7 @@ export interface ChatRecord {
  */
 export interface PartialAnswer {
   readonly turnId: string
-  readonly from: string
+  readonly from: Conversation
   readonly message?: Content
   readonly text: string
   readonly thinking: string
@@ -35,31 +48,43 @@ export interface PartialAnswer {
 
 /**
  * Where chats are kept. Writes are synchronous and whole: `saveChat`
- * stores the record, the vertices of the given conversations it does not
- * hold yet (a stored history is never written again) and clears the chat's
- * partial answer, in one transaction. The SQLite store implements it; a
+ * stores the chat, the vertices of its heads it does not hold yet (a stored
+ * history is never written again) and clears its partial answer, in one
+ * transaction; `savePartial` stores the answer in progress (and the vertex
+ * it goes on from). The SQLite store implements it; a
  * {@link memoryChatStore} keeps chats for the life of the process.
  *
  * @category chat
  */
 export interface ChatStore {
-  saveChat(record: ChatRecord, conversations: readonly Conversation[]): void
-  /** The record and the conversations of its heads, by vertex id; undefined when there is no such chat. */
-  loadChat(
-    id: string,
-  ): { readonly record: ChatRecord; readonly heads: ReadonlyMap<string, Conversation> } | undefined
+  saveChat(chat: ChatState): void
+  /** The chat kept under this id, if any. */
+  loadChat(id: string): ChatState | undefined
   /** Every chat, oldest first. */
   chats(): readonly ChatRecord[]
-  /** Saves (or with `undefined`, clears) the chat's answer in progress; `from` is stored with it when given. */
-  savePartial(chatId: string, partial: PartialAnswer | undefined, from?: Conversation): void
+  /** Saves (or with `undefined`, clears) the chat's answer in progress. */
+  savePartial(chatId: string, partial: PartialAnswer | undefined): void
   /** The answer in progress a killed process left, if any. */
   partial(chatId: string): PartialAnswer | undefined
-  /** The conversation whose head has this id, if stored. */
-  conversation(id: string): Conversation | undefined
 }
 
 /**
- * A {@link ChatStore} in memory: chats last as long as the process.
+ * A chat's record: its heads by vertex id.
+ *
+ * @category chat
+ */
+export const chatRecord = (chat: ChatState): ChatRecord =>
+  Object.freeze({
+    id: chat.id,
+    createdAt: chat.createdAt,
+    ...(chat.current !== undefined && { current: chat.current.id }),
+    heads: Object.freeze(chat.heads.map((h) => h.id)),
+    metadata: chat.metadata,
+  })
+
+/**
+ * A {@link ChatStore} in memory: chats last as long as the process. It keeps
+ * the values it is given; vertex ids are computed only when listed.
  *
  * @category chat
  * @example
@@ -67,40 +92,23 @@ export interface ChatStore {
  * import assert from 'assert'
  *
  * const store = memoryChatStore()
- * store.saveChat({ id: 'c', createdAt: '2026-01-01T00:00:00.000Z', heads: [], metadata: {} }, [])
+ * store.saveChat({ id: 'c', createdAt: '2026-01-01T00:00:00.000Z', heads: [], metadata: {} })
  * assert.deepStrictEqual(store.chats().map((c) => c.id), ['c'])
  */
 export const memoryChatStore = (): ChatStore => {
-  const records = new Map<string, ChatRecord>()
+  const chats = new Map<string, ChatState>()
   const partials = new Map<string, PartialAnswer>()
-  const vertices = new Map<string, Conversation>()
-  const keep = (c: Conversation): void => {
-    // Only the tips are kept by id: a conversation holds its history.
-    vertices.set(c.id, c)
-  }
   return Object.freeze({
-    saveChat(record: ChatRecord, conversations: readonly Conversation[]) {
-      for (const c of conversations) keep(c)
-      records.set(record.id, record)
-      partials.delete(record.id)
+    saveChat(chat: ChatState) {
+      chats.set(chat.id, chat)
+      partials.delete(chat.id)
     },
-    loadChat(id: string) {
-      const record = records.get(id)
-      if (record === undefined) return undefined
-      const heads = new Map<string, Conversation>()
-      for (const h of record.heads) {
-        const c = vertices.get(h)
-        if (c !== undefined) heads.set(h, c)
-      }
-      return { record, heads }
-    },
-    chats: () => [...records.values()],
-    savePartial(chatId: string, partial: PartialAnswer | undefined, from?: Conversation) {
-      if (from !== undefined) keep(from)
+    loadChat: (id: string) => chats.get(id),
+    chats: () => [...chats.values()].map(chatRecord),
+    savePartial(chatId: string, partial: PartialAnswer | undefined) {
       if (partial === undefined) partials.delete(chatId)
       else partials.set(chatId, partial)
     },
     partial: (chatId: string) => partials.get(chatId),
-    conversation: (id: string) => vertices.get(id),
   })
 }

@@ -1,5 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { ChatRecord, ChatStore, PartialAnswer } from '../chat/index.js'
+import {
+  chatRecord,
+  type ChatRecord,
+  type ChatState,
+  type ChatStore,
+  type PartialAnswer,
+} from '../chat/index.js'
 import type { Conversation } from '../conversation/index.js'
 import { UsageError } from '../errors.js'
 import { parseColumn, pointerOf } from './StoreError.js'
@@ -52,10 +58,15 @@ export const chatTable = (
     return Object.freeze(json)
   }
 
+  /** A partial answer as a row keeps it: the vertex it goes on from by id. */
+  type PartialRow = Omit<PartialAnswer, 'from'> & { readonly from: string }
+
   return {
-    saveChat: (record: ChatRecord, conversations: readonly Conversation[]) => {
+    saveChat: (chat: ChatState) => {
+      const record = chatRecord(chat)
       write(() => {
-        for (const c of conversations) vertices.put(c)
+        for (const h of chat.heads) vertices.put(h)
+        if (chat.current !== undefined) vertices.put(chat.current)
         upsert.run(record.id, JSON.stringify(record))
         deleteHeads.run(record.id)
         for (const h of record.heads) insertHead.run(record.id, h)
@@ -67,27 +78,39 @@ export const chatTable = (
         const text = byId.get(id)
         if (text === undefined) return undefined
         const record = decode(text)
-        const heads = new Map<string, Conversation>()
+        const heads: Conversation[] = []
         for (const h of record.heads) {
           const c = vertices.load(h)
-          if (c !== undefined) heads.set(h, c)
+          if (c !== undefined) heads.push(c)
         }
-        return { record, heads }
+        const current = heads.find((h) => h.id === record.current)
+        return Object.freeze({
+          id: record.id,
+          createdAt: record.createdAt,
+          heads: Object.freeze(heads),
+          metadata: record.metadata,
+          ...(current !== undefined && { current }),
+        })
       }),
     chats: () => read(() => Object.freeze(all.all().map(decode))),
-    savePartial: (chatId: string, partial: PartialAnswer | undefined, from?: Conversation) => {
+    savePartial: (chatId: string, partial: PartialAnswer | undefined) => {
       write(() => {
-        if (from !== undefined) vertices.put(from)
-        if (partial === undefined) deletePartial.run(chatId)
-        else putPartial.run(chatId, partial.from, JSON.stringify(partial))
+        if (partial === undefined) {
+          deletePartial.run(chatId)
+          return
+        }
+        vertices.put(partial.from)
+        const row: PartialRow = { ...partial, from: partial.from.id }
+        putPartial.run(chatId, row.from, JSON.stringify(row))
       })
     },
     partial: (chatId: string) =>
       read(() => {
         const text = getPartial.get(chatId)
-        return text === undefined
-          ? undefined
-          : (parseColumn(path, pointerOf('/chat_partials', chatId), text) as PartialAnswer)
+        if (text === undefined) return undefined
+        const row = parseColumn(path, pointerOf('/chat_partials', chatId), text) as PartialRow
+        const from = vertices.load(row.from)
+        return from === undefined ? undefined : Object.freeze({ ...row, from })
       }),
   }
 }

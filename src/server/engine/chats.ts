@@ -76,6 +76,8 @@ const engineEvent = (sessionId: string, time: string, e: ChatEvent): ChatEngineE
   return Object.freeze({
     ...rest,
     ...(e.type === 'failed' && { error: errorShape(e.error) }),
+    ...(e.type === 'started' && e.from !== undefined && { from: e.from.id }),
+    ...((e.type === 'completed' || e.type === 'cancelled') && { head: e.head.id }),
     type: chatEventNames[type],
     time,
     sessionId,
@@ -172,7 +174,7 @@ export class Chats {
   ): Promise<Open> {
     const kept = this.store.loadChat(chatId)
     if (kept === undefined && mustExist) throw new UnknownChat(chatId)
-    const made: Made = given ?? (kept?.record.metadata as Made | undefined) ?? {}
+    const made: Made = given ?? (kept?.metadata as Made | undefined) ?? {}
     const kit = await core.kit(made.sessionId)
     const session = kit.session
     const base = {
@@ -207,7 +209,7 @@ export class Chats {
     const open: Open = {
       chat,
       sessionId: session.id,
-      createdAt: this.store.loadChat(chatId)?.record.createdAt ?? core.now(),
+      createdAt: chat.createdAt,
       running: 0,
     }
     this.#open.set(chatId, open)

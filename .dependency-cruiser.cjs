@@ -7,7 +7,7 @@
  *   cli/ server/ client/ mcp/      faces
  *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
- *   network/
+ *   network/  chat/
  *   session/
  *   interpreters/
  *   runtime/
@@ -33,7 +33,8 @@ const runtime = ['graph/', ...graph]
 const interpreters = ['runtime/', ...runtime]
 const session = ['interpreters/', ...interpreters]
 const network = ['session/', ...session]
-const store = ['network/', ...network]
+const chat = ['session/', ...session]
+const store = ['network/', 'chat/', ...network]
 const protocol = ['network/', ...graph]
 const face = ['cli/', 'server/', 'client/', 'mcp/', 'protocol/', 'store/', 'distributed/', ...store]
 const below = {
@@ -45,6 +46,7 @@ const below = {
   interpreters,
   session,
   network,
+  chat,
   store,
   distributed: store,
   protocol,
@@ -148,7 +150,7 @@ module.exports = {
       name: 'faces-through-index',
       severity: 'error',
       comment: 'The layers above the core import it through its area index files (and errors.ts).',
-      from: { path: '^src/(cli|server|client|mcp|network|store|distributed)/' },
+      from: { path: '^src/(cli|server|client|mcp|network|chat|store|distributed)/' },
       to: {
         path: `^src/(${CORE.join('|')})/`,
         pathNot: `^src/(${CORE.join('|')})/index\\.ts$`,

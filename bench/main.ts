@@ -31,6 +31,7 @@ const FILES: readonly string[] = [
   'runtime',
   'pty',
   'llm',
+  'chat',
   'proxy',
   'mcp',
   'cli.agent',

@@ -226,6 +226,38 @@ export const program = (version: string): Command => {
     'nerve repl',
   )
 
+  example(
+    root
+      .command('chat [id]')
+      .description(
+        'chat with a model: answers stream, tool calls show as they run; /retry, /edit, /branches, /switch',
+      )
+      .option(
+        '--provider <name>',
+        'the model provider: echo (no key needed), or one the environment names',
+      )
+      .option('--system <text>', 'the system prompt')
+      .option('--model <name>', "the provider's model")
+      .option('--graph <file>', 'a graph file whose llm step answers (tools linked to it included)')
+      .option(
+        '--daemon',
+        "chat on the daemon (its session and store) instead of an engine of this program's own",
+      )
+      .option(
+        '--store <file>',
+        'the SQLite file chats are kept in (default: nerve.db in NERVE_HOME)',
+      )
+      .option('--no-store', 'keep the chat in memory only')
+      .action(
+        act(async (id: string | undefined, o) =>
+          (await import('./commands/chat.js')).chatCommand(id, o),
+        ),
+      ),
+    'nerve chat --provider echo',
+    'nerve chat my-chat   # come back to a chat',
+    "echo 'hello' | nerve chat --provider echo",
+  )
+
   const graph = root.command('graph').description('graph files: validate, show, run')
   const G = () => import('./commands/graph.js')
   example(

@@ -33,6 +33,7 @@ import type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 import { ConnectionError } from './ConnectionError.js'
 import { defaultDaemonDir, defaultSocketPath } from './daemonDir.js'
 import { MalformedResult } from './MalformedResult.js'
+import { RemoteChat } from './RemoteChat.js'
 import { RemoteNetwork } from './RemoteNetwork.js'
 import { RemoteNode } from './RemoteNode.js'
 import { RemoteRun } from './RemoteRun.js'
@@ -452,6 +453,21 @@ export class NerveClient implements Calls {
   /** `LIST_NETWORKS`: the running networks and the last finished ones. */
   async listNetworks(): Promise<Results['LIST_NETWORKS']['networks']> {
     return (await this.call('LIST_NETWORKS', {})).networks
+  }
+
+  /**
+   * `CHAT_CREATE`: opens the chat kept under `chatId`, or a new one that
+   * runs `graph` (a graph-file value; `step` names its agent, `output` the
+   * answer's step when it has none) or the canonical graph of an `agent`
+   * (an llm node's options: `provider`, `system`, `model`, …; default the
+   * engine's default provider).
+   */
+  async chat(
+    chatId: string,
+    options: Omit<Params<'CHAT_CREATE'>, 'chatId'> = {},
+  ): Promise<RemoteChat> {
+    await this.call('CHAT_CREATE', { chatId, ...options })
+    return new RemoteChat(this, chatId, options.sessionId)
   }
 
   /** `SUBSCRIBE`: events that match `filter`, as an AsyncIterable. */

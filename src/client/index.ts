@@ -17,6 +17,7 @@ export {
 } from './RemoteNode.js'
 export { RemoteRun } from './RemoteRun.js'
 export { RemoteNetwork } from './RemoteNetwork.js'
+export { RemoteChat, RemoteTurn, type ChatMessage } from './RemoteChat.js'
 export { Subscription, DEFAULT_MAX_QUEUED } from './Subscription.js'
 export { ConnectionError } from './ConnectionError.js'
 export { MalformedResult } from './MalformedResult.js'

@@ -136,6 +136,49 @@ const tools: readonly ToolSpec[] = [
     run: (client, { approve, ...args }) => client.call(approve === true ? 'APPROVE' : 'DENY', args),
   },
   {
+    name: 'nerve_chat_create',
+    description:
+      'Open a chat: the one kept under chatId, or a new one on an agent (llm options) or a graph file.',
+    method: 'CHAT_CREATE',
+    meaning: {
+      chatId: 'the chat, by name',
+      agent: "the agent's llm options (provider, system, model, …)",
+      graph: 'a graph-file value whose llm step answers',
+      step: "the agent's step in the graph",
+      output: "the answer's step, in a graph without an agent",
+    },
+  },
+  {
+    name: 'nerve_chat_send',
+    description: "Send a message in a chat and wait for the answer (on the chat's current head).",
+    method: 'CHAT_SEND',
+    meaning: { chatId: 'the chat, by name', message: 'the message: text or content blocks' },
+  },
+  {
+    name: 'nerve_chat_retry',
+    description: 'A new answer to the last message of a chat, as a sibling branch.',
+    method: 'CHAT_RETRY',
+    meaning: { chatId: 'the chat, by name', at: 'a head (vertex id) to retry instead' },
+  },
+  {
+    name: 'nerve_chat_edit',
+    description: 'Change the last message of a chat and answer it, as a sibling branch.',
+    method: 'CHAT_EDIT',
+    meaning: { chatId: 'the chat, by name', message: 'the new message', at: 'a head to edit' },
+  },
+  {
+    name: 'nerve_chat_branches',
+    description: "A chat's tree: its heads, the current one, where each branch forked.",
+    method: 'CHAT_BRANCHES',
+    meaning: { chatId: 'the chat, by name' },
+  },
+  {
+    name: 'nerve_chat_switch',
+    description: 'Make another head of a chat the current one.',
+    method: 'CHAT_SWITCH',
+    meaning: { chatId: 'the chat, by name', head: 'the head, by vertex id' },
+  },
+  {
     name: 'nerve_stop_network',
     description: 'Wait until nothing is in flight in a network, then end it; answers how it ended.',
     method: 'STOP_NETWORK',

@@ -68,6 +68,13 @@ export interface NodeContext<I = unknown> {
    */
   resolveLinks(handle: string): Promise<readonly unknown[]>
   /**
+   * Whether the step links to other steps under `handle`: an interpreter
+   * whose links are optional asks this first, rather than have
+   * `resolveLinks` reject (which costs an error). A context made by hand
+   * may lack it.
+   */
+  hasLinks?(handle: string): boolean
+  /**
    * Has `cleanup` run once when the whole run settles (completed, failed or
    * cancelled), before the run's promise does: how a resource made for the
    * run (a server started by `materialize`) is closed with it. Cleanups run

@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
+import { chatEventNames, ChatEngineEventCodec } from './chat.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 /**
@@ -50,6 +51,7 @@ export const eventTypes = Object.freeze([
   'STEP_FAILED',
   'GRAPH_COMPLETED',
   ...Object.values(networkEventNames),
+  ...Object.values(chatEventNames),
   'ERROR',
   'SERVER_SHUTDOWN',
   'LAGGED',
@@ -372,6 +374,7 @@ export const EngineEventCodec = t.union(
     StepFailedEventCodec,
     GraphCompletedEventCodec,
     NetworkEngineEventCodec,
+    ChatEngineEventCodec,
     ErrorEventCodec,
     ServerShutdownEventCodec,
     LaggedEventCodec,

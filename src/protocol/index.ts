@@ -90,5 +90,13 @@ export type {
   TraceStep,
 } from './results.js'
 export { describeError, errorPath, MAX_DEPTH, ParamsType } from './codec.js'
+export {
+  ChatBranchCodec,
+  ChatEngineEventCodec,
+  chatEventNames,
+  ChatInfoCodec,
+  ChatTurnCodec,
+} from './chat.js'
+export type { ChatEngineEvent, ChatEventName, ChatInfo, ChatTurnInfo } from './chat.js'
 export { jsonSchema, type JsonSchema } from './jsonSchema.js'
 export { RefinedType } from './parts.js'

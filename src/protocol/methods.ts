@@ -1,19 +1,11 @@
-import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-// the name rule alone: loading the protocol must not load the whole core
-import { validateName } from '../node/name.js'
+import { chatParamsCodecs } from './chat.js'
 import { params } from './codec.js'
+import { NameCodec } from './name.js'
 import { EventTypeCodec } from './events.js'
 import { PatchCodec, refined } from './parts.js'
 
-/**
- * A name that follows Nerve's name rule (node and session ids).
- *
- * @category protocol
- */
-export const NameCodec: t.Type<string, string> = refined(t.string, 'Name', (s) =>
-  E.isRight(validateName(s)),
-)
+export { NameCodec }
 
 const Name = NameCodec
 
@@ -145,6 +137,7 @@ export const paramsCodecs = {
   STOP_NETWORK: params('STOP_NETWORK', net, {}),
   CANCEL_NETWORK: params('CANCEL_NETWORK', net, {}),
   GET_ENVELOPES: params('GET_ENVELOPES', net, {}),
+  ...chatParamsCodecs,
 } as const
 
 /**

@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import type { Network } from '../network/index.js'
+import { chatResultCodecs } from './chat.js'
 import type { Method } from './methods.js'
 import { literals, NodeStateCodec, PatchCodec, struct, WireErrorShapeCodec } from './parts.js'
 
@@ -445,6 +446,7 @@ export const resultCodecs = {
   CANCEL_NETWORK: NetworkInfoCodec,
   /** Every envelope so far, in order; `causedBy` links them into a DAG. */
   GET_ENVELOPES: struct('GET_ENVELOPES', { envelopes: t.readonlyArray(EnvelopeCodec) }),
+  ...chatResultCodecs,
 } as const satisfies Record<Method, t.Mixed>
 
 /**

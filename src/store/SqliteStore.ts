@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import * as E from 'fp-ts/lib/Either.js'
+import type { ChatStore } from '../chat/index.js'
 import type { Conversation } from '../conversation/index.js'
 import { isVertex } from '../dag/index.js'
 import { UsageError } from '../errors.js'
@@ -22,6 +23,7 @@ import { configure, migrate } from './schema.js'
 import { corruptRow, decodeProblems, parseColumn, pointerOf } from './StoreError.js'
 import { traceJson, type TraceJson } from './traceJson.js'
 import { vertexTable } from './vertices.js'
+import { chatTable } from './chats.js'
 
 /**
  * A node as the store keeps it: the name it is registered under, its kind
@@ -76,7 +78,7 @@ export interface StoreWriter {
  * A {@link SessionStore} in one SQLite database (better-sqlite3, WAL mode)
  * that also keeps what a session's work leaves: node snapshots, conversation
  * vertices (content-addressed and shared), node histories, run traces,
- * network envelopes and artifact metadata.
+ * network envelopes, artifact metadata and chats (a {@link ChatStore}).
  *
  * The `SessionStore` calls return promises, as every store's do; the rest
  * are synchronous, as better-sqlite3 is. Each write is one transaction;
@@ -88,7 +90,7 @@ export interface StoreWriter {
  *
  * @category store
  */
-export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'remove'> {
+export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'remove'>, ChatStore {
   readonly kind: 'sqlite'
   /** Saves a session's record and its nodes in one transaction (what a `SessionManager` calls on `save`). */
   saveSession(record: SessionRecord, nodes: readonly NodeSnapshot[]): Promise<void>
@@ -124,7 +126,7 @@ export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'r
   batch<A>(work: (writer: StoreWriter) => A): A
   /**
    * Collects garbage: the conversation vertices no stored node's head
-   * reaches, and with `keepRecordings` all but that many newest recordings;
+   * and no chat reaches, and with `keepRecordings` all but that many newest recordings;
    * then gives the freed pages back to the file system. Answers what went.
    */
   gc(options?: GcOptions): GcSummary
@@ -156,6 +158,10 @@ export interface GcSummary {
 const REACHABLE = `
 WITH RECURSIVE up(k) AS (
   SELECT v.rowid FROM nodes n JOIN vertices v ON v.id = n.head
+  UNION
+  SELECT v.rowid FROM chat_heads h JOIN vertices v ON v.id = h.head
+  UNION
+  SELECT v.rowid FROM chat_partials p JOIN vertices v ON v.id = p.from_id
   UNION
   SELECT p.rowid FROM up
     JOIN vertices v ON v.rowid = up.k, json_each(v.parents) j
@@ -420,8 +426,11 @@ export const sqliteStore = (path: string): SqliteStore => {
       })
     }
 
+  const chats = chatTable(db, file, vertices, write, read)
+
   const store: SqliteStore = {
     ...writer,
+    ...chats,
     kind: 'sqlite',
     path: file,
     load: () => later(() => read(() => recordsOf(all.all()))),

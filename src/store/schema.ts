@@ -36,6 +36,12 @@ export interface Migration {
  *   run and graph ids, when they were saved, the graph file the run ran
  *   (JSON, when known) and the recording (JSON).
  *
+ * Version 3:
+ * - `chats`: a record per chat (JSON: its current head, heads, metadata);
+ * - `chat_heads`: each chat's heads, vertex ids (`gc` keeps what they reach);
+ * - `chat_partials`: the answer a chat's turn is writing, saved as it
+ *   streams: the vertex it goes on from and what it said so far (JSON).
+ *
  * @category store
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -108,6 +114,26 @@ CREATE TABLE recordings (
   recording TEXT NOT NULL
 );
 CREATE INDEX recordings_by_run ON recordings (run_id);
+`,
+  },
+  {
+    version: 3,
+    sql: `
+CREATE TABLE chats (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  record TEXT NOT NULL
+);
+CREATE TABLE chat_heads (
+  chat_id TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+  head TEXT NOT NULL REFERENCES vertices (id),
+  PRIMARY KEY (chat_id, head)
+);
+CREATE TABLE chat_partials (
+  chat_id TEXT PRIMARY KEY REFERENCES chats (id) ON DELETE CASCADE,
+  from_id TEXT NOT NULL REFERENCES vertices (id),
+  partial TEXT NOT NULL
+);
 `,
   },
 ])

@@ -79,6 +79,12 @@ describe('nerve mcp over stdio, embedded', () => {
       nerve_send_to_network: ['message', 'networkId', 'nodeId'],
       nerve_network_status: ['networkId'],
       nerve_decide_approval: ['approve', 'networkId', 'note', 'requestId'],
+      nerve_chat_create: ['agent', 'chatId', 'graph', 'output', 'sessionId', 'step'],
+      nerve_chat_send: ['chatId', 'message', 'sessionId'],
+      nerve_chat_retry: ['at', 'chatId', 'sessionId'],
+      nerve_chat_edit: ['at', 'chatId', 'message', 'sessionId'],
+      nerve_chat_branches: ['chatId', 'sessionId'],
+      nerve_chat_switch: ['chatId', 'head', 'sessionId'],
       nerve_stop_network: ['networkId'],
     })
     expect(tools.find((t) => t.name === 'nerve_create_node')?.inputSchema.required).toEqual([
@@ -246,7 +252,7 @@ describe('MCP over Streamable HTTP', () => {
           requestInit: { headers: { authorization: `Bearer ${http.token}` } },
         }),
       )
-      expect((await mcp.listTools()).tools).toHaveLength(12)
+      expect((await mcp.listTools()).tools).toHaveLength(18)
       await call(mcp, 'nerve_create_node', { nodeId: 'h', kind: 'bash' })
       expect((await nerve.listNodes()).map((n) => n.id)).toEqual(['h'])
     } finally {
@@ -270,7 +276,7 @@ describe('MCP over Streamable HTTP', () => {
           requestInit: { headers: { authorization: 'Bearer secret-secret-secret' } },
         }),
       )
-      expect((await friend.listTools()).tools).toHaveLength(12)
+      expect((await friend.listTools()).tools).toHaveLength(18)
       await friend.close()
       await expect(serveMcpHttp(nerve, { host: '0.0.0.0' })).rejects.toMatchObject({
         reason: 'TokenRequired',

@@ -16,6 +16,7 @@ import {
 import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
 import {
   migrations,
+  SCHEMA_VERSION,
   record,
   replay,
   sqliteStore,
@@ -100,7 +101,7 @@ describe('recordings in the store', () => {
     const { recording } = await record(g, { interpreters: registry(2) })
     expect(store.saveRecording(recording)).toBe(recording.runId)
     const check = new Database(path, { readonly: true })
-    expect(check.pragma('user_version', { simple: true })).toBe(2)
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(check.prepare('SELECT id FROM artifacts').pluck().all()).toEqual(['a1'])
     check.close()
   })

@@ -38,6 +38,13 @@ export interface AgentOptions {
   /** Called for each delta of a streamed answer. */
   readonly onDelta?: (delta: ModelDelta) => void
   readonly onRetry?: (notice: RetryNotice) => void
+  /** Called for each tool the model asks for, before the round's tools run. */
+  readonly onToolCall?: (call: ToolUseBlock) => void
+  /**
+   * Called with each tool call's output as it finishes — a call cancelled
+   * or not run (past `maxToolRounds`) included — in the order they finish.
+   */
+  readonly onToolResult?: (call: ToolUseBlock, output: ToolOutput) => void
   /** The sub-agent depth of this conversation (0 at the top), handed to tools. Default: 0. */
   readonly depth?: number
   /**
@@ -226,6 +233,7 @@ export const runAgent = async (
     maxDepth,
     parallel,
     reportUsage: options.onUsage,
+    onResult: options.onToolResult,
   }
   const retrying = { retry: options.retry, clock: options.clock, onRetry: options.onRetry }
   let head: Heads = conversation
@@ -277,16 +285,21 @@ export const runAgent = async (
       else if (b.type === 'tool_use') uses.push(b)
     }
     if (uses.length === 0) return finish(response.stopReason)
-    const outputs: readonly ToolOutput[] =
-      round >= maxRounds
-        ? uses.map((u) => ({
-            content: `not run: the limit of ${maxRounds} tool rounds was reached before ${u.name}`,
-            is_error: true,
-          }))
-        : signal === NEVER && uses.length === 1
-          ? // One call that nothing can cancel, the usual round: no bookkeeping around it.
-            [await callTool(box, uses[0]!, toolContext(tooling, uses[0]!))]
-          : await runTools(uses, tooling)
+    if (options.onToolCall !== undefined) for (const u of uses) options.onToolCall(u)
+    let outputs: readonly ToolOutput[]
+    if (round >= maxRounds) {
+      outputs = uses.map((u) => ({
+        content: `not run: the limit of ${maxRounds} tool rounds was reached before ${u.name}`,
+        is_error: true,
+      }))
+      if (options.onToolResult !== undefined)
+        for (let i = 0; i < uses.length; i++) options.onToolResult(uses[i]!, outputs[i]!)
+    } else if (signal === NEVER && uses.length === 1) {
+      // One call that nothing can cancel, the usual round: no bookkeeping around it.
+      const out = await callTool(box, uses[0]!, toolContext(tooling, uses[0]!))
+      options.onToolResult?.(uses[0]!, out)
+      outputs = [out]
+    } else outputs = await runTools(uses, tooling)
     for (let i = 0; i < outputs.length; i++) {
       const out = outputs[i]!
       if (out.usage !== undefined) addInto(total, out.usage)

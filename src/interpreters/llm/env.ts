@@ -11,7 +11,9 @@ import type { Provider } from './Provider.js'
  * `OPENAI_MODEL`); `ANTHROPIC_API_KEY` gives {@link anthropic},
  * `OPENAI_API_KEY` {@link openaiResponses}, `GEMINI_API_KEY` or
  * `GOOGLE_API_KEY` {@link gemini}, each with its default model. Undefined
- * when none is set (a blank value counts as unset).
+ * when none is set (a blank value counts as unset). With `stream: true`
+ * the provider asks for its answers as server-sent events, reported as
+ * they come (what a chat shows as it streams).
  *
  * @category providers
  * @example
@@ -24,7 +26,9 @@ import type { Provider } from './Provider.js'
  */
 export const providerFromEnv = (
   env: Readonly<Record<string, string | undefined>> = process.env,
+  options: { readonly stream?: boolean } = {},
 ): Provider | undefined => {
+  const stream = options.stream === true ? { stream: true } : {}
   const set = (name: string) => {
     const v = env[name]
     return v !== undefined && v.trim() !== '' ? v : undefined
@@ -34,15 +38,16 @@ export const providerFromEnv = (
   if (baseUrl !== undefined) {
     const model = set('OPENAI_MODEL')
     return openaiChat({
+      ...stream,
       baseUrl,
       ...(openaiKey !== undefined && { apiKey: openaiKey }),
       ...(model !== undefined && { model }),
     })
   }
   const anthropicKey = set('ANTHROPIC_API_KEY')
-  if (anthropicKey !== undefined) return anthropic({ apiKey: anthropicKey })
-  if (openaiKey !== undefined) return openaiResponses({ apiKey: openaiKey })
+  if (anthropicKey !== undefined) return anthropic({ ...stream, apiKey: anthropicKey })
+  if (openaiKey !== undefined) return openaiResponses({ ...stream, apiKey: openaiKey })
   const geminiKey = set('GEMINI_API_KEY') ?? set('GOOGLE_API_KEY')
-  if (geminiKey !== undefined) return gemini({ apiKey: geminiKey })
+  if (geminiKey !== undefined) return gemini({ ...stream, apiKey: geminiKey })
   return undefined
 }

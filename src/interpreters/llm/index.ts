@@ -17,15 +17,12 @@ export {
 export type { RetryNotice, ModelRetryOptions } from './retry.js'
 export { AgentFailed, runAgent } from './agent.js'
 export type { AgentOptions, AgentResult } from './agent.js'
-export { isThinkingChunk, llmInterpreter } from './llmInterpreter.js'
+export { llmInterpreter } from './llmInterpreter.js'
+export { isLlmChunk, isThinkingChunk } from './chunks.js'
+export type { LlmChunk, ThinkingChunk, ToolCallChunk, ToolResultChunk } from './chunks.js'
 export { subAgent } from './subAgent.js'
 export type { SubAgentOptions } from './subAgent.js'
-export type {
-  LlmInterpreter,
-  LlmInterpreterOptions,
-  LlmState,
-  ThinkingChunk,
-} from './llmInterpreter.js'
+export type { LlmInterpreter, LlmInterpreterOptions, LlmState } from './llmInterpreter.js'
 export { providerFromEnv } from './env.js'
 export type { Pricing, ProviderOptions } from './httpProvider.js'
 export { anthropic, anthropicRequest, anthropicResponse } from './anthropic.js'

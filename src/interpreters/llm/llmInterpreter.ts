@@ -19,6 +19,7 @@ import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
 import { runAgent, type AgentResult } from './agent.js'
 import { subAgent } from './subAgent.js'
 import type { ModelDelta, Provider } from './Provider.js'
+import type { ThinkingChunk, ToolCallChunk, ToolResultChunk } from './chunks.js'
 import type { ModelRetryOptions } from './retry.js'
 
 /**
@@ -32,36 +33,6 @@ import type { ModelRetryOptions } from './retry.js'
 export interface LlmState {
   readonly head: Conversation
 }
-
-/**
- * A piece of the model's visible reasoning, streamed while it answers. An
- * LLM node emits it as a step chunk beside the answer's text, which comes as
- * plain strings: a UI tells them apart by type and shows or hides the
- * thinking.
- *
- * @category llm
- */
-export interface ThinkingChunk {
-  readonly type: 'thinking'
-  readonly text: string
-}
-
-/**
- * Whether a step chunk is a {@link ThinkingChunk}.
- *
- * @category llm
- * @example
- * import { isThinkingChunk } from 'nerve-agents'
- * import assert from 'assert'
- *
- * assert.strictEqual(isThinkingChunk({ type: 'thinking', text: 'hm' }), true)
- * assert.strictEqual(isThinkingChunk('an answer'), false)
- */
-export const isThinkingChunk = (u: unknown): u is ThinkingChunk =>
-  typeof u === 'object' &&
-  u !== null &&
-  (u as { type?: unknown }).type === 'thinking' &&
-  typeof (u as { text?: unknown }).text === 'string'
 
 /** What a model delta becomes as a step chunk: text as it is, thinking typed, nothing else. */
 const chunkOf = (d: ModelDelta): string | ThinkingChunk | undefined =>
@@ -117,6 +88,18 @@ const cellOf = (
 }
 
 const isContent = (u: unknown): u is Content => typeof u === 'string' || Array.isArray(u)
+
+/**
+ * Whether `head` is a user message still waiting for its answer whose
+ * content is `input`: the turn then answers it instead of asking again
+ * (what a chat's retry does: a new answer to the same message, a sibling
+ * of the old one, sharing the message vertex).
+ */
+const pending = (head: Conversation, input: Content): boolean => {
+  const d = head.data
+  if (d.type !== 'message' || d.role !== 'user') return false
+  return d.content === input || JSON.stringify(d.content) === JSON.stringify(input)
+}
 
 /**
  * The conversation up to the point `at` names: a vertex of it as it is, or
@@ -182,10 +165,14 @@ const offering = (head: Conversation, linked: readonly Tool[]): Conversation => 
  * other agents, any kind whose `materialize` gives tools), resolved when the
  * step runs; tools that arrive by link are offered to the model by a
  * tool-definitions entry before the message, when the conversation does not
- * offer them yet. An input of `null` readies the node without a turn (what
+ * offer them yet. A head that is a user message with the step's input as
+ * its content (left unanswered, set there on purpose) is answered as it is,
+ * not asked again. An input of `null` readies the node without a turn (what
  * the step of an agent that only serves as another's sub-agent is given).
  * While the model answers, its text streams as string step chunks and
- * its visible reasoning as {@link ThinkingChunk}s. Executes on one node are
+ * its visible reasoning as {@link ThinkingChunk}s, with a
+ * {@link ToolCallChunk} when the model asks for a tool, and a
+ * {@link ToolResultChunk} when it finishes. Executes on one node are
  * queued, never interleaved. A failed turn
  * leaves the head where it was; a cancelled one moves it to the recorded
  * cancellation.
@@ -296,7 +283,10 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
         const linked = await linkedTools(ctx)
         const tools = linked.length === 0 ? own : toolbox(...own.values(), ...linked)
         const cell = stateOf(node, ctx.session, own)
-        const asked = user(input)(offering(cell.get()!.head, linked))
+        const head = cell.get()!.head
+        const asked = pending(head, input)
+          ? offering(head, linked)
+          : user(input)(offering(head, linked))
         const result: AgentResult = await runAgent(provider, asked, {
           tools,
           maxToolRounds: node.maxToolRounds,
@@ -310,6 +300,27 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
           onDelta: (d) => {
             const chunk = chunkOf(d)
             if (chunk !== undefined) ctx.emit(chunk)
+          },
+          onToolCall: (c) => {
+            ctx.emit(
+              Object.freeze<ToolCallChunk>({
+                type: 'tool_call',
+                id: c.id,
+                name: c.name,
+                input: c.input,
+              }),
+            )
+          },
+          onToolResult: (c, out) => {
+            ctx.emit(
+              Object.freeze<ToolResultChunk>({
+                type: 'tool_result',
+                id: c.id,
+                name: c.name,
+                content: out.content,
+                isError: out.is_error ?? false,
+              }),
+            )
           },
           ...(options.retry !== undefined && { retry: options.retry }),
           ...(node.model !== undefined && { model: node.model }),

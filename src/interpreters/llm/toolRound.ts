@@ -31,6 +31,8 @@ export interface ToolRound {
   readonly maxDepth: number
   readonly parallel: boolean
   readonly reportUsage: ((usage: UsageReport) => void) | undefined
+  /** Told each call's output as it finishes (a cancelled one's at the end). */
+  readonly onResult?: ((call: ToolUseBlock, output: ToolOutput) => void) | undefined
 }
 
 /** The context a tool call of the round runs with. @internal */
@@ -56,7 +58,10 @@ export const runTools = async (
   const outputs: (ToolOutput | undefined)[] = new Array<ToolOutput | undefined>(calls.length)
   const one = async (i: number) => {
     const out = await callTool(box, calls[i]!, toolContext(round, calls[i]!))
-    if (!signal.aborted) outputs[i] = out
+    if (!signal.aborted) {
+      outputs[i] = out
+      round.onResult?.(calls[i]!, out)
+    }
   }
   const all =
     calls.length === 1
@@ -85,7 +90,11 @@ export const runTools = async (
       })
     })
   }
-  for (let i = 0; i < calls.length; i++) outputs[i] ??= cancelled(calls[i]!)
+  for (let i = 0; i < calls.length; i++) {
+    if (outputs[i] !== undefined) continue
+    const out = (outputs[i] = cancelled(calls[i]!))
+    round.onResult?.(calls[i]!, out)
+  }
   return outputs as readonly ToolOutput[]
 }
 

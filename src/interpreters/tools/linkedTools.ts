@@ -69,8 +69,9 @@ const NONE: readonly Tool[] = Object.freeze([])
  * assert.deepStrictEqual(await linkedTools(none), [])
  */
 export const linkedTools = async (
-  ctx: Pick<NodeContext, 'path' | 'resolveLinks'>,
+  ctx: Pick<NodeContext, 'path' | 'resolveLinks' | 'hasLinks'>,
 ): Promise<readonly Tool[]> => {
+  if (ctx.hasLinks?.(TOOLS_PORT) === false) return NONE
   let artifacts: readonly unknown[]
   try {
     artifacts = await ctx.resolveLinks(TOOLS_PORT)

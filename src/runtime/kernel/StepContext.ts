@@ -119,4 +119,8 @@ export class StepContext implements NodeContext {
   resolveLinks(handle: string): Promise<readonly unknown[]> {
     return this.run.resolveLinks(this, handle)
   }
+
+  hasLinks(handle: string): boolean {
+    return Object.hasOwn(this.run.steps[this.index]!.links, handle)
+  }
 }

@@ -28,6 +28,8 @@ import { errorShape } from './json.js'
 import { Networks } from './networks.js'
 import { limitsOf, type EngineOptions, type Limits, type SessionRestored } from './options.js'
 import { Runs } from './runs.js'
+import { Chats } from './chats.js'
+import { memoryChatStore } from '../../chat/index.js'
 import { restoreNodes, type SqliteStore } from '../../store/index.js'
 
 /** Whether a store keeps nodes and conversations (the SQLite one). */
@@ -73,6 +75,7 @@ export class Core {
   readonly clock: Clock
   readonly runs: Runs
   readonly networks: Networks
+  readonly chats: Chats
   readonly providers: readonly string[]
   /** The kinds the engine runs: the built-in ones and those it was given. */
   readonly kinds: Kinds
@@ -98,6 +101,9 @@ export class Core {
       keep && ((recording, graph) => keep(recording, { graph })),
     )
     this.networks = new Networks(this.limits.keptRuns)
+    this.chats = new Chats(
+      options.chats ?? (isSqlite(options.store) ? options.store : memoryChatStore()),
+    )
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
     this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
@@ -221,6 +227,7 @@ export class Core {
     this.#shutdown = (async () => {
       await this.ready.catch(() => undefined)
       await this.runs.cancelAll(reason)
+      this.chats.cancelAll(reason)
       await this.networks.stopAll()
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]

@@ -3,6 +3,7 @@ import type { Kind, Provider, Tool } from '../../interpreters/index.js'
 import type { Interpreter } from '../../node/index.js'
 import type { SessionRecord, SessionRecordSink } from '../../session/index.js'
 import type { Recording, Restored } from '../../store/index.js'
+import type { ChatStore } from '../../chat/index.js'
 import type { Clock } from '../../runtime/index.js'
 
 /**
@@ -87,6 +88,8 @@ export interface EngineOptions {
     /** With it (the SQLite store), each recorded run's recording is saved there under its run id, with its graph file. */
     readonly saveRecording?: (recording: Recording, options: { readonly graph?: unknown }) => string
   }
+  /** Where chats are kept. Default: `store` when it is the SQLite one, else memory (chats last as long as the engine). */
+  readonly chats?: ChatStore
   /** Told, once the engine has opened them, what it brought back of the sessions its store saved. */
   readonly onRestored?: (sessions: readonly SessionRestored[]) => void
   /** Where node histories go, or `false` to record none. Default: `{}` (Nerve's home, this engine's own server name). */

@@ -1,0 +1,218 @@
+import {
+  openChat,
+  type Chat,
+  type ChatEvent,
+  type ChatStore,
+  type ChatTurn,
+} from '../../chat/index.js'
+import { messages } from '../../conversation/index.js'
+import { ErrorCode } from '../../protocol/index.js'
+import type { ChatEngineEvent, ChatInfo, ChatTurnInfo, Params } from '../../protocol/index.js'
+import { chatEventNames } from '../../protocol/index.js'
+import type { Clock } from '../../runtime/index.js'
+import type { Session } from '../../session/index.js'
+import type { EngineEvent } from '../../protocol/index.js'
+import type { SessionKit } from './SessionKit.js'
+import { EngineError } from './errors.js'
+import { errorShape } from './json.js'
+import { graphOf, nodeOf } from './nodes.js'
+
+/**
+ * No chat with this id is open or kept.
+ *
+ * @category engine errors
+ */
+export class UnknownChat extends EngineError {
+  readonly _tag = 'UnknownChat'
+  readonly code = ErrorCode.NotFound
+  constructor(readonly chatId: string) {
+    super(`there is no chat "${chatId}"`, '/chatId')
+    this.name = 'UnknownChat'
+  }
+}
+
+/** What the chats need of the engine (its core). */
+export interface ChatHost {
+  readonly clock: Clock
+  readonly providers: readonly string[]
+  readonly defaultId: string
+  kit(sessionId: string | undefined): Promise<SessionKit & { readonly session: Session }>
+  publish(event: EngineEvent): void
+  now(): string
+}
+
+/** How a chat was made, kept in its record so that it opens again the same way. */
+interface Made {
+  readonly sessionId?: string
+  readonly graph?: unknown
+  readonly agent?: Readonly<Record<string, unknown>>
+  readonly step?: string
+  readonly output?: string
+}
+
+interface Open {
+  readonly chat: Chat
+  readonly sessionId: string
+  readonly createdAt: string
+  running: number
+}
+
+/** A turn's result as the protocol answers it. */
+export const turnInfo = (chatId: string, t: ChatTurn): ChatTurnInfo => ({
+  chatId,
+  turnId: t.turnId,
+  status: t.status,
+  head: t.head.id,
+  text: t.text,
+  stopReason: t.stopReason,
+  usage: t.usage as unknown as Record<string, unknown>,
+  apiCalls: t.apiCalls,
+  cost: t.cost,
+})
+
+/** A chat event as the engine publishes it. */
+const engineEvent = (sessionId: string, time: string, e: ChatEvent): ChatEngineEvent => {
+  const { type, ...rest } = e
+  return Object.freeze({
+    ...rest,
+    ...(e.type === 'failed' && { error: errorShape(e.error) }),
+    ...(e.type === 'started' && e.from !== undefined && { from: e.from.id }),
+    ...((e.type === 'completed' || e.type === 'cancelled') && { head: e.head.id }),
+    type: chatEventNames[type],
+    time,
+    sessionId,
+  })
+}
+
+/**
+ * The chats of an engine: each opened over a session's interpreters and
+ * nodes, kept in the engine's chat store (its SQLite store, else memory),
+ * opened again from there by id with what made it.
+ */
+export class Chats {
+  readonly #open = new Map<string, Open>()
+
+  constructor(readonly store: ChatStore) {}
+
+  /** Opens a chat (or answers the one open under that id). */
+  async open(core: ChatHost, p: Params<'CHAT_CREATE'>): Promise<ChatInfo> {
+    const made: Made = {
+      ...(p.sessionId !== undefined && { sessionId: p.sessionId }),
+      ...(p.graph !== undefined && { graph: p.graph }),
+      ...(p.agent !== undefined && { agent: p.agent }),
+      ...(p.step !== undefined && { step: p.step }),
+      ...(p.output !== undefined && { output: p.output }),
+    }
+    const open =
+      this.#open.get(p.chatId) ??
+      (await this.#make(
+        core,
+        p.chatId,
+        p.graph === undefined && p.agent === undefined ? undefined : made,
+      ))
+    return this.info(p.chatId, open)
+  }
+
+  /** An open chat, opened from the store when it keeps it. */
+  async get(core: ChatHost, chatId: string): Promise<Open> {
+    return this.#open.get(chatId) ?? (await this.#make(core, chatId, undefined, true))
+  }
+
+  /** Every chat the store keeps (those open among them with their state). */
+  async list(core: ChatHost, sessionId: string | undefined): Promise<readonly ChatInfo[]> {
+    const out: ChatInfo[] = []
+    for (const r of this.store.chats()) {
+      const made = r.metadata as Made
+      const sid = made.sessionId ?? core.defaultId
+      if (sessionId !== undefined && sid !== sessionId) continue
+      const open = this.#open.get(r.id)
+      out.push(
+        open === undefined
+          ? {
+              chatId: r.id,
+              sessionId: sid,
+              createdAt: r.createdAt,
+              heads: r.heads,
+              running: false,
+              ...(r.current !== undefined && { current: r.current }),
+            }
+          : this.info(r.id, open),
+      )
+    }
+    await Promise.resolve()
+    return out
+  }
+
+  info(chatId: string, open: Open): ChatInfo {
+    const { chat } = open
+    return {
+      chatId,
+      sessionId: open.sessionId,
+      createdAt: open.createdAt,
+      heads: chat.heads.map((h) => h.id),
+      running: open.running > 0,
+      ...(chat.head !== undefined && { current: chat.head.id }),
+      ...(chat.recovered !== undefined && { recovered: chat.recovered.id }),
+    }
+  }
+
+  /** The messages of a chat's current head, as JSON. */
+  messages(open: Open): readonly unknown[] {
+    return open.chat.head === undefined ? [] : messages(open.chat.head)
+  }
+
+  /** Cancels every turn running (the engine shuts down). */
+  cancelAll(reason: unknown): void {
+    for (const o of this.#open.values()) o.chat.cancel(reason)
+  }
+
+  async #make(
+    core: ChatHost,
+    chatId: string,
+    given: Made | undefined,
+    mustExist = false,
+  ): Promise<Open> {
+    const kept = this.store.loadChat(chatId)
+    if (kept === undefined && mustExist) throw new UnknownChat(chatId)
+    const made: Made = given ?? (kept?.metadata as Made | undefined) ?? {}
+    const kit = await core.kit(made.sessionId)
+    const session = kit.session
+    const base = {
+      id: chatId,
+      interpreters: kit.registry,
+      session,
+      store: this.store,
+      metadata: made as Readonly<Record<string, unknown>>,
+      clock: core.clock,
+      onEvent: (e: ChatEvent) => {
+        const open = this.#open.get(chatId)
+        if (open !== undefined) {
+          if (e.type === 'started') open.running++
+          else if (e.type === 'completed' || e.type === 'failed' || e.type === 'cancelled')
+            open.running--
+        }
+        core.publish(engineEvent(session.id, core.now(), e))
+      },
+    }
+    const chat =
+      made.graph !== undefined
+        ? openChat({
+            ...base,
+            graph: graphOf(session, made.graph, '/graph'),
+            ...(made.step !== undefined && { agent: made.step }),
+            ...(made.output !== undefined && { output: made.output }),
+          })
+        : openChat({
+            ...base,
+            agent: nodeOf(session, chatId, 'llm', made.agent ?? {}, core.providers),
+          })
+    const open: Open = {
+      chat,
+      sessionId: session.id,
+      createdAt: chat.createdAt,
+      running: 0,
+    }
+    this.#open.set(chatId, open)
+    return open
+  }
+}

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { createMcpServer } from '../../../src/mcp/index.js'
+import { standaloneClient, type ChatEngineEvent } from '../../../src/server/index.js'
+import { sqliteStore } from '../../../src/store/index.js'
+import { scriptedProvider, toolUse } from '../../../src/testing/index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'nerve-chat-engine-'))
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const collect = async (events: AsyncIterable<ChatEngineEvent>) => {
+  const out: ChatEngineEvent[] = []
+  for await (const e of events) out.push(e)
+  return out
+}
+
+describe('chats on the engine', () => {
+  it('answer through the SDK with CHAT_* events, and branch on the same path', async () => {
+    const client = await standaloneClient({ history: false })
+    const chat = await client.chat('c1', { agent: { provider: 'echo' } })
+    const first = await chat.send('hello')
+    const events = await collect(first.events())
+    const done = await first.result()
+    expect(done).toMatchObject({ chatId: 'c1', status: 'completed', text: 'echo: hello' })
+    expect(events.map((e) => e.type)).toEqual([
+      'CHAT_STARTED',
+      'CHAT_DELTA',
+      'CHAT_USAGE',
+      'CHAT_COMPLETED',
+    ])
+    expect(events[1]).toMatchObject({ text: 'echo: hello', sessionId: 'default', chatId: 'c1' })
+    const edited = await (await chat.edit('hi again')).result()
+    expect(edited.text).toBe('echo: hi again')
+    const tree = await chat.branches()
+    expect(tree.branches.map((b) => [b.asked, b.current])).toEqual([
+      ['hello', false],
+      ['hi again', true],
+    ])
+    expect((await chat.switch(done.head)).current).toBe(done.head)
+    const info = await chat.info()
+    expect(info.messages).toHaveLength(2)
+    expect((await client.call('CHAT_LIST', {})).chats.map((c) => c.chatId)).toEqual(['c1'])
+    await expect(client.call('CHAT_SEND', { chatId: 'nope', message: 'x' })).rejects.toMatchObject({
+      tag: 'UnknownChat',
+    })
+    const empty = await chat.send('')
+    await expect(empty.result()).rejects.toThrow(/non-empty string/)
+    expect(await collect(empty.events())).toEqual([])
+    await client.close()
+  })
+
+  it('tell tool calls as they run, from a graph file with a linked toolset', async () => {
+    const model = scriptedProvider([[toolUse('glob', { pattern: '*.md' })], 'Found them.'])
+    const client = await standaloneClient({ history: false, providers: { scripted: model } })
+    const graph = {
+      id: 'g',
+      nodes: {
+        fs: { kind: 'toolset', builtin: ['glob'], root: dir },
+        coder: { kind: 'llm', provider: 'scripted' },
+      },
+      steps: [
+        { id: 'fs', node: 'fs' },
+        { id: 'coder', node: 'coder' },
+      ],
+      edges: [{ from: 'fs', to: 'coder', channel: 'link', port: 'tools' }],
+    }
+    const chat = await client.chat('g1', { graph })
+    const turn = await chat.send('which docs?')
+    const types = (await collect(turn.events())).map((e) => e.type)
+    expect(types).toEqual([
+      'CHAT_STARTED',
+      'CHAT_TOOL_CALL',
+      'CHAT_TOOL_RESULT',
+      'CHAT_DELTA',
+      'CHAT_USAGE',
+      'CHAT_COMPLETED',
+    ])
+    expect((await turn.result()).text).toBe('Found them.')
+    await client.close()
+  })
+
+  it('keep chats in the SQLite store across engines', async () => {
+    const path = join(dir, 'nerve.db')
+    const one = await standaloneClient({ history: false, store: sqliteStore(path) })
+    const chat = await one.chat('kept', { agent: { provider: 'echo', system: 'Be kind.' } })
+    await (await chat.send('one')).result()
+    const retried = await (await chat.edit('uno')).result()
+    await one.close()
+    const two = await standaloneClient({ history: false, store: sqliteStore(path) })
+    const again = await two.chat('kept')
+    const info = await again.info()
+    expect(info.current).toBe(retried.head)
+    expect(info.heads).toHaveLength(2)
+    expect((await (await again.send('two')).result()).text).toBe('echo: two')
+    await two.close()
+  })
+
+  it('are MCP tools, generated from the command codecs', async () => {
+    const nerve = await standaloneClient({ history: false })
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair()
+    await createMcpServer(nerve).connect(serverSide)
+    const mcp = new Client({ name: 'test', version: '1.0.0' })
+    await mcp.connect(clientSide)
+    const names = (await mcp.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(expect.arrayContaining(['nerve_chat_create', 'nerve_chat_send']))
+    const text = async (name: string, args: Record<string, unknown>) => {
+      const r = await mcp.callTool({ name, arguments: args })
+      return JSON.parse((r.content as { text: string }[])[0]!.text) as Record<string, unknown>
+    }
+    await text('nerve_chat_create', { chatId: 'm', agent: { provider: 'echo' } })
+    expect(await text('nerve_chat_send', { chatId: 'm', message: 'yo' })).toMatchObject({
+      text: 'echo: yo',
+    })
+    expect(await text('nerve_chat_retry', { chatId: 'm' })).toMatchObject({ text: 'echo: yo' })
+    const tree = await text('nerve_chat_branches', { chatId: 'm' })
+    expect(tree.branches).toHaveLength(1) // the echo answers the same: one vertex, not a copy
+    await mcp.close()
+    await nerve.close()
+  })
+})

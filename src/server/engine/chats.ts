@@ -12,10 +12,11 @@ import { chatEventNames } from '../../protocol/index.js'
 import type { Clock } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
 import type { EngineEvent } from '../../protocol/index.js'
+import type { Kinds } from '../../interpreters/index.js'
 import type { SessionKit } from './SessionKit.js'
 import { EngineError } from './errors.js'
 import { errorShape } from './json.js'
-import { graphOf, nodeOf } from './nodes.js'
+import { creatableKind, graphOf, nodeOf } from './nodes.js'
 
 /**
  * No chat with this id is open or kept.
@@ -35,6 +36,7 @@ export class UnknownChat extends EngineError {
 export interface ChatHost {
   readonly clock: Clock
   readonly providers: readonly string[]
+  readonly kinds: Kinds
   readonly defaultId: string
   kit(sessionId: string | undefined): Promise<SessionKit & { readonly session: Session }>
   publish(event: EngineEvent): void
@@ -198,13 +200,20 @@ export class Chats {
       made.graph !== undefined
         ? openChat({
             ...base,
-            graph: graphOf(session, made.graph, '/graph'),
+            graph: graphOf(session, made.graph, '/graph', core.kinds),
             ...(made.step !== undefined && { agent: made.step }),
             ...(made.output !== undefined && { output: made.output }),
           })
         : openChat({
             ...base,
-            agent: nodeOf(session, chatId, 'llm', made.agent ?? {}, core.providers),
+            agent: nodeOf(
+              session,
+              chatId,
+              creatableKind(core.kinds, 'llm'),
+              made.agent ?? {},
+              core.kinds,
+              core.providers,
+            ),
           })
     const open: Open = {
       chat,

@@ -41,7 +41,7 @@ export {
   forkClaudeWezterm,
   isClaudeWeztermNode,
 } from './ClaudeNode.js'
-export type { ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
+export type { ClaudeBackendChoice, ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
 export { forkLlm, isLlmNode, llm, LlmOptionsCodec } from './LlmNode.js'
 export type { LlmNode, LlmOptions, ToolChoice } from './LlmNode.js'
 export { builtinToolNames, isToolsetNode, toolset, ToolsetOptionsCodec } from './ToolsetNode.js'
@@ -52,3 +52,5 @@ export { nodeKinds } from './NodeKind.js'
 export type { NodeKind } from './NodeKind.js'
 export { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from './jsonSchema.js'
 export type { JsonSchema } from './jsonSchema.js'
+export { ApprovalPolicyCodec, globMatches, verdictOf } from './ApprovalPolicy.js'
+export type { ApprovalPolicyValue, ApprovalRuleValue, ApprovalVerdict } from './ApprovalPolicy.js'

@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
+import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 /**
@@ -372,6 +373,8 @@ export const EngineEventCodec = t.union(
     StepFailedEventCodec,
     GraphCompletedEventCodec,
     NetworkEngineEventCodec,
+    ApprovalRequestedEventCodec,
+    ApprovalDecidedEventCodec,
     ErrorEventCodec,
     ServerShutdownEventCodec,
     LaggedEventCodec,

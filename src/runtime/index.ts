@@ -34,3 +34,10 @@ export { run, runGraph } from './run.js'
 export type { RunOptions, RunResult } from './run.js'
 export { stream } from './stream.js'
 export type { StreamOptions } from './stream.js'
+export { RunControl } from './RunControl.js'
+export type {
+  ApprovalDecision,
+  ApprovalRequest,
+  AskOptions,
+  ControlledRun,
+} from './RunControl.js'

@@ -1,5 +1,5 @@
 import { providerFromEnv, type Provider } from '../../interpreters/index.js'
-import { systemClock, type Clock } from '../../runtime/index.js'
+import { systemClock, type Clock, type RunControl } from '../../runtime/index.js'
 import { randomBytes } from 'node:crypto'
 import {
   historyDir,
@@ -19,6 +19,7 @@ import {
 } from './errors.js'
 import { nodeEvent } from './eventMap.js'
 import { errorShape } from './json.js'
+import { askPermission, engineControl } from './approvals.js'
 import { Networks } from './networks.js'
 import { limitsOf, type EngineOptions, type Limits, type SessionRestored } from './options.js'
 import { Runs } from './runs.js'
@@ -67,6 +68,8 @@ export class Core {
   readonly clock: Clock
   readonly runs: Runs
   readonly networks: Networks
+  /** Run control: every approval the engine's runs, nodes and networks ask. */
+  readonly control: RunControl
   readonly providers: readonly string[]
   readonly defaultId: string
   readonly listeners = new Set<Listener>()
@@ -90,6 +93,15 @@ export class Core {
       keep && ((recording, graph) => keep(recording, { graph })),
     )
     this.networks = new Networks(this.limits.keptRuns)
+    this.control = engineControl({
+      clock: this.clock,
+      defaultSession: options.defaultSession ?? 'default',
+      now: () => this.now(),
+      publish: (e) => {
+        this.publish(e)
+      },
+      isNetwork: (runId) => this.networks.has(runId),
+    })
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
     this.defaultId = options.defaultSession ?? 'default'
@@ -104,6 +116,14 @@ export class Core {
           ? undefined
           : { dir: historyDir(history), server: history.server ?? engineName() },
       clock: options.clock,
+      onPermission: (sessionId, request, answer) =>
+        askPermission(
+          this.control,
+          sessionId,
+          this.#kits.get(sessionId)?.session?.get(request.nodeId),
+          request,
+          answer,
+        ),
       onHistoryError: (sessionId, error) => {
         this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(error) })
       },

@@ -10,6 +10,8 @@ import {
   tmuxInterpreter,
   toolsetInterpreter,
   weztermInterpreter,
+  type PermissionDecision,
+  type PermissionRequest,
   type Provider,
   type Terminal,
   type TerminalDecorator,
@@ -36,6 +38,12 @@ export interface KitOptions {
   readonly history: { readonly dir: string; readonly server: string } | undefined
   readonly clock: Clock | undefined
   readonly onHistoryError: (sessionId: string, error: unknown) => void
+  /** Asks run control about a CLI agent's permission prompt; answers how to withdraw the request. */
+  readonly onPermission: (
+    sessionId: string,
+    request: PermissionRequest,
+    answer: (decision: PermissionDecision) => Promise<void>,
+  ) => () => void
 }
 
 /**
@@ -73,7 +81,13 @@ export class SessionKit {
       ptyInterpreter({ ...clock, ...decorate }),
       tmuxInterpreter({ ...clock, ...decorate }),
       weztermInterpreter({ ...clock, ...decorate }),
-      claudeWeztermInterpreter({ ...clock, ...decorate }),
+      claudeWeztermInterpreter({
+        ...clock,
+        ...decorate,
+        approvals: {
+          onRequest: (request, answer) => options.onPermission(id, request, answer),
+        },
+      }),
     ] as unknown as TerminalInterpreter<Node>[]
     this.#terminals = new Map(terminals.map((t) => [t.kind, t]))
     const bash =

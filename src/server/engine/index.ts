@@ -25,8 +25,8 @@ export {
   InvalidPatch,
   NetworkExists,
   NetworkFileInvalid,
-  UnknownApproval,
   UnknownNetwork,
   UnknownNetworkNode,
 } from './networks.js'
+export { UnknownApproval } from './approvals.js'
 export { inProcessClient, inProcessWire, standaloneClient } from './inProcessClient.js'

@@ -1,4 +1,5 @@
 import type { Method } from '../../../protocol/index.js'
+import { approvalCommands } from './approvals.js'
 import type { Command, Commands } from './context.js'
 import { graphCommands } from './graphs.js'
 import { ioCommands } from './io.js'
@@ -13,6 +14,7 @@ export const commands: Commands<Method> = {
   ...ioCommands,
   ...graphCommands,
   ...networkCommands,
+  ...approvalCommands,
 }
 
 /** The command of a method, typed loosely for the dispatcher (its params are decoded by the method's codec). */

@@ -51,7 +51,7 @@ export type {
   WeztermTerminal,
   WeztermTerminalOptions,
 } from './terminal/wezterm.js'
-export { claudeWeztermInterpreter, openClaudeWezterm } from './terminal/claude.js'
+export { claudeWeztermInterpreter, openClaudeWezterm, TmuxMissing } from './terminal/claude.js'
 export { openClaudePty, THROWAWAY_KEY } from './terminal/claudePty.js'
 export type { ClaudePtyOptions, ClaudePtyTerminal } from './terminal/claudePty.js'
 export { approvalRules } from './terminal/approvals.js'
@@ -62,7 +62,11 @@ export type {
   Approvals,
   PermissionRequest,
 } from './terminal/approvals.js'
-export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './terminal/claude.js'
+export type {
+  ClaudeBackend,
+  ClaudeWeztermInterpreterOptions,
+  ClaudeWeztermTerminal,
+} from './terminal/claude.js'
 
 /**
  * The interpreters shipped with Nerve that need no settings: `function`,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { claudeArgs, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
@@ -75,7 +75,7 @@ const TMUX_SESSION = 'claude'
 
 class ClaudePty extends AgentTerminal implements ClaudePtyTerminal {
   readonly recordsHistory = false
-  /** The tmux server's socket name (`tmux -L`), on tmux. */
+  /** The tmux server's socket (`tmux -S`), in the home, on tmux. */
   private readonly socket: string | undefined
 
   constructor(
@@ -86,13 +86,15 @@ class ClaudePty extends AgentTerminal implements ClaudePtyTerminal {
     readonly backend: 'pty' | 'tmux' = 'pty',
   ) {
     const socket =
-      backend === 'tmux' ? `nerve-${node.id}-${randomBytes(4).toString('hex')}` : undefined
+      backend === 'tmux'
+        ? join(home, `tmux-${node.id}-${randomBytes(4).toString('hex')}.sock`)
+        : undefined
     super({
       nodeId: node.id,
       program: 'Claude',
       prepare: async () => {
         const made = await prepare(node, sessionId, home, options)
-        return socket === undefined ? made : onTmux(made, socket, home)
+        return socket === undefined ? made : onTmux(made, socket)
       },
       // Enter takes the prompt's first option (Yes), Escape declines
       keys: { approve: '\r', deny: '\x1b' },
@@ -106,29 +108,30 @@ class ClaudePty extends AgentTerminal implements ClaudePtyTerminal {
   get attach(): string | undefined {
     return this.socket === undefined
       ? undefined
-      : `tmux -L ${this.socket} attach -t ${TMUX_SESSION}`
+      : `tmux -S ${this.socket} attach -t ${TMUX_SESSION}`
   }
 
   override async stop(): Promise<void> {
     if (this.socket !== undefined && this.state !== 'created') {
       await new Promise<void>((resolve) => {
-        execFile('tmux', ['-L', this.socket!, 'kill-server'], () => {
+        execFile('tmux', ['-S', this.socket!, 'kill-server'], () => {
           resolve()
         })
       })
     }
     await super.stop()
+    if (this.socket !== undefined) await rm(this.socket, { force: true })
   }
 }
 
 /**
- * The PTY node that runs `node`'s program in a new tmux server (`-L
+ * The PTY node that runs `node`'s program in a new tmux server (`-S
  * socket`) instead, the PTY being its client: the server inherits the
  * client's environment, has no status line and reads Escape at once (the
  * key that declines a permission prompt).
  */
-const onTmux = async (node: PtyNode, socket: string, home: string): Promise<PtyNode> => {
-  const conf = join(home, `tmux-${socket}.conf`)
+const onTmux = async (node: PtyNode, socket: string): Promise<PtyNode> => {
+  const conf = socket.replace(/\.sock$/, '.conf')
   await writeFile(conf, 'set -g status off\nset -g escape-time 0\nset -g history-limit 0\n', {
     mode: 0o600,
   })
@@ -137,7 +140,7 @@ const onTmux = async (node: PtyNode, socket: string, home: string): Promise<PtyN
     ...rest,
     command: 'tmux',
     args: [
-      '-L',
+      '-S',
       socket,
       '-f',
       conf,

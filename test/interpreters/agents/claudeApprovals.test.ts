@@ -153,7 +153,7 @@ describe(
         const info = await tmuxed.describe()
         attach = String(info.metadata['attach'])
         expect(info.metadata['backend']).toBe('tmux')
-        expect(attach).toMatch(/^tmux -L nerve-tmuxed-\w+ attach -t claude$/)
+        expect(attach).toMatch(/^tmux -S \S+\/tmux-tmuxed-\w+\.sock attach -t claude$/)
         expect((await agent.describe()).metadata).toMatchObject({ backend: 'pty' })
         const answer = tmuxed.execute('please WRITE tmux.txt')
         const { request } = await requested('echo hi > tmux.txt')
@@ -165,7 +165,8 @@ describe(
       }
       // Its tmux server is gone with it.
       const socket = attach.split(' ')[2]!
-      expect(() => execFileSync('tmux', ['-L', socket, 'ls'], { stdio: 'ignore' })).toThrow()
+      expect(() => execFileSync('tmux', ['-S', socket, 'ls'], { stdio: 'ignore' })).toThrow()
+      expect(existsSync(socket)).toBe(false)
     })
   },
 )

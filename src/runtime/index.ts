@@ -41,3 +41,5 @@ export type {
   AskOptions,
   ControlledRun,
 } from './RunControl.js'
+export { approvalGate, ApprovalRefused } from './approvalGate.js'
+export type { ApprovalGateOptions } from './approvalGate.js'

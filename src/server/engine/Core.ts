@@ -116,6 +116,7 @@ export class Core {
           ? undefined
           : { dir: historyDir(history), server: history.server ?? engineName() },
       clock: options.clock,
+      control: this.control,
       onPermission: (sessionId, request, answer) =>
         askPermission(
           this.control,

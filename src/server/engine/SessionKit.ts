@@ -24,7 +24,7 @@ import {
   type InterpreterRegistry,
   type Node,
 } from '../../node/index.js'
-import type { Clock } from '../../runtime/index.js'
+import type { Clock, RunControl } from '../../runtime/index.js'
 import { bashHistory, withHistory, type Session } from '../../session/index.js'
 
 /**
@@ -38,6 +38,8 @@ export interface KitOptions {
   readonly history: { readonly dir: string; readonly server: string } | undefined
   readonly clock: Clock | undefined
   readonly onHistoryError: (sessionId: string, error: unknown) => void
+  /** The engine's run control: where LLM nodes' held tool calls are asked. */
+  readonly control: RunControl
   /** Asks run control about a CLI agent's permission prompt; answers how to withdraw the request. */
   readonly onPermission: (
     sessionId: string,
@@ -94,7 +96,12 @@ export class SessionKit {
       where === undefined
         ? bashInterpreter
         : bashInterpreterWith({ ...clock, onRun: bashHistory(where) })
-    const llm = llmInterpreter({ providers: options.providers, tools: options.tools, ...clock })
+    const llm = llmInterpreter({
+      providers: options.providers,
+      tools: options.tools,
+      ...clock,
+      approvals: { control: options.control, sessionId: id },
+    })
     const tools: Interpreter[] = [toolsetInterpreter, mcpServerInterpreter()]
     const base: Interpreter[] = [
       functionInterpreter,

@@ -77,7 +77,12 @@ const net = { networkId: Name }
 const netNode = { ...net, nodeId: Name }
 /** An approval request is named by its id alone; `networkId` (the older form) must then be its network's. */
 const decision = { requestId: t.string }
-const decisionOptional = { networkId: Name, by: t.string, note: t.string, arguments: t.UnknownRecord }
+const decisionOptional = {
+  networkId: Name,
+  by: t.string,
+  note: t.string,
+  arguments: t.UnknownRecord,
+}
 /**
  * The params codec of every command, by method name. Each is exact: a key
  * it does not list is an error at that key. `sessionId` is optional

@@ -236,12 +236,7 @@ export class RunControl {
   }
 
   /** Approves a pending request; `args` replaces the tool call's arguments where the asker allows it. */
-  approve(
-    id: string,
-    by = 'user',
-    note?: string,
-    args?: Readonly<Record<string, unknown>>,
-  ): void {
+  approve(id: string, by = 'user', note?: string, args?: Readonly<Record<string, unknown>>): void {
     this.#decide(this.#requirePending('approve', id), 'approved', by, note, args)
   }
 

@@ -35,11 +35,6 @@ export type { RunOptions, RunResult } from './run.js'
 export { stream } from './stream.js'
 export type { StreamOptions } from './stream.js'
 export { RunControl } from './RunControl.js'
-export type {
-  ApprovalDecision,
-  ApprovalRequest,
-  AskOptions,
-  ControlledRun,
-} from './RunControl.js'
+export type { ApprovalDecision, ApprovalRequest, AskOptions, ControlledRun } from './RunControl.js'
 export { approvalGate, ApprovalRefused } from './approvalGate.js'
 export type { ApprovalGateOptions } from './approvalGate.js'

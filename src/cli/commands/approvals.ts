@@ -13,11 +13,7 @@ import { parseValue } from './graph.js'
 const who = (r: ApprovalRequestJson): string =>
   r.runId !== undefined ? `${r.runId}/${r.nodeId}` : r.nodeId
 
-/**
- * One waiting request as a person reads it, with the commands that answer it.
- *
- * @example approval-3  agent wants Bash: echo hi > a.txt
- */
+/** One waiting request as a person reads it: `approval-3  cl wants Bash: echo hi > a.txt`. */
 export const requestLine = (r: ApprovalRequestJson): string =>
   `${r.id}  ${who(r)} wants ${r.action}${r.target === '' ? '' : `: ${r.target}`}${r.risk === undefined ? '' : ` (${r.risk} risk)`}`
 

@@ -38,7 +38,8 @@ export type ApprovalPolicy = (request: PermissionRequest) => PermissionDecision 
  * what the policy leaves (`'ask'`, or no policy) goes to `onRequest`, which
  * answers when it knows (a face's APPROVE / DENY). With neither, the prompt
  * stays on screen and the execute waits (its timeout shows the prompt).
- * `onRequest` may return a function that withdraws the request: it is
+ * `onRequest` may return a function that withdraws the request (any other
+ * value is ignored): it is
  * called when the prompt leaves the screen unanswered (a person answered
  * it in the terminal) or the terminal stops.
  *
@@ -49,7 +50,7 @@ export interface Approvals {
   readonly onRequest?: (
     request: PermissionRequest,
     answer: (decision: PermissionDecision) => Promise<void>,
-  ) => void | (() => void)
+  ) => unknown
 }
 
 /**
@@ -64,7 +65,6 @@ export interface ApprovalRule {
   readonly pattern?: RegExp | string
   readonly decision: PermissionDecision | 'ask'
 }
-
 
 /**
  * A policy from rules, the first that matches decides; none: `fallback`
@@ -91,7 +91,8 @@ export const approvalRules =
       if (rule.tool !== undefined && rule.tool !== request.tool) continue
       const { pattern } = rule
       if (pattern !== undefined) {
-        const matches = typeof pattern === 'string' ? globMatches(pattern)(target) : pattern.test(target)
+        const matches =
+          typeof pattern === 'string' ? globMatches(pattern)(target) : pattern.test(target)
         if (!matches) continue
       }
       return rule.decision
@@ -116,5 +117,6 @@ export const approvalOf = (
     void answer(decision)
     return undefined
   }
-  return approvals?.onRequest?.(request, answer) ?? undefined
+  const withdraw = approvals?.onRequest?.(request, answer)
+  return typeof withdraw === 'function' ? (withdraw as () => void) : undefined
 }

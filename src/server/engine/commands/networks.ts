@@ -1,9 +1,4 @@
-import {
-  fromPatches,
-  setMode,
-  setWorkflow,
-  type NetworkChange,
-} from '../../../network/index.js'
+import { fromPatches, setMode, setWorkflow, type NetworkChange } from '../../../network/index.js'
 import type { NetworkPatches } from '../../../protocol/index.js'
 import { checkPatches, networkOf } from '../networks.js'
 import { rethrow, type Commands } from './context.js'

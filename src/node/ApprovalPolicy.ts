@@ -110,7 +110,7 @@ export const globMatches =
     ).test(text)
 
 /**
- * The verdict of a policy on a request of `tool` at `target`: the first
+ * The verdict of a policy on a request for `action` (a rule's `tool`) at `target`: the first
  * matching rule's, else the fallback's (`'ask'` by default).
  *
  * @category approvals
@@ -119,14 +119,14 @@ export const globMatches =
  * import assert from 'assert'
  *
  * const policy = { rules: [{ tool: 'Bash', pattern: 'rm *', decision: 'deny' as const }] }
- * assert.strictEqual(verdictOf(policy)({ tool: 'Bash', target: 'rm -rf /' }), 'deny')
- * assert.strictEqual(verdictOf(policy)({ tool: 'Write', target: 'a.txt' }), 'ask')
+ * assert.strictEqual(verdictOf(policy)({ action: 'Bash', target: 'rm -rf /' }), 'deny')
+ * assert.strictEqual(verdictOf(policy)({ action: 'Write', target: 'a.txt' }), 'ask')
  */
 export const verdictOf =
   (policy: ApprovalPolicyValue | undefined) =>
-  (request: { readonly tool: string; readonly target: string }): ApprovalVerdict => {
+  (request: { readonly action: string; readonly target: string }): ApprovalVerdict => {
     for (const rule of policy?.rules ?? []) {
-      if (rule.tool !== undefined && rule.tool !== request.tool) continue
+      if (rule.tool !== undefined && rule.tool !== request.action) continue
       if (rule.pattern !== undefined && !globMatches(rule.pattern)(request.target)) continue
       return rule.decision
     }

@@ -82,7 +82,7 @@ export const approvalGate = (id: string, options: ApprovalGateOptions): Function
         timeoutMs: options.timeoutMs ?? 10 * 60 * 1000,
         signal: ctx.signal,
         ...(options.policy !== undefined && {
-          policy: () => verdictOf(options.policy)({ tool: action, target }),
+          policy: verdictOf(options.policy),
         }),
         ...(options.policy?.onTimeout !== undefined && { onTimeout: options.policy.onTimeout }),
       },

@@ -73,7 +73,7 @@ export const withApprovals = (tools: readonly Tool[], approvals: ToolApprovals):
     run: async (input, ctx) => {
       const { name } = t.definition
       const target = targetOf(input)
-      if (verdict({ tool: name, target }) === 'approve') return t.run(input, ctx)
+      if (verdict({ action: name, target }) === 'approve') return t.run(input, ctx)
       const { decided } = approvals.control.ask(
         {
           nodeId: approvals.nodeId,
@@ -88,7 +88,7 @@ export const withApprovals = (tools: readonly Tool[], approvals: ToolApprovals):
         {
           timeoutMs: policy.timeoutMs ?? approvals.timeoutMs ?? 10 * 60 * 1000,
           signal: ctx.signal,
-          policy: (r) => verdict({ tool: r.action, target: r.target }),
+          policy: verdict,
           ...(policy.onTimeout !== undefined && { onTimeout: policy.onTimeout }),
         },
       )

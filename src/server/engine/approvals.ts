@@ -98,7 +98,7 @@ export const askPermission = (
     },
     {
       timeoutMs: policy?.timeoutMs ?? PROMPT_TIMEOUT_MS,
-      policy: (r) => verdictOf(policy)({ tool: r.action, target: r.target }),
+      policy: verdictOf(policy),
       ...(policy?.onTimeout !== undefined && { onTimeout: policy.onTimeout }),
     },
   )

@@ -142,6 +142,19 @@ describe(
       expect(existsSync(join(project, 'never.txt'))).toBe(false)
     })
 
+    it('withdraws a request a person answered in the terminal itself', async () => {
+      const answer = agent.execute('please WRITE typed.txt')
+      const { request } = await requested('echo hi > typed.txt')
+      await agent.write('\r') // Enter on the prompt: its first option, Yes
+      await answer
+      expect(existsSync(join(project, 'typed.txt'))).toBe(true)
+      expect((await decided(request.id)).decision).toMatchObject({
+        decision: 'cancelled',
+        by: 'withdrawn',
+      })
+      expect(await client.approvals()).toEqual([])
+    })
+
     it('refuses a decision on a request that is not waiting', async () => {
       await expect(client.approve('approval-999')).rejects.toMatchObject({ tag: 'UnknownApproval' })
     })

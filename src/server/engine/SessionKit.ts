@@ -24,7 +24,7 @@ import {
   type InterpreterRegistry,
   type Node,
 } from '../../node/index.js'
-import type { Clock, RunControl } from '../../runtime/index.js'
+import { approvalGateInterpreter, type Clock, type RunControl } from '../../runtime/index.js'
 import { bashHistory, withHistory, type Session } from '../../session/index.js'
 
 /**
@@ -102,7 +102,11 @@ export class SessionKit {
       ...clock,
       approvals: { control: options.control, sessionId: id },
     })
-    const tools: Interpreter[] = [toolsetInterpreter, mcpServerInterpreter()]
+    const tools: Interpreter[] = [
+      toolsetInterpreter,
+      mcpServerInterpreter(),
+      approvalGateInterpreter(options.control),
+    ]
     const base: Interpreter[] = [
       functionInterpreter,
       graphInterpreter,

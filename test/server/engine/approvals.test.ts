@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
 import { tool } from '../../../src/index.js'
-import type { EngineEvent } from '../../../src/protocol/index.js'
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../../../src/protocol/index.js'
 import { scriptedProvider, toolUse } from '../../../src/testing/index.js'
 import { connectedPeers, type Peer } from '../kit.js'
 
@@ -33,13 +33,14 @@ const connected = connectedPeers({
   tools: [note],
 })
 
-/** The first event of `type` about request number `n` (1-based) of the peer's events. */
-const nth = async (p: Peer, type: 'APPROVAL_REQUESTED' | 'APPROVAL_DECIDED', n: number) => {
+/** The `n`th (1-based) event of `type` the peer got, once it has come. */
+const nth = async <T extends 'APPROVAL_REQUESTED' | 'APPROVAL_DECIDED'>(
+  p: Peer,
+  type: T,
+  n: number,
+): Promise<T extends 'APPROVAL_REQUESTED' ? ApprovalRequestedEvent : ApprovalDecidedEvent> => {
   await p.waitFor(() => p.events().filter((e) => e.type === type).length >= n)
-  return p.events().filter((e) => e.type === type)[n - 1] as Extract<
-    EngineEvent,
-    { type: typeof type; nodeId: string }
-  >
+  return p.events().filter((e) => e.type === type)[n - 1] as never
 }
 
 describe("an LLM node's tool calls under its approvals policy", () => {
@@ -68,10 +69,7 @@ describe("an LLM node's tool calls under its approvals policy", () => {
 
     // secret/b.md waits; the approver edits its path.
     const second = p.call('EXECUTE_INPUT', { nodeId: 'writer', input: 'note b' })
-    const asked = (await nth(p, 'APPROVAL_REQUESTED', 1)) as Extract<
-      EngineEvent,
-      { type: 'APPROVAL_REQUESTED'; nodeId: string }
-    >
+    const asked = await nth(p, 'APPROVAL_REQUESTED', 1)
     expect(asked.request).toMatchObject({
       nodeId: 'writer',
       sessionId: 'default',
@@ -89,7 +87,7 @@ describe("an LLM node's tool calls under its approvals policy", () => {
 
     // secret/c.md is denied: the tool does not run, the model is told why.
     const third = p.call('EXECUTE_INPUT', { nodeId: 'writer', input: 'note c' })
-    const again = (await nth(p, 'APPROVAL_REQUESTED', 2)) as typeof asked
+    const again = await nth(p, 'APPROVAL_REQUESTED', 2)
     await p.ok('DENY', { requestId: again.request.id, note: 'not there' })
     expect((await third).result).toContain('the call was not approved (denied by user: not there)')
     expect(notes).toEqual(['docs/a.md', 'secret/b2.md'])
@@ -105,5 +103,52 @@ describe("an LLM node's tool calls under its approvals policy", () => {
     }
     const net = await p.call('APPROVE', { networkId: 'nope', requestId: 'approval-7' })
     expect(net.error?.data).toMatchObject({ tag: 'UnknownNetwork' })
+  })
+})
+
+describe('an approval gate in a graph file on the daemon', () => {
+  const release = {
+    id: 'release',
+    nodes: {
+      gate: { kind: 'approval', action: 'ship', reason: 'a person signs the release off' },
+      ship: { kind: 'bash', command: 'echo shipped' },
+    },
+    steps: [
+      { id: 'gate', node: 'gate', input: 'v1' },
+      { id: 'ship', node: 'ship', dependsOn: ['gate'] },
+    ],
+  }
+
+  /** The run's state once it is no longer running. */
+  const settled = async (p: Peer, runId: string) => {
+    for (;;) {
+      const run = await p.ok<{ state: string; error?: { message: string } }>('GET_RUN', { runId })
+      if (run.state !== 'running') return run
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+
+  it('holds the run until APPROVE, and fails it on DENY', async () => {
+    const p = await connected()
+    await p.ok('SUBSCRIBE', { types: ['APPROVAL_REQUESTED'] })
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: release })
+    const asked = await nth(p, 'APPROVAL_REQUESTED', 1)
+    expect(asked.request).toMatchObject({
+      runId,
+      nodeId: 'gate',
+      action: 'ship',
+      target: 'v1',
+      reason: 'a person signs the release off',
+    })
+    expect((await p.ok<{ state: string }>('GET_RUN', { runId })).state).toBe('running')
+    await p.ok('APPROVE', { requestId: asked.request.id })
+    expect((await settled(p, runId)).state).toBe('completed')
+
+    const denied = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: release })
+    const again = await nth(p, 'APPROVAL_REQUESTED', 2)
+    await p.ok('DENY', { requestId: again.request.id, note: 'freeze' })
+    const run = await settled(p, denied.runId)
+    expect(run.state).toBe('failed')
+    expect(JSON.stringify(run.error)).toContain('denied by user: freeze')
   })
 })

@@ -3,7 +3,7 @@
  * through the built executable, against a daemon running the real Claude
  * Code (offline, on the model proxy) in a tmux session of its own.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -105,6 +105,30 @@ describe('approvals from the command line', { timeout: 90_000 }, () => {
     const again = await nerve(['approve', id], env)
     expect(again.code).not.toBe(0)
     expect(again.stderr).toMatch(/UnknownApproval/)
+  })
+
+  it('prints the gate of a graph run on the daemon, which `nerve approve` opens', async () => {
+    const file = join(dir, 'release.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'release',
+        nodes: {
+          gate: { kind: 'approval', action: 'ship' },
+          ship: { kind: 'bash', command: 'echo shipped' },
+        },
+        steps: [
+          { id: 'gate', node: 'gate', input: 'v1' },
+          { id: 'ship', node: 'ship', dependsOn: ['gate'] },
+        ],
+      }),
+    )
+    const run = nerve(['graph', 'run', file, '--server'], env)
+    const id = await requestFor('v1')
+    await nerve(['approve', id], env)
+    const r = await run
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(new RegExp(`approve\\? ${id}  [0-9a-f-]+/gate wants ship: v1\\n`))
   })
 
   it('tells in `node create --help` how the terminal is chosen', async () => {

@@ -7,7 +7,6 @@
 import type { NerveClient } from '../../client/index.js'
 import type { ApprovalRequestJson } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
-import { parseValue } from './graph.js'
 
 /** Who asks: the network's run or the node, in the session it runs in. */
 const who = (r: ApprovalRequestJson): string =>
@@ -44,7 +43,12 @@ export interface DecideOptions extends GlobalOptions {
 /** The edited arguments of `--arguments JSON`: an object. */
 const argumentsOf = (text: string | undefined): Record<string, unknown> | undefined => {
   if (text === undefined) return undefined
-  const value = parseValue(text)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    value = undefined
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CliError('BadOption', '--arguments must be a JSON object', '--arguments', 2)
   }
@@ -72,26 +76,35 @@ export const decide =
     })
 
 /**
- * While `work` runs, prints each approval request of `nodeId` to stderr
- * (with how to answer it) as it comes; on a connection that carries no
- * events, prints nothing.
+ * While `work` runs, prints each approval request that `mine` picks (a
+ * node's, a run's) to stderr, with how to answer it, as it comes; on a
+ * connection that carries no events, prints nothing. A request `mine` does
+ * not pick yet is kept: `work` calls `recheck` once what `mine` reads
+ * changed (a run id now known).
  */
 export const printingRequests = async <A>(
   c: NerveClient,
-  nodeId: string,
-  work: () => Promise<A>,
+  mine: (request: ApprovalRequestJson) => boolean,
+  work: (recheck: () => void) => Promise<A>,
 ): Promise<A> => {
-  if (!c.carriesEvents) return work()
-  const sub = await c.subscribe({ nodeId, types: ['APPROVAL_REQUESTED'] })
+  if (!c.carriesEvents) return work(() => undefined)
+  const sub = await c.subscribe({ types: ['APPROVAL_REQUESTED'] })
+  let kept: ApprovalRequestJson[] = []
+  const recheck = (): void => {
+    for (const r of kept.filter(mine)) {
+      process.stderr.write(`approve? ${requestLine(r)}\n${hint(r)}\n`)
+    }
+    kept = kept.filter((r) => !mine(r))
+  }
   const shown = (async () => {
     for await (const e of sub) {
-      if (e.type === 'APPROVAL_REQUESTED' && 'request' in e) {
-        process.stderr.write(`approve? ${requestLine(e.request)}\n${hint(e.request)}\n`)
-      }
+      if (e.type !== 'APPROVAL_REQUESTED') continue
+      kept.push(e.request)
+      recheck()
     }
   })().catch(() => undefined)
   try {
-    return await work()
+    return await work(recheck)
   } finally {
     await sub.unsubscribe()
     await shown

@@ -125,7 +125,12 @@ export const execute = (name: string, input: string, o: ExecuteCommandOptions): 
       ...(timeout !== undefined && { timeout }),
     }
     // A permission prompt the node meets while it works is printed, with how to answer it.
-    await printingRequests(c, name, async () => {
+    const session = sessionOf(o)
+    const mine = (r: { nodeId: string; sessionId?: string; runId?: string }) =>
+      r.nodeId === name &&
+      r.runId === undefined &&
+      (session === undefined || r.sessionId === session)
+    await printingRequests(c, mine, async () => {
       if (o.stream !== true) {
         const answer = await node.execute(input, options)
         print(o, answer, answerText)

@@ -104,7 +104,12 @@ const handlers: {
   },
   quit: () => undefined,
   // A permission prompt the node meets is printed (another face answers it while this line runs).
-  execute: (st, c) => printingRequests(st.client, c.nodeId, () => execute(st, c.nodeId, c.input)),
+  execute: (st, c) =>
+    printingRequests(
+      st.client,
+      (r) => r.nodeId === c.nodeId && r.runId === undefined,
+      () => execute(st, c.nodeId, c.input),
+    ),
   approvals: async (st) => {
     const pending = await st.client.approvals()
     say(pending.length === 0 ? 'No approvals waiting' : pending.map(requestLine).join('\n'))

@@ -49,8 +49,8 @@ Choosing a kind:
   pty      a program in a pseudo-terminal Nerve owns (--set command=PROGRAM); needs nothing else
   tmux     a program in a tmux session you can attach to and watch (needs tmux)
   wezterm  a program in a WezTerm pane (needs WezTerm running)
-  claude   Claude Code, unattended (a home of its own, onboarding and trust answered):
-           in a WezTerm pane when WezTerm is installed, else in a pseudo-terminal Nerve owns;
+  claude   Claude Code, unattended: in a WezTerm pane when WezTerm is installed,
+           else in a pseudo-terminal Nerve owns (a home of its own, onboarding and trust answered);
            choose with --set backend=pty|tmux|wezterm (tmux: a session you can attach to);
            nerve node info NAME says where it runs. Its permission prompts wait for
            nerve approve / nerve deny, unless --set approvals='{"rules":[…]}' decides them

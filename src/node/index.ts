@@ -48,7 +48,7 @@ export {
   forkClaudeWezterm,
   isClaudeWeztermNode,
 } from './ClaudeNode.js'
-export type { ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
+export type { ClaudeBackendChoice, ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
 export { forkLlm, isLlmNode, llm, llmNodeKind, LlmOptionsCodec } from './LlmNode.js'
 export type { LlmNode, LlmOptions, ToolChoice } from './LlmNode.js'
 export {
@@ -71,3 +71,5 @@ export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind
 export { nodeKinds } from './nodeKinds.js'
 export { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from './jsonSchema.js'
 export type { JsonSchema } from './jsonSchema.js'
+export { ApprovalPolicyCodec, globMatches, verdictOf } from './ApprovalPolicy.js'
+export type { ApprovalPolicyValue, ApprovalRuleValue, ApprovalVerdict } from './ApprovalPolicy.js'

@@ -3,11 +3,12 @@
  * state, and the view chosen.
  */
 import { signal } from '@preact/signals'
+import { NetworksView } from './NetworksView.js'
 import { NodesView } from './NodesView.js'
 import { RunsView } from './RunsView.js'
 import { connection } from './state.js'
 
-const views = { nodes: 'Nodes', runs: 'Graph runs' } as const
+const views = { nodes: 'Nodes', runs: 'Graph runs', networks: 'Networks' } as const
 type View = keyof typeof views
 const view = signal<View>('nodes')
 
@@ -34,6 +35,14 @@ export const App = () => (
         {connection.value === 'open' ? 'live' : connection.value}
       </span>
     </header>
-    <main>{view.value === 'nodes' ? <NodesView /> : <RunsView />}</main>
+    <main>
+      {view.value === 'nodes' ? (
+        <NodesView />
+      ) : view.value === 'runs' ? (
+        <RunsView />
+      ) : (
+        <NetworksView />
+      )}
+    </main>
   </>
 )

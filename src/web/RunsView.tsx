@@ -204,7 +204,7 @@ export const RunsView = () => {
           ))}
           {list.length === 0 && <li class="empty">No runs yet.</li>}
         </ul>
-        {chosen !== undefined && <RunPanel run={chosen} />}
+        {chosen !== undefined && <RunPanel key={chosen.runId} run={chosen} />}
       </div>
     </section>
   )

@@ -8,6 +8,7 @@
 import { NerveClient } from '../client/NerveClient.js'
 import type { EngineEvent } from '../protocol/index.js'
 import { browserWire } from './browserWire.js'
+import { addEnvelopes, applyNetworkEvent, networks, setNetwork } from './networkState.js'
 import { addRun, apply, connection, setNodes } from './state.js'
 
 let current: NerveClient | undefined
@@ -27,6 +28,16 @@ export const onEvent = (f: (e: EngineEvent) => void): (() => void) => {
   }
 }
 
+/** Fetches a network's envelopes so far (its value first when the page has not got it). */
+const follow = async (c: NerveClient, networkId: string): Promise<void> => {
+  try {
+    if (!networks.value.has(networkId)) setNetwork(await c.call('GET_NETWORK', { networkId }))
+    addEnvelopes(networkId, (await c.call('GET_ENVELOPES', { networkId })).envelopes)
+  } catch {
+    // A network gone meanwhile: nothing to show.
+  }
+}
+
 /** Connects, subscribes, then loads the nodes and runs there are. */
 export const start = async (): Promise<void> => {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
@@ -34,14 +45,25 @@ export const start = async (): Promise<void> => {
   current = c
   // Subscribed first: nothing that happens while the lists load is missed.
   const events = await c.subscribe({})
-  const [list, runList] = await Promise.all([c.call('LIST_NODES', {}), c.call('LIST_RUNS', {})])
+  const [list, runList, netList] = await Promise.all([
+    c.call('LIST_NODES', {}),
+    c.call('LIST_RUNS', {}),
+    c.call('LIST_NETWORKS', {}),
+  ])
   setNodes(list.nodes.map((n) => ({ id: n.id, kind: n.type, state: n.state })))
   for (const r of runList.runs) addRun(r)
+  for (const n of netList.networks) {
+    setNetwork(n)
+    void follow(c, n.networkId)
+  }
   connection.value = 'open'
   void (async () => {
     try {
       for await (const e of events) {
-        apply(e)
+        if ('networkId' in e) {
+          // A network this page has not seen yet: its whole value first.
+          if (applyNetworkEvent(e)) void follow(c, e.networkId)
+        } else apply(e)
         for (const f of listeners) f(e)
       }
     } finally {

@@ -52,6 +52,8 @@ const open = async (
   options: { bypassCSP?: boolean } = {},
 ): Promise<{ page: Page; context: BrowserContext; errors: string[] }> => {
   const context = await browser.newContext({ viewport: { width: 1300, height: 900 }, ...options })
+  // A step that cannot happen fails with what it waited for, well before the test's own timeout.
+  context.setDefaultTimeout(8000)
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
@@ -188,8 +190,94 @@ describe('graph runs', () => {
   })
 })
 
+describe('networks', () => {
+  it('starts a network, shows envelopes arriving, and mirrors an edit and its undo in a second page', async () => {
+    const workspace = join(dir, 'review')
+    mkdirSync(workspace)
+    const a = await open(await handover())
+    const b = await open(await handover())
+    await a.page.getByRole('button', { name: 'Networks' }).click()
+    await a.page.getByLabel('Workspace').fill(workspace)
+    await a.page
+      .getByLabel('Start a network file')
+      .setInputFiles(join(root, 'examples/review.network.json'))
+    await a.page.locator('[data-netnode="reviewer"]').waitFor()
+    await b.page.getByRole('button', { name: 'Networks' }).click()
+
+    await a.page.getByLabel('Send to').selectOption('writer')
+    await a.page.getByLabel('Message').fill('Write a haiku')
+    await a.page.getByRole('button', { name: 'Send', exact: true }).click()
+    await a.page.locator('[data-netnode="writer"][data-state="done"]').waitFor()
+    // The engine announces no network's creation: another page learns of it at its first event.
+    await b.page.locator('[data-network="review"]').waitFor()
+    await b.page.locator('[data-envelope]').nth(3).waitFor()
+    expect(await b.page.locator('[data-envelope]').first().innerText()).toContain('Write a haiku')
+
+    const delivery = (p: Page) => p.getByLabel('Delivery of writer<->reviewer')
+    await delivery(a.page).selectOption('latest')
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('latest')
+    await a.page
+      .locator('[data-edgerow="writer<->reviewer"]')
+      .getByRole('button', { name: 'Remove' })
+      .click()
+    await b.page.locator('[data-edgerow]').first().waitFor({ state: 'detached' })
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('latest')
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('queue')
+    await a.page.screenshot({ path: join(shots, 'networks.png'), fullPage: true })
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+
+  it('shows an approval a node asks for and approves it from the page', async () => {
+    const workspace = join(dir, 'plan')
+    mkdirSync(workspace)
+    const file = join(dir, 'plan.network.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'nerve/network',
+        version: 1,
+        id: 'plan',
+        workflow: 'planning',
+        nodes: [
+          {
+            id: 'planner',
+            role: 'Planner',
+            tools: ['bash'],
+            provider: {
+              type: 'mock',
+              script: [
+                { tools: [{ name: 'bash', input: { command: 'echo hi > note.txt' } }] },
+                'ok',
+              ],
+            },
+          },
+        ],
+        edges: [],
+      }),
+    )
+    const { page, context } = await open(await handover())
+    await page.getByRole('button', { name: 'Networks' }).click()
+    await page.getByLabel('Workspace').fill(workspace)
+    await page.getByLabel('Start a network file').setInputFiles(file)
+    await page.locator('[data-network="plan"]').waitFor()
+    await page.getByLabel('Message').fill('look')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    const asked = page.locator('[data-approval]')
+    await asked.waitFor()
+    expect(await asked.innerText()).toContain('echo hi > note.txt')
+    await asked.getByRole('button', { name: 'Approve' }).click()
+    await asked.waitFor({ state: 'detached' })
+    await expect.poll(() => readFileSync(join(workspace, 'note.txt'), 'utf8')).toBe('hi\n')
+    await context.close()
+  })
+})
+
 describe('accessibility', () => {
-  it('has no serious or critical axe-core violation on either view', async () => {
+  it('has no serious or critical axe-core violation on any view', async () => {
     const { page, context } = await open(await handover(), { bypassCSP: true })
     const axe = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
     await page.addScriptTag({ content: axe })
@@ -210,6 +298,9 @@ describe('accessibility', () => {
     expect(await serious()).toEqual([])
     await page.getByRole('button', { name: 'Graph runs' }).click()
     await page.locator('[data-run]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Networks' }).click()
+    await page.locator('[data-network]').first().waitFor()
     expect(await serious()).toEqual([])
     await context.close()
   })

@@ -3,12 +3,18 @@
  * state, and the view chosen.
  */
 import { signal } from '@preact/signals'
+import { ConversationsView } from './ConversationsView.js'
 import { NetworksView } from './NetworksView.js'
 import { NodesView } from './NodesView.js'
 import { RunsView } from './RunsView.js'
 import { connection } from './state.js'
 
-const views = { nodes: 'Nodes', runs: 'Graph runs', networks: 'Networks' } as const
+const views = {
+  nodes: 'Nodes',
+  runs: 'Graph runs',
+  networks: 'Networks',
+  conversations: 'Conversations',
+} as const
 type View = keyof typeof views
 const view = signal<View>('nodes')
 
@@ -40,8 +46,10 @@ export const App = () => (
         <NodesView />
       ) : view.value === 'runs' ? (
         <RunsView />
-      ) : (
+      ) : view.value === 'networks' ? (
         <NetworksView />
+      ) : (
+        <ConversationsView />
       )}
     </main>
   </>

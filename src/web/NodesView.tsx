@@ -30,13 +30,19 @@ const attach = (id: string): void => {
 const CreateForm = () => {
   const [name, setName] = useState('')
   const [kind, setKind] = useState<CreateKind>('bash')
+  const [options, setOptions] = useState('')
   return (
     <form
       class="create"
       onSubmit={(e) => {
         e.preventDefault()
         attempt(async () => {
-          await client().call('CREATE_NODE', { nodeId: name, kind })
+          const given: unknown = options.trim() === '' ? undefined : JSON.parse(options)
+          await client().call('CREATE_NODE', {
+            nodeId: name,
+            kind,
+            ...(given !== undefined && { options: given as Record<string, unknown> }),
+          })
           setName('')
         })
       }}
@@ -67,6 +73,17 @@ const CreateForm = () => {
             </option>
           ))}
         </select>
+      </label>
+      <label>
+        Options{' '}
+        <input
+          name="options"
+          value={options}
+          placeholder={kind === 'llm' ? '{"provider":"echo"}' : 'JSON, optional'}
+          onInput={(e) => {
+            setOptions(e.currentTarget.value)
+          }}
+        />
       </label>
       <button type="submit">Create node</button>
     </form>

@@ -21,15 +21,23 @@ export interface Drawing {
 
 export const BOX = { width: 128, height: 40 }
 
-/** Lays out `ids` joined by `edges` (`[from, to]`; an edge to an unknown id is left out). */
+/** Lays out `ids` joined by `edges` (`[from, to]`; an edge to an unknown id is left out), left to right or top to bottom. */
 export const layout = (
   ids: readonly string[],
   edges: readonly (readonly [string, string])[],
+  direction: 'LR' | 'TB' = 'LR',
+  box: { readonly width: number; readonly height: number } = BOX,
 ): Drawing => {
   const g = new Graph({ multigraph: false })
-  g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 48, marginx: 8, marginy: 8 })
+  g.setGraph({
+    rankdir: direction,
+    nodesep: 16,
+    ranksep: direction === 'LR' ? 48 : 24,
+    marginx: 8,
+    marginy: 8,
+  })
   g.setDefaultEdgeLabel(() => ({}))
-  for (const id of ids) g.setNode(id, { ...BOX })
+  for (const id of ids) g.setNode(id, { ...box })
   const known = new Set(ids)
   for (const [from, to] of edges) if (known.has(from) && known.has(to)) g.setEdge(from, to)
   dagreLayout(g)

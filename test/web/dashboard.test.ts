@@ -276,6 +276,40 @@ describe('networks', () => {
   })
 })
 
+describe('conversations', () => {
+  it("draws an LLM node's conversation, forks it at a vertex, and the fork grows a branch of its own", async () => {
+    const { page, context, errors } = await open(await handover())
+    await page.getByLabel('Name').fill('chat')
+    await page.getByLabel('Kind').selectOption('llm')
+    await page.getByLabel('Options').fill('{"provider":"echo"}')
+    await page.getByRole('button', { name: 'Create node' }).click()
+    await page.locator('[data-node="chat"]').waitFor()
+    await page.getByRole('button', { name: 'Conversations' }).click()
+    await page.getByLabel('Conversation', { exact: true }).selectOption('chat')
+    const chat = page.locator('[data-conversation="chat"]')
+    for (const text of ['hello', 'again']) {
+      await page.getByLabel('Say to chat', { exact: true }).fill(text)
+      await chat.getByRole('button', { name: 'Send' }).click()
+      await chat.getByText(`assistant: echo: ${text}`).waitFor()
+    }
+    await chat.getByText('user: hello').click()
+    await page.getByLabel('Fork here as').fill('chat-b')
+    await page.getByRole('button', { name: 'Fork here' }).click()
+    const fork = page.locator('[data-conversation="chat-b"]')
+    await fork.getByText('user: hello').waitFor()
+    expect(await fork.getByText('user: again').count()).toBe(0)
+    await page.getByLabel('Say to chat-b').fill('other')
+    await fork.getByRole('button', { name: 'Send' }).click()
+    await fork.getByText('assistant: echo: other').waitFor()
+    // The source keeps its own branch.
+    expect(await chat.getByText('user: other').count()).toBe(0)
+    expect(await chat.getByText('user: again').count()).toBe(1)
+    await page.screenshot({ path: join(shots, 'conversations.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
+
 describe('accessibility', () => {
   it('has no serious or critical axe-core violation on any view', async () => {
     const { page, context } = await open(await handover(), { bypassCSP: true })
@@ -301,6 +335,10 @@ describe('accessibility', () => {
     expect(await serious()).toEqual([])
     await page.getByRole('button', { name: 'Networks' }).click()
     await page.locator('[data-network]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Conversations' }).click()
+    await page.getByLabel('Conversation', { exact: true }).selectOption('chat')
+    await page.locator('[data-vertex]').first().waitFor()
     expect(await serious()).toEqual([])
     await context.close()
   })

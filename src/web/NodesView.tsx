@@ -125,7 +125,7 @@ const Row = ({ id }: { id: string }) => {
   const [forking, setForking] = useState(false)
   if (n === undefined) return null
   return (
-    <tr data-node={n.id} data-state={n.state}>
+    <tr data-node={n.id} data-state={n.state} data-since={n.since}>
       <th scope="row">{n.id}</th>
       <td>{n.kind}</td>
       <td>

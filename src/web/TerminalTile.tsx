@@ -12,6 +12,12 @@ import { client, onEvent } from './session.js'
 import { chunkText } from './state.js'
 import { attempt } from './problem.js'
 
+/** Past this many characters waiting, only the tail is written (a screen of scrollback holds less). */
+const FLOOD = 512 * 1024
+
+/** The characters of an answer shown after dropped chunks. */
+const TAIL = 4000
+
 const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n')
 
 interface Props {
@@ -37,18 +43,43 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
       theme: { background: '#111418' },
     })
     term.open(host.current!)
+    // Writes are queued and handed to xterm once a frame, and only when it has parsed the last
+    // ones: a flood is cut to its tail (the scrollback keeps no more anyway), so the page stays
+    // responsive and the screen ends as the program's output ends.
+    let queued = ''
+    let parsing = false
+    let frame: number | undefined
+    const flush = (): void => {
+      frame = undefined
+      if (parsing || queued === '') return
+      let text = queued
+      queued = ''
+      if (text.length > FLOOD) {
+        const cut = text.indexOf('\n', text.length - FLOOD)
+        text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r${text.slice(cut)}`
+      }
+      parsing = true
+      term.write(text, () => {
+        parsing = false
+        if (queued !== '') frame ??= requestAnimationFrame(flush)
+      })
+    }
+    const write = (text: string): void => {
+      queued += text
+      frame ??= requestAnimationFrame(flush)
+    }
     let line = ''
     let streamed = false
     /** Whether the cursor sits just after a prompt: output another page asked for starts on a new line. */
     let atPrompt = false
     const prompt = (): void => {
-      term.write('\x1b[32m$\x1b[0m ')
+      write('\x1b[32m$\x1b[0m ')
       atPrompt = true
     }
     const output = (text: string): void => {
-      if (atPrompt) term.write('\r\n')
+      if (atPrompt) write('\r\n')
       atPrompt = false
-      term.write(crlf(text))
+      write(crlf(text))
     }
     let redraw: ReturnType<typeof setTimeout> | undefined
     const readScreen = (): void => {
@@ -68,7 +99,10 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
     if (lineMode) prompt()
     else readScreen()
 
+    /** Whether events were dropped (the page fell behind) since the last answer. */
+    let lagged = false
     const stop = onEvent((e) => {
+      if (e.type === 'LAGGED') lagged = true
       if (!('nodeId' in e) || e.nodeId !== nodeId) return
       if (e.type === 'OUTPUT_CHUNK' && e.runId === undefined) {
         const text = chunkText(e.chunk)
@@ -79,8 +113,13 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         } else readScreen()
       } else if (e.type === 'OUTPUT_PARSED' && lineMode) {
         const out = e.output as { stdout?: unknown; stderr?: unknown } | null
-        if (!streamed && out !== null && typeof out === 'object')
+        if (lagged && streamed && out !== null && typeof out === 'object') {
+          // Chunks were dropped on the way: end with the answer's own tail, marked as such.
+          const tail = typeof out.stdout === 'string' ? out.stdout.slice(-TAIL) : ''
+          output(`\r\n\x1b[2m[output skipped: the page fell behind]\x1b[0m\r\n${tail}`)
+        } else if (!streamed && out !== null && typeof out === 'object')
           for (const s of [out.stdout, out.stderr]) if (typeof s === 'string' && s !== '') output(s)
+        lagged = false
         streamed = false
         prompt()
       } else if (!lineMode) readScreen()
@@ -97,7 +136,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
       }
       for (const ch of data) {
         if (ch === '\r') {
-          term.write('\r\n')
+          write('\r\n')
           atPrompt = false
           const command = line
           line = ''
@@ -106,7 +145,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         } else if (ch === '\x7f') {
           if (line.length > 0) {
             line = line.slice(0, -1)
-            term.write('\b \b')
+            write('\b \b')
           }
         } else if (ch === '\x03') {
           line = ''
@@ -114,11 +153,12 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         } else if (ch >= ' ') {
           line += ch
           atPrompt = false
-          term.write(ch)
+          write(ch)
         }
       }
     })
     return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame)
       clearTimeout(redraw)
       stop()
       input.dispose()

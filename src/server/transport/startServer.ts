@@ -98,6 +98,8 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly allowedHosts?: readonly string[]
   /** The longest line (or HTTP body, or WebSocket message) taken; 16 MiB by default. */
   readonly maxLineBytes?: number
+  /** Where the built dashboard is served from; by default `dist/dashboard` of this package. */
+  readonly dashboardDir?: string
   /** Close on SIGTERM and SIGINT. Off by default (a library does not take over signals unasked). */
   readonly signals?: boolean
 }
@@ -312,6 +314,7 @@ export const startServer = async <E extends Engine>(
         hosts: [...boundNames(http.host), ...(options.allowedHosts ?? [])],
         headersTimeoutMs: preAuth.timeoutMs,
         access,
+        dashboardDir: options.dashboardDir,
       })
       servers.push(webServer)
       await listen(webServer, http)

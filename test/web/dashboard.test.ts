@@ -112,6 +112,15 @@ describe('the door', () => {
     expect(foreignHost).toBe(403)
   })
 
+  it('prints a URL for people, and says how to start a daemon that serves one when none does', async () => {
+    const r = await nerve(['dashboard'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Open http:\/\/127\.0\.0\.1:\d+\/login\?handover=\S+/)
+    const none = await nerve(['dashboard'], { ...env, NERVE_HOME: join(dir, 'elsewhere') })
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toContain('nerve server start --dashboard')
+  })
+
   it('opens the page from the URL the daemon printed, and the address is then plain', async () => {
     const { page, context, errors } = await open(firstUrl)
     expect(new URL(page.url()).search).toBe('')

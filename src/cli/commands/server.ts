@@ -233,8 +233,13 @@ const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
   if (first === undefined) {
     throw new CliError('DaemonFailed', `the daemon exited at start; see ${files.log}`, files.log)
   }
-  const status = JSON.parse(first) as DaemonStatus
-  print(o, status, (s) => `Nerve daemon ${s.pid} started on ${s.socket}`)
+  const status = JSON.parse(first) as DaemonStatus & { readonly dashboard?: string }
+  print(o, status, (s) =>
+    [
+      `Nerve daemon ${s.pid} started on ${s.socket}`,
+      ...(s.dashboard !== undefined ? [`  dashboard ${s.dashboard}`] : []),
+    ].join('\n'),
+  )
 }
 
 /** Whether process `pid` is still there. */

@@ -7,8 +7,8 @@
  *   WebSocket, the lists) to the node list drawn, with 100 nodes, against
  *   a static page of a 100-row table served by a bare HTTP server. Goal:
  *   ≤ 300 ms.
- * - `dashboard.bundle`: the page's JavaScript, gzipped, in KB, against
- *   xterm.js alone. Goal: ≤ 500 KB.
+ * - `dashboard.bundle`: the page's JavaScript (every chunk), gzipped, in KB,
+ *   against xterm.js alone. Goal: ≤ 500 KB.
  * - `dashboard.latency.p50` / `.p99`: engine event → DOM updated, while
  *   bash nodes run `true` over and over (node events at about 1000/s): the
  *   row's state and the time of the event it shows, read by a
@@ -21,7 +21,7 @@
  *   against the same command run through the SDK with no page. Goal: ratio ≤ 3.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -109,7 +109,10 @@ const load: Benchmark = {
         ours: () => visit(r.server.dashboardUrl()!, '[data-node]'),
         baseline: () => visit(`http://127.0.0.1:${port}/`, 'tr'),
       })
-      const js = gzipSync(readFileSync(join(r.dir, 'web/app.js'))).length / 1024
+      const js =
+        readdirSync(join(r.dir, 'web'))
+          .filter((f) => f.endsWith('.js'))
+          .reduce((sum, f) => sum + gzipSync(readFileSync(join(r.dir, 'web', f))).length, 0) / 1024
       const xterm =
         gzipSync(readFileSync(join(root, 'node_modules/@xterm/xterm/lib/xterm.mjs'))).length / 1024
       return [

@@ -11,7 +11,7 @@
  * Run by `npm run build`; `node scripts/buildDashboard.js [outDir]`.
  */
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 
@@ -34,12 +34,17 @@ const nodeOnly = {
 
 /** Builds the dashboard into `outDir` (default dist/dashboard); resolves with the outDir. */
 export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
+  // Chunk names carry hashes: last build's must not linger.
+  rmSync(outDir, { recursive: true, force: true })
   mkdirSync(outDir, { recursive: true })
   await build({
     entryPoints: { app: join(root, 'src/web/main.tsx') },
     outdir: outDir,
     bundle: true,
     format: 'esm',
+    // The terminal emulator is a chunk of its own, loaded with the first terminal.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     platform: 'browser',
     target: 'es2022',
     minify: true,

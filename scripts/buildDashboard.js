@@ -11,9 +11,9 @@
  * Run by `npm run build`; `node scripts/buildDashboard.js [outDir]`.
  */
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -34,10 +34,8 @@ const nodeOnly = {
 
 /** Builds the dashboard into `outDir` (default dist/dashboard); resolves with the outDir. */
 export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
-  // Chunk names carry hashes: last build's must not linger.
-  rmSync(outDir, { recursive: true, force: true })
   mkdirSync(outDir, { recursive: true })
-  await build({
+  const { metafile } = await build({
     entryPoints: { app: join(root, 'src/web/main.tsx') },
     outdir: outDir,
     bundle: true,
@@ -54,8 +52,12 @@ export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
     legalComments: 'none',
     plugins: [nodeOnly],
     logLevel: 'warning',
+    metafile: true,
   })
   copyFileSync(join(root, 'src/web/index.html'), join(outDir, 'index.html'))
+  // Chunk names carry hashes: an earlier build's are removed once this one is in place.
+  const made = new Set([...Object.keys(metafile.outputs).map((f) => basename(f)), 'index.html'])
+  for (const f of readdirSync(outDir)) if (!made.has(f)) rmSync(join(outDir, f))
   return outDir
 }
 

@@ -192,6 +192,10 @@ export const program = (version: string): Command => {
       .option('--tcp <host:port>', 'also serve NDJSON over TCP')
       .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
       .option(
+        '--dashboard',
+        'serve the web dashboard (on --http, or 127.0.0.1 on a free port) and print its one-time URL',
+      )
+      .option(
         '--store <path>',
         'save sessions here (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
       )
@@ -205,6 +209,16 @@ export const program = (version: string): Command => {
       .action(act(async (o) => (await S()).start(o))),
     'nerve server start --detach',
     'nerve server start --http 127.0.0.1:7700',
+    'nerve server start --dashboard',
+  )
+  example(
+    root
+      .command('dashboard')
+      .description("print a one-time URL that opens the daemon's web dashboard")
+      .option('--open', 'also open it in the browser (xdg-open or open)')
+      .action(act(async (o) => (await S()).dashboard(o))),
+    'nerve dashboard',
+    'nerve dashboard --open',
   )
   example(
     server

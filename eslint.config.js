@@ -20,7 +20,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'scripts/*.js', '.dependency-cruiser.cjs'],
+          allowDefaultProject: ['*.js', 'src/web/build.js', '.dependency-cruiser.cjs'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -61,7 +61,7 @@ export default tseslint.config(
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   // Build scripts run under Node.js.
   {
-    files: ['scripts/*.js'],
+    files: ['src/web/build.js'],
     languageOptions: { globals: { URL: 'readonly', process: 'readonly' } },
   },
 )

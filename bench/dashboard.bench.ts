@@ -51,7 +51,7 @@ interface Rig {
 const rig = async (): Promise<Rig> => {
   const dir = mkdtempSync(join(tmpdir(), 'nerve-bench-dashboard-'))
   const web = join(dir, 'web')
-  execFileSync(process.execPath, [join(root, 'scripts/buildDashboard.js'), web])
+  execFileSync(process.execPath, [join(root, 'src/web/build.js'), web])
   const server = await startServer({
     socket: join(dir, 'nerve.sock'),
     http: true,

@@ -3,8 +3,7 @@
  * create, stop, fork and delete; attach a terminal (tiled below).
  */
 import { signal } from '@preact/signals'
-import { useState } from 'preact/hooks'
-import { nodeKinds, type CreateKind } from '../protocol/index.js'
+import { useEffect, useState } from 'preact/hooks'
 import { attempt, problem } from './problem.js'
 import { client } from './session.js'
 import { nodes } from './state.js'
@@ -13,6 +12,8 @@ import { TerminalTile } from './TerminalTile.js'
 /** The nodes whose terminals are tiled, in the order they were attached. */
 const attached = signal<readonly string[]>([])
 const clock = signal(Date.now())
+/** The kinds the daemon creates nodes of (`LIST_KINDS`), read once. */
+const kinds = signal<readonly string[]>(['bash'])
 setInterval(() => {
   clock.value = Date.now()
 }, 1000)
@@ -29,8 +30,14 @@ const attach = (id: string): void => {
 
 const CreateForm = () => {
   const [name, setName] = useState('')
-  const [kind, setKind] = useState<CreateKind>('bash')
+  const [kind, setKind] = useState('bash')
   const [options, setOptions] = useState('')
+  useEffect(() => {
+    attempt(async () => {
+      const listed = await client().call('LIST_KINDS', {})
+      kinds.value = listed.kinds.filter((k) => k.creatable).map((k) => k.kind)
+    })
+  }, [])
   return (
     <form
       class="create"
@@ -64,10 +71,10 @@ const CreateForm = () => {
           name="kind"
           value={kind}
           onChange={(e) => {
-            setKind(e.currentTarget.value as CreateKind)
+            setKind(e.currentTarget.value)
           }}
         >
-          {nodeKinds.map((k) => (
+          {kinds.value.map((k) => (
             <option key={k} value={k}>
               {k}
             </option>

@@ -8,14 +8,14 @@
  * reading are never called there, so those imports are bundled as empty
  * modules.
  *
- * Run by `npm run build`; `node scripts/buildDashboard.js [outDir]`.
+ * Run by `npm run build`; `node src/web/build.js [outDir]`.
  */
 import { build } from 'esbuild'
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { basename, join } from 'node:path'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../..', import.meta.url))
 
 /** The Node.js-only imports of the SDK, bundled as empty modules. */
 const nodeOnly = {

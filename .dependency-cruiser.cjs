@@ -8,7 +8,7 @@
  *   cli/ server/ client/ mcp/      faces
  *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
- *   network/  chat/
+ *   network/  chat/                network/model/ (pure) below network/run/
  *   session/
  *   interpreters/
  *   runtime/
@@ -144,6 +144,46 @@ module.exports = {
         'protocol/ and client/ take only types from network/: loading them loads no runtime.',
       from: { path: '^src/(protocol|client)/' },
       to: { path: '^src/network/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'network-model-not-run',
+      severity: 'error',
+      comment:
+        'network/model/ (the value, envelopes, files, edits) knows nothing of network/run/ (the run that drives it).',
+      from: { path: '^src/network/model/' },
+      to: { path: '^src/network/run/' },
+    },
+    {
+      name: 'network-model-pure',
+      severity: 'error',
+      comment:
+        'network/model/ is pure: besides itself it imports the pure core (and the runtime for types only), no builtin, no package but fp-ts, io-ts and immer.',
+      from: { path: '^src/network/model/' },
+      to: {
+        path: '^src/|^(node:)?[a-z_]+$|(^|/)node_modules/',
+        pathNot: [
+          '^src/network/model/',
+          '^src/(dag|conversation|node|graph)/index\\.ts$',
+          '^src/errors\\.ts$',
+          '^src/runtime/index\\.ts$',
+          '(^|/)node_modules/(fp-ts|io-ts|immer)/',
+        ],
+      },
+    },
+    {
+      name: 'network-model-runtime-types',
+      severity: 'error',
+      comment: 'network/model/ takes only types from the runtime.',
+      from: { path: '^src/network/model/' },
+      to: { path: '^src/runtime/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'network-through-index',
+      severity: 'error',
+      comment:
+        'Outside src/network/, the network is imported through its index file only: its two rooms are its own business.',
+      from: { path: '^src/', pathNot: '^src/network/' },
+      to: { path: '^src/network/', pathNot: '^src/network/index\\.ts$' },
     },
     {
       name: 'pure-no-builtins',

@@ -1,4 +1,12 @@
 export * from './model/Network.js'
+export type {
+  Alarm,
+  AllTrigger,
+  AnyTrigger,
+  ManualTrigger,
+  ScheduledTrigger,
+  TriggerKind,
+} from './model/triggers/index.js'
 export * from './model/AgentRole.js'
 export * from './model/edit.js'
 export * from './model/nodeSpec.js'

@@ -1,4 +1,7 @@
 import type { Budget } from '../../runtime/index.js'
+import type { Trigger } from './triggers/index.js'
+
+export type { Trigger }
 
 /**
  * How an edge hands envelopes to its downstream node. `queue` (the default)
@@ -13,21 +16,6 @@ export type Delivery =
   | { readonly type: 'queue' }
   | { readonly type: 'latest' }
   | { readonly type: 'debounce'; readonly ms: number }
-
-/**
- * When a node fires. `any` (the default): on each delivered envelope. `all`
- * (join): once every connected upstream edge has delivered since the last
- * firing. `manual`: only on an explicit `trigger`. `scheduled`: on a cron
- * expression (`cron`) or every `everyMs` milliseconds.
- *
- * @category network
- */
-export type Trigger =
-  | { readonly type: 'any' }
-  | { readonly type: 'all' }
-  | { readonly type: 'manual' }
-  | { readonly type: 'scheduled'; readonly cron: string }
-  | { readonly type: 'scheduled'; readonly everyMs: number }
 
 /**
  * A node's mode. `interactive`: fires on what it is sent (by edges, or by

@@ -7,7 +7,7 @@
  */
 import * as t from 'io-ts'
 import { UsageError } from '../../errors.js'
-import { strictStruct, UNKNOWN_KEY } from '../../graph/index.js'
+import { UNKNOWN_KEY } from '../../graph/index.js'
 import { jsonSchemaOf, withJsonSchema } from '../../node/index.js'
 import type { Budget } from '../../runtime/index.js'
 import type {
@@ -17,41 +17,14 @@ import type {
   Limits,
   NodeMode,
   ProviderSpec,
-  Trigger,
   WorkflowMode,
 } from './Network.js'
+import { refine, strict, type Branch } from './strict.js'
+import { TRIGGERS } from './triggers/index.js'
+import type { Trigger } from './triggers/index.js'
 
 export { UNKNOWN_KEY }
-
-/** Words other tools use for a network file's keys, and the key they mean here. */
-const KEY_ALIASES: Readonly<Record<string, string>> = {
-  model: 'provider',
-  prompt_template: 'prompt',
-  systemPrompt: 'system',
-  instructions: 'system',
-  source: 'from',
-  target: 'to',
-  agents: 'nodes',
-  links: 'edges',
-  connections: 'edges',
-}
-
-/** An object with these required and optional keys and no other; every error collected (and its JSON Schema). */
-export const strict = strictStruct(KEY_ALIASES)
-
-const refine = <A>(base: t.Type<A>, ok: (a: A) => boolean, name: string): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      (u): u is A => base.is(u) && ok(u),
-      (u, c) => {
-        const r = base.validate(u, c)
-        return r._tag === 'Left' ? r : ok(r.right) ? r : t.failure(u, c)
-      },
-      t.identity,
-    ),
-    () => ({ ...jsonSchemaOf(base), description: name }),
-  )
+export { strict }
 
 /** A number ≥ 0 (Infinity allowed). */
 export const NonNegative = refine(t.number, (n) => n >= 0, 'a number ≥ 0')
@@ -74,26 +47,11 @@ const HttpUrl = refine(
   },
   'an http(s) URL',
 )
-/** Five or six fields of cron characters. */
-const Cron = refine(
-  t.string,
-  (s) => /^[\d*/,\-?LW#A-Za-z]+(\s+[\d*/,\-?LW#A-Za-z]+){4,5}$/.test(s.trim()),
-  'a cron expression (5 or 6 fields)',
-)
-
 /**
  * A union chosen by the value's `type`: the errors are those of the one
  * branch it names (or one at `type` when it names none), not of every branch.
  */
-const byType = <A>(
-  name: string,
-  branches: Readonly<
-    Record<
-      string,
-      t.Type<A> | (((u: Record<string, unknown>) => t.Type<A>) & { schemas?: readonly t.Type<A>[] })
-    >
-  >,
-): t.Type<A> => {
+const byType = <A>(name: string, branches: Readonly<Record<string, Branch<A>>>): t.Type<A> => {
   const TypeName = t.keyof(Object.fromEntries(Object.keys(branches).map((k) => [k, null])))
   const codec = new t.Type<A>(
     name,
@@ -127,26 +85,13 @@ export const DeliveryCodec: t.Type<Delivery> = byType<Delivery>('Delivery', {
   debounce: strict('{ type: "debounce", ms }', { type: t.literal('debounce'), ms: NonNegative }),
 })
 
-const Scheduled = {
-  cron: strict<Trigger>('{ type: "scheduled", cron }', {
-    type: t.literal('scheduled'),
-    cron: Cron,
-  }),
-  every: strict<Trigger>('{ type: "scheduled", everyMs }', {
-    type: t.literal('scheduled'),
-    everyMs: refine(t.number, (n) => n > 0 && Number.isFinite(n), 'a number > 0'),
-  }),
-}
-
-export const TriggerCodec: t.Type<Trigger> = byType<Trigger>('Trigger', {
-  any: strict('{ type: "any" }', { type: t.literal('any') }),
-  all: strict('{ type: "all" }', { type: t.literal('all') }),
-  manual: strict('{ type: "manual" }', { type: t.literal('manual') }),
-  scheduled: Object.assign(
-    (u: Record<string, unknown>) => ('everyMs' in u ? Scheduled.every : Scheduled.cron),
-    { schemas: [Scheduled.every, Scheduled.cron] },
+/** A node's trigger: one branch per kind of the trigger table. */
+export const TriggerCodec: t.Type<Trigger> = byType<Trigger>(
+  'Trigger',
+  Object.fromEntries(
+    Object.entries(TRIGGERS).map(([type, k]) => [type, k.codec as Branch<Trigger>]),
   ),
-})
+)
 
 export const ProviderCodec: t.Type<ProviderSpec> = byType<ProviderSpec>('Provider', {
   mock: strict('{ type: "mock", script }', {

@@ -6,7 +6,7 @@
  */
 import { Cron } from 'croner'
 import type { Budget, BudgetLimit, Clock } from '../../runtime/index.js'
-import type { Trigger } from '../model/Network.js'
+import type { Alarm } from '../model/triggers/index.js'
 
 /** What a node or the network used so far. */
 export interface Used {
@@ -89,21 +89,17 @@ export const remainingBudget = (
 }
 
 /**
- * Arms a scheduled trigger on the clock: `fire` every `everyMs`, or at each
+ * Arms an alarm on the clock: `fire` every `everyMs`, or at each
  * time the cron expression names (read on the clock as epoch
  * milliseconds). Aborting the returned controller disarms it.
  *
  * @internal
  */
-export const scheduleTimer = (
-  trigger: Extract<Trigger, { type: 'scheduled' }>,
-  clock: Clock,
-  fire: () => void,
-): AbortController => {
+export const scheduleTimer = (alarm: Alarm, clock: Clock, fire: () => void): AbortController => {
   const stop = new AbortController()
-  const cron = 'cron' in trigger ? new Cron(trigger.cron, { paused: true }) : undefined
+  const cron = 'cron' in alarm ? new Cron(alarm.cron, { paused: true }) : undefined
   const next = (): number | undefined => {
-    if ('everyMs' in trigger) return trigger.everyMs
+    if ('everyMs' in alarm) return alarm.everyMs
     const now = clock.now()
     const at = cron!.nextRun(new Date(now))
     return at === null ? undefined : Math.max(0, at.getTime() - now)

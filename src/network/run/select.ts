@@ -9,6 +9,7 @@
  */
 import type { Envelope } from '../model/Envelope.js'
 import { routesInto, type NetworkNode } from '../model/Network.js'
+import { kindOf } from '../model/triggers/index.js'
 import { routeKey, type NodeRun, type RunState } from './runState.js'
 
 /** The envelopes a firing takes, and a message besides them (a trigger's, a schedule's). */
@@ -36,24 +37,19 @@ export const select = (s: RunState, node: NetworkNode, st: NodeRun): Selection |
     st.due = false
     return { envelopes: takeAll(), message: 'scheduled' }
   }
-  if (node.trigger.type === 'manual' || node.trigger.type === 'scheduled') return undefined
+  const { ready, joins } = kindOf(node.trigger)
+  if (ready === undefined) return undefined
+  const waiting = ins.map((i) => i.size)
   if (node.mode === 'auto') {
     if (!st.started && node.prompt !== undefined) return { envelopes: takeAll() }
-    const ready =
-      st.owed ||
-      st.user.size > 0 ||
-      stale.length > 0 ||
-      (node.trigger.type === 'all'
-        ? ins.length > 0 && ins.every((i) => i.size > 0)
-        : ins.some((i) => i.size > 0))
-    if (!ready) return undefined
+    if (!(st.owed || st.user.size > 0 || stale.length > 0 || ready(waiting))) return undefined
     st.owed = false
     return { envelopes: takeAll() }
   }
   const user = st.user.take()
   if (user !== undefined) return { envelopes: [user] }
-  if (node.trigger.type === 'all') {
-    if (ins.length === 0 || !ins.every((i) => i.size > 0)) return undefined
+  if (joins === true) {
+    if (!ready(waiting)) return undefined
     return { envelopes: ins.map((i) => i.take()!) }
   }
   const others = [...ins, ...stale]

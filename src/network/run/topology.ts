@@ -9,6 +9,7 @@
 import type { NetworkChange } from '../model/edit.js'
 import { Inbox } from './Inbox.js'
 import { loops, routesInto, type NetworkNode } from '../model/Network.js'
+import { kindOf } from '../model/triggers/index.js'
 import { mockName, mockProvider, sessionNodeOf } from './providers.js'
 import { scheduleTimer } from './runParts.js'
 import { emit, noUsage, routeKey, startsIn, type NodeRun, type RunState } from './runState.js'
@@ -45,12 +46,13 @@ export const joinNode = (s: RunState, node: NetworkNode): void => {
   arm(s, node, st)
 }
 
-/** (Re-)arms a node's scheduled trigger; any other trigger disarms it. */
+/** (Re-)arms a node's trigger on the clock (a trigger of a kind without an alarm disarms it). */
 const arm = (s: RunState, node: NetworkNode, st: NodeRun): void => {
   st.timer?.abort()
   st.timer = undefined
-  if (node.trigger.type !== 'scheduled') return
-  st.timer = scheduleTimer(node.trigger, s.clock, () => {
+  const alarm = kindOf(node.trigger).arm?.(node.trigger)
+  if (alarm === undefined) return
+  st.timer = scheduleTimer(alarm, s.clock, () => {
     st.due = true
     s.pump()
   })

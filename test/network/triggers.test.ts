@@ -15,9 +15,10 @@ const VALUES: readonly Trigger[] = [
 ]
 
 const triggerSchemas = (): readonly unknown[] => {
-  const nodes = (networkFileSchema() as { properties: { nodes: Record<string, unknown> } })
-    .properties.nodes
-  const node = (nodes.additionalProperties ?? (nodes.items as unknown)) as {
+  const nodes = (
+    networkFileSchema() as unknown as { properties: { nodes: Record<string, unknown> } }
+  ).properties.nodes
+  const node = (nodes.additionalProperties ?? nodes.items) as {
     properties: { trigger: { anyOf: readonly unknown[] } }
   }
   return node.properties.trigger.anyOf
@@ -52,11 +53,23 @@ describe('the trigger table', () => {
     expect(E.isLeft(r) && r.left.map((e) => e.path)).toEqual(['/nodes/0/trigger/type'])
   })
 
+  it('takes a name of Object.prototype for no kind: a typed error, not a crash', () => {
+    const file = {
+      id: 'n',
+      nodes: [{ id: 'a', trigger: { type: 'toString' }, provider: { type: 'constructor' } }],
+    }
+    const r = decodeNetwork(file)
+    expect(E.isLeft(r) && r.left.map((e) => e.path)).toEqual([
+      '/nodes/0/trigger/type',
+      '/nodes/0/provider/type',
+    ])
+  })
+
   it('says when envelopes waiting on the inputs fire a node', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(3), { maxLength: 5 }), (waiting) => {
-        expect(TRIGGERS.any.ready(waiting)).toBe(waiting.some((n) => n > 0))
-        expect(TRIGGERS.all.ready(waiting)).toBe(waiting.length > 0 && !waiting.includes(0))
+        expect(TRIGGERS.any.ready!(waiting)).toBe(waiting.some((n) => n > 0))
+        expect(TRIGGERS.all.ready!(waiting)).toBe(waiting.length > 0 && !waiting.includes(0))
       }),
     )
     // manual and scheduled nodes fire only when told or when their alarm rings

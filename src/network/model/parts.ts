@@ -52,18 +52,21 @@ const HttpUrl = refine(
  * branch it names (or one at `type` when it names none), not of every branch.
  */
 const byType = <A>(name: string, branches: Readonly<Record<string, Branch<A>>>): t.Type<A> => {
+  // a type such as "toString" names no branch: only the branches' own keys do
+  const branchOf = (type: unknown): Branch<A> | undefined =>
+    typeof type === 'string' && Object.hasOwn(branches, type) ? branches[type] : undefined
   const TypeName = t.keyof(Object.fromEntries(Object.keys(branches).map((k) => [k, null])))
   const codec = new t.Type<A>(
     name,
     (u): u is A => {
       const r = (u as { type?: unknown } | null)?.type
-      const b = typeof r === 'string' ? branches[r] : undefined
+      const b = branchOf(r)
       return b !== undefined && t.UnknownRecord.is(u) && (typeof b === 'function' ? b(u) : b).is(u)
     },
     (u, c) => {
       if (!t.UnknownRecord.is(u) || Array.isArray(u)) return t.failure(u, c)
       const type = u.type
-      const b = typeof type === 'string' ? branches[type] : undefined
+      const b = branchOf(type)
       if (b === undefined) {
         return t.failure(type, t.appendContext(c, 'type', TypeName, type))
       }

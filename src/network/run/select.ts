@@ -52,6 +52,7 @@ export const select = (s: RunState, node: NetworkNode, st: NodeRun): Selection |
     if (!ready(waiting)) return undefined
     return { envelopes: ins.map((i) => i.take()!) }
   }
+  if (stale.length === 0 && !ready(waiting)) return undefined
   const others = [...ins, ...stale]
   for (let k = 0; k < others.length; k++) {
     const i = others[(st.rr + k) % others.length]!

@@ -18,21 +18,12 @@ import { EnvelopeLog } from '../model/EnvelopeLog.js'
 import { FileLocks } from './FileLocks.js'
 import type { Inbox } from './Inbox.js'
 import type { Delivery, Network } from '../model/Network.js'
-import { NetworkEventHub, type NetworkEvent } from './NetworkEvent.js'
+import type { NetworkEvent } from './NetworkEvent.js'
 import { outcomeOf, type NetworkOutcome } from './outcome.js'
 import { checkProvider } from './providers.js'
 import { RunControl } from '../../runtime/index.js'
 import type { NetworkRunOptions } from './runOptions.js'
-import {
-  emit,
-  noUsage,
-  record,
-  routeOf,
-  startsIn,
-  USER,
-  type NodeRun,
-  type RunState,
-} from './runState.js'
+import { routeOf, RunState, USER, type NodeRun } from './runState.js'
 import { pump, wakeIdle } from './scheduler.js'
 import { applyToRun, joinNode, syncEdges } from './topology.js'
 
@@ -88,7 +79,7 @@ export class NetworkRun {
   constructor(net: Network, options: NetworkRunOptions) {
     const clock = options.clock ?? systemClock
     const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
-    const agents = new AgentTerminals(options.agents ?? {}, (id) => s.net.nodes[id])
+    const agents: AgentTerminals = new AgentTerminals(options.agents ?? {}, (id) => s.net.nodes[id])
     const pty = agents.interpreter
     // A session of the run's own steps its nodes with the run's interpreters,
     // so it is the session that starts and stops the CLI agents' terminals:
@@ -99,42 +90,9 @@ export class NetworkRun {
         clock,
         interpreters: interpreters(...[...defaultInterpreters.values(), pty].map(wrap)),
       })
-    const s: RunState = {
-      runId: options.runId ?? `run-${net.id}`,
-      options,
-      clock,
-      session,
-      control: options.control ?? new RunControl({ clock }),
-      locks: options.locks ?? new FileLocks(),
-      log: new EnvelopeLog(),
-      hub: new NetworkEventHub(),
-      nodes: new Map<string, NodeRun>(),
-      inboxes: new Map(),
-      halts: [],
-      unprocessed: [],
-      abort: new AbortController(),
-      agents,
-      llm: new Map(),
-      providers: { ...options.providers },
-      started: clock.now(),
-      netUsage: noUsage(),
-      subnetUsage: new Map(),
-      spent: new Set(),
-      spawned: new Map(),
-      registry: interpreters(),
-      net,
-      loopOf: new Map(),
-      inFlight: 0,
-      seq: 0,
-      paused: false,
-      cancelled: false,
-      finished: false,
-      idle: [],
-      pumping: false,
-      journal: Promise.resolve(),
-      pump: () => {
-        pump(s)
-      },
+    const s: RunState = new RunState(net, options, clock, session, agents)
+    s.pump = () => {
+      pump(s)
     }
     s.registry = interpreters(
       ...(options.session === undefined
@@ -183,7 +141,7 @@ export class NetworkRun {
   /** Sends a user message to a node (interactive input); it fires by its mode. */
   send(nodeId: string, message: string, payload: Omit<Payload, 'message'> = {}): Envelope {
     const st = this.#require('send', nodeId)
-    const e = record(this.#s, 'message', USER, nodeId, { message, ...payload }, [])
+    const e = this.#s.record('message', USER, nodeId, { message, ...payload }, [])
     st.user.push(e)
     return e
   }
@@ -226,13 +184,13 @@ export class NetworkRun {
   pause(): void {
     if (this.#s.paused || this.#finished !== undefined) return
     this.#s.paused = true
-    emit(this.#s, { type: 'paused', runId: this.runId })
+    this.#s.emit({ type: 'paused' })
   }
 
   resume(): void {
     if (!this.#s.paused) return
     this.#s.paused = false
-    emit(this.#s, { type: 'resumed', runId: this.runId })
+    this.#s.emit({ type: 'resumed' })
     pump(this.#s)
   }
 
@@ -268,8 +226,8 @@ export class NetworkRun {
     this.#finished = outcome
     s.finished = true
     this.control.remove(this.runId)
-    emit(s, { type: 'finished', runId: this.runId, status: outcome.status })
-    const terminals = Object.keys(s.net.nodes).filter((id) => startsIn(s, id))
+    s.emit({ type: 'finished', status: outcome.status })
+    const terminals = Object.keys(s.net.nodes).filter((id) => s.startsIn(id))
     await Promise.all(terminals.map((id) => s.session.stop(id).catch(() => undefined)))
     await s.agents.close()
     await s.journal

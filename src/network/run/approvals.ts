@@ -18,7 +18,7 @@ import { policyTools } from './policy.js'
 import { sessionNodeOf } from './providers.js'
 import type { ApprovalRequest } from '../../runtime/index.js'
 import { spawnTools } from './spawn.js'
-import { emit, record, type RunState } from './runState.js'
+import { type RunState } from './runState.js'
 
 /** The llm interpreter of the run: each node's own, made on first use. */
 export const llmDispatch = (s: RunState): Interpreter => ({
@@ -38,9 +38,8 @@ const llmOf = (s: RunState, nodeId: string): Interpreter => {
     ...(s.options.risk !== undefined && { risk: s.options.risk }),
     approve: (action, target, reason) => approve(s, nodeId, action, target, reason),
     onRefused: (e) => {
-      emit(s, {
+      s.emit({
         type: 'refused',
-        runId: s.runId,
         nodeId,
         tool: e.tool,
         target: e.target,
@@ -83,14 +82,14 @@ const approve = async (
     { runId: s.runId, nodeId, action, target, reason },
     { timeoutMs: s.options.approvalTimeoutMs ?? 300_000, signal: s.abort.signal },
   )
-  emit(s, { type: 'approval', runId: s.runId, request })
+  s.emit({ type: 'approval', request })
   const approver = Object.values(s.net.nodes).find(
     (n) =>
       n.id !== nodeId && (roles as Readonly<Record<string, AgentRole>>)[n.role]?.approves === true,
   )
   if (approver !== undefined) void askApprover(s, approver, request)
   const d = await decided
-  emit(s, { type: 'decision', runId: s.runId, decision: d })
+  s.emit({ type: 'decision', decision: d })
   return d.decision === 'approved'
 }
 
@@ -100,8 +99,7 @@ const askApprover = async (
   request: ApprovalRequest,
 ): Promise<void> => {
   const text = `Approval request ${request.id} from "${request.nodeId}": ${request.action} ${JSON.stringify(request.target)} (${request.reason}). Answer APPROVE or DENY.`
-  const asked = record(
-    s,
+  const asked = s.record(
     'message',
     request.nodeId,
     approver.id,
@@ -123,7 +121,7 @@ const askApprover = async (
       },
     )
     const answer = answerOf(result.results[approver.id]).text
-    record(s, 'status', approver.id, request.nodeId, { message: answer }, [asked.id])
+    s.record('status', approver.id, request.nodeId, { message: answer }, [asked.id])
     const verdict = /\bDENY\b/i.test(answer)
       ? 'deny'
       : /\bAPPROVE\b/i.test(answer)

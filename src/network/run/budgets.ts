@@ -14,7 +14,7 @@ import { BudgetExceeded, type Budget, type RunUsage } from '../../runtime/index.
 import { subnetworksOf, type NetworkNode } from '../model/Network.js'
 import { SubnetworkBudgetExceeded } from './NetworkError.js'
 import { remainingBudget, spentLimit, type BudgetScope, type Spent } from './runParts.js'
-import { halt, noUsage, type NodeRun, type RunState, type Usage } from './runState.js'
+import { noUsage, type NodeRun, type RunState, type Usage } from './runState.js'
 
 const subnetUsage = (s: RunState, id: string): Usage => {
   let u = s.subnetUsage.get(id)
@@ -33,13 +33,13 @@ const netScope = (s: RunState): BudgetScope => ({
 const haltNetwork = (s: RunState, spent: Spent): void => {
   if (s.spent.has('network')) return
   s.spent.add('network')
-  halt(s, [...s.nodes.keys()], new BudgetExceeded([], spent.limit, spent.max, spent.used))
+  s.halt([...s.nodes.keys()], new BudgetExceeded([], spent.limit, spent.max, spent.used))
 }
 
 const haltSubnetwork = (s: RunState, id: string, nodes: readonly string[], spent: Spent): void => {
   if (s.spent.has(`subnetwork:${id}`)) return
   s.spent.add(`subnetwork:${id}`)
-  halt(s, nodes, new SubnetworkBudgetExceeded(id, nodes, spent.limit, spent.max, spent.used))
+  s.halt(nodes, new SubnetworkBudgetExceeded(id, nodes, spent.limit, spent.max, spent.used))
 }
 
 /**
@@ -68,7 +68,7 @@ export const firingBudget = (
   }
   const { scope, ...spent } = r.exceeded
   if (scope === 0) {
-    halt(s, [node.id], new BudgetExceeded([node.id], spent.limit, spent.max, spent.used))
+    s.halt([node.id], new BudgetExceeded([node.id], spent.limit, spent.max, spent.used))
   } else if (scope === scopes.length - 1) haltNetwork(s, spent)
   else {
     const g = groups[scope - 1]!

@@ -16,7 +16,7 @@ import type { NetworkNode } from '../model/Network.js'
 import { MaxIterationsExceeded } from './NetworkError.js'
 import { sessionNodeOf } from './providers.js'
 import { firingBudget, rollUp } from './budgets.js'
-import { emit, halt, record, startsIn, type NodeRun, type RunState } from './runState.js'
+import { type NodeRun, type RunState } from './runState.js'
 import { settle } from './settle.js'
 
 /** Fires `node` with what {@link select} took; resolves when the firing is settled. */
@@ -31,7 +31,7 @@ export const fire = async (
   const max = s.net.limits.maxIterations
   if (loop !== undefined && st.iterations >= max) {
     s.unprocessed.push(...envelopes)
-    halt(s, loop, new MaxIterationsExceeded(loop, node.id, max))
+    s.halt(loop, new MaxIterationsExceeded(loop, node.id, max))
     return
   }
   const budget = firingBudget(s, node, st)
@@ -44,7 +44,7 @@ export const fire = async (
   s.inFlight++
   const iteration = st.iterations
   const { text, causes } = firingText(s, node, st, envelopes, message, iteration)
-  emit(s, { type: 'firing', runId: s.runId, nodeId: node.id, iteration, causedBy: causes })
+  s.emit({ type: 'firing', nodeId: node.id, iteration, causedBy: causes })
   const began = s.clock.now()
   const firing = new AbortController()
   st.firing = firing
@@ -65,7 +65,7 @@ export const fire = async (
     try {
       const step = s.session.get(node.id) ?? sessionNodeOf(node, s.options.root)
       await s.agents.prepare(node, budget)
-      if (startsIn(s, node.id)) await s.session.start(node.id)
+      if (s.startsIn(node.id)) await s.session.start(node.id)
       const result = await run(addStep({ id: node.id, node: step })(graph(`${node.id}-firing`)), {
         input: text,
         interpreters: s.registry,
@@ -88,7 +88,7 @@ export const fire = async (
     ok = failure === undefined
   } catch (e) {
     ok = false
-    if (!s.cancelled) halt(s, [node.id], e instanceof Error ? e : new Error(String(e)))
+    if (!s.cancelled) s.halt([node.id], e instanceof Error ? e : new Error(String(e)))
   } finally {
     const elapsed = s.clock.now() - began
     rollUp(s, node, st, used, elapsed)
@@ -96,9 +96,8 @@ export const fire = async (
     st.firing = undefined
     s.inFlight--
     s.locks.releaseAll(node.id)
-    emit(s, {
+    s.emit({
       type: 'fired',
-      runId: s.runId,
       nodeId: node.id,
       iteration,
       ok,
@@ -141,7 +140,7 @@ const firingText = (
     return { text, causes }
   }
   const text = tickText(iteration, envelopes, message === undefined ? notes : [message, ...notes])
-  return { text, causes: [record(s, 'tick', node.id, node.id, { message: text }, causes).id] }
+  return { text, causes: [s.record('tick', node.id, node.id, { message: text }, causes).id] }
 }
 
 /** The id of the last envelope to or from `nodeId`, if any. */

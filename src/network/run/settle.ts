@@ -13,7 +13,7 @@ import { answerOf, digestOf } from './firing.js'
 import type { NetworkNode } from '../model/Network.js'
 import { StallError } from './NetworkError.js'
 import { runCommand } from './providers.js'
-import { finish, halt, send, type NodeRun, type RunState } from './runState.js'
+import { type NodeRun, type RunState } from './runState.js'
 
 /** Turns a firing's result into envelopes, Done, and stall checks. */
 export const settle = async (
@@ -30,9 +30,9 @@ export const settle = async (
     const cause = (failure as { cause?: unknown }).cause ?? failure
     const message = cause instanceof Error ? cause.message : JSON.stringify(cause)
     if ((failure as { _tag?: string })._tag === 'BudgetExceeded') {
-      halt(s, [node.id], failure as Error)
+      s.halt([node.id], failure as Error)
     }
-    send(s, node.id, 'error', { message }, causes)
+    s.send(node.id, 'error', { message }, causes)
     checkStall(s, node, st, `error:${message}`, 'same-error', message)
     continueLoop(s, node, st)
     return
@@ -65,13 +65,13 @@ export const settle = async (
     ...(artifacts.length > 0 && { artifacts }),
   }
   if (done) {
-    send(s, node.id, 'done', payload, causes)
-    finish(s, node.id, st, node.acceptance !== undefined ? 'acceptance passed' : 'Done signal')
+    s.send(node.id, 'done', payload, causes)
+    s.finish(node.id, st, node.acceptance !== undefined ? 'acceptance passed' : 'Done signal')
     return
   }
   const kind: EnvelopeKind =
     node.provider.type === 'command' ? 'status' : node.mode === 'auto' ? 'message' : 'handoff'
-  send(s, node.id, kind, payload, causes)
+  s.send(node.id, kind, payload, causes)
   const stalled = checkStall(
     s,
     node,
@@ -104,8 +104,7 @@ const checkProgress = async (s: RunState, node: NetworkNode, st: NodeRun): Promi
   st.lastProgress = p.digest
   if (st.sameProgress < s.net.limits.stallAfter) return
   const loop = s.loopOf.get(node.id) ?? [node.id]
-  halt(
-    s,
+  s.halt(
     loop,
     new StallError(loop, {
       kind: 'no-file-changes',
@@ -132,8 +131,7 @@ const checkStall = (
   const n = s.net.limits.stallAfter
   if (st.digests.length > n) st.digests.shift()
   if (st.digests.length < n || st.digests.some((x) => x !== d)) return false
-  halt(
-    s,
+  s.halt(
     loop,
     new StallError(loop, {
       kind,

@@ -18,7 +18,7 @@ import type { Envelope } from '../model/Envelope.js'
 import { addNode, removeNode } from '../model/nodeEdits.js'
 import { BudgetCodec, ProviderCodec } from '../model/parts.js'
 import { remainingBudget } from './runParts.js'
-import { record, type RunState } from './runState.js'
+import { type RunState } from './runState.js'
 import { applyToRun } from './topology.js'
 
 const SpawnInput = t.intersection([
@@ -123,7 +123,7 @@ export const spawnTools = (s: RunState, parent: string): readonly Tool[] => {
       }
       seen.set(input.id, 0)
       s.spawned.set(input.id, parent)
-      const task = record(s, 'message', parent, input.id, { message: input.task }, [])
+      const task = s.record('message', parent, input.id, { message: input.task }, [])
       s.nodes.get(input.id)?.user.push(task)
       return Promise.resolve(`spawned "${input.id}" (${input.role})`)
     },

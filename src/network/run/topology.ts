@@ -12,7 +12,7 @@ import { loops, routesInto, type NetworkNode } from '../model/Network.js'
 import { kindOf } from '../model/triggers/index.js'
 import { mockName, mockProvider, sessionNodeOf } from './providers.js'
 import { scheduleTimer } from './runParts.js'
-import { emit, noUsage, routeKey, startsIn, type NodeRun, type RunState } from './runState.js'
+import { noUsage, routeKey, type NodeRun, type RunState } from './runState.js'
 
 /** Adds a node to the run: its state, its provider, its session node, its timer. */
 export const joinNode = (s: RunState, node: NetworkNode): void => {
@@ -73,7 +73,7 @@ export const applyToRun = (s: RunState, c: NetworkChange, label: string): void =
       st?.timer?.abort()
       st?.firing?.abort(new Error(`node "${id}" was removed from the network`))
       s.nodes.delete(id)
-      if (startsIn(s, id)) void s.session.stop(id).catch(() => undefined)
+      if (s.startsIn(id)) void s.session.stop(id).catch(() => undefined)
       s.session.unregister(id)
     }
   }
@@ -83,7 +83,7 @@ export const applyToRun = (s: RunState, c: NetworkChange, label: string): void =
     else if (old.trigger !== node.trigger) arm(s, node, s.nodes.get(node.id)!)
   }
   syncEdges(s)
-  emit(s, { type: 'patch', runId: s.runId, label, patches: c.patches, inverse: c.inverse })
+  s.emit({ type: 'patch', label, patches: c.patches, inverse: c.inverse })
   s.pump()
 }
 

@@ -1,9 +1,8 @@
 import * as t from 'io-ts'
 import type { Meta } from '../dag/Vertex.js'
-import { didYouMean, jsonSchemaOf, withJsonSchema } from '../node/jsonSchema.js'
+import { didYouMean, jsonSchemaOf, strict as strictOf, withJsonSchema } from '../codec/index.js'
 import type { NodeKinds } from '../node/NodeKind.js'
 import { nodeKinds } from '../node/nodeKinds.js'
-import { strictStruct } from './strictStruct.js'
 
 /**
  * The JSON form of a graph, for files and the wire. Nodes are referenced by
@@ -155,7 +154,9 @@ export const KEY_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   max_parallel: 'maxParallel',
 })
 
-const strict = strictStruct(KEY_ALIASES)
+/** A strict object of a graph file: an unknown key's hint knows other tools' words. */
+const strict = <A>(name: string, required: t.Props, optional: t.Props = {}): t.Type<A> =>
+  strictOf<t.Props, t.Props, A>(name, required, optional, { aliases: KEY_ALIASES })
 
 const Policy = (name: string, types: t.Mixed, nested: t.Props): t.Type<PolicyFile> =>
   strict<PolicyFile>(

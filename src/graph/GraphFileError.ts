@@ -1,5 +1,7 @@
 import type * as t from 'io-ts'
-import { UNKNOWN_KEY } from './strictStruct.js'
+import { errorPath, expectedOf, isUnknownKey, keyHint, pointer } from '../codec/index.js'
+
+export { pointer }
 
 /**
  * What is wrong with a graph file. `path` is a JSON pointer into the file
@@ -49,17 +51,9 @@ export type GraphFileError =
   | { readonly _tag: 'InvalidValue'; readonly path: string; readonly reason: string }
   | { readonly _tag: 'CycleInFile'; readonly path: string; readonly cycle: readonly string[] }
 
-/**
- * A JSON pointer from keys (RFC 6901: `~` is `~0`, `/` is `~1`).
- *
- * @internal
- */
-export const pointer = (keys: readonly (string | number)[]): string =>
-  keys.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
-
-/** An `UnknownKey` at `path`, with the hint its message carries (`…; did you mean "x"?`). @internal */
-export const unknownKey = (path: string, message: string): GraphFileError => {
-  const hint = /did you mean "(.+)"\?$/.exec(message)?.[1]
+/** The `UnknownKey` an io-ts error of a strict object is, at `path`, with its hint. @internal */
+export const unknownKey = (path: string, e: t.ValidationError): GraphFileError => {
+  const hint = keyHint(e)
   return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
 }
 
@@ -71,15 +65,13 @@ export const unknownKey = (path: string, message: string): GraphFileError => {
  */
 export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly GraphFileError[] =>
   errors.map((e) => {
-    const entries = e.context.slice(1)
-    const path = prefix + pointer(entries.map((c) => c.key))
-    if (e.message?.startsWith(UNKNOWN_KEY) === true) return unknownKey(path, e.message)
+    const path = errorPath(e, prefix)
+    if (isUnknownKey(e)) return unknownKey(path, e)
     const parent = e.context[e.context.length - 2]
     if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
       return { _tag: 'MissingKey', path }
     }
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
-    return { _tag: 'WrongType', path, expected, actual: e.value }
+    return { _tag: 'WrongType', path, expected: expectedOf(e), actual: e.value }
   })
 
 const show = (u: unknown): string => {

@@ -1,7 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
-import { jsonSchemaOf, showInvalidName, validateName, type JsonSchema } from '../node/index.js'
+import {
+  errorPath,
+  expectedOf,
+  isUnknownKey,
+  jsonSchemaOf,
+  keyHint,
+  type JsonSchema,
+} from '../codec/index.js'
+import { showInvalidName, validateName } from '../node/index.js'
 import type { Budget } from '../runtime/index.js'
 import { role as makeRole, roles, type AgentRole } from './AgentRole.js'
 import { connect } from './edgeEdits.js'
@@ -30,7 +38,6 @@ import {
   strict,
   StringList,
   TriggerCodec,
-  UNKNOWN_KEY,
   WorkflowCodec,
 } from './parts.js'
 
@@ -209,22 +216,18 @@ export type NetworkFileError =
       readonly to: string
     }
 
-const pointer = (keys: readonly (string | number)[]): string =>
-  keys.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
-
 const fromValidation = (errors: t.Errors): NetworkFileError[] =>
   errors.map((e): NetworkFileError => {
-    const path = pointer(e.context.slice(1).map((c) => c.key))
-    if (e.message?.startsWith(UNKNOWN_KEY) === true) {
-      const hint = /did you mean "(.+)"\?$/.exec(e.message)?.[1]
+    const path = errorPath(e)
+    if (isUnknownKey(e)) {
+      const hint = keyHint(e)
       return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
     }
     const parent = e.context[e.context.length - 2]
     if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
       return { _tag: 'MissingKey', path }
     }
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
-    return { _tag: 'WrongType', path, expected, actual: e.value }
+    return { _tag: 'WrongType', path, expected: expectedOf(e), actual: e.value }
   })
 
 /**

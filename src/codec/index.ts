@@ -5,7 +5,7 @@
  */
 export { didYouMean } from './didYouMean.js'
 export { jsonSchemaOf, objectSchema, withJsonSchema, type JsonSchema } from './jsonSchema.js'
-export { errorKeys, errorPath, expectedOf, pointer, showValue } from './path.js'
+export { errorKeys, errorPath, expectedOf, pointer, showValue, under } from './path.js'
 export {
   literals,
   NonBlankString,

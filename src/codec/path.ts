@@ -53,8 +53,8 @@ export const errorKeys = (e: t.ValidationError): readonly string[] => {
 }
 
 /**
- * Where an io-ts error is, as a JSON pointer ({@link errorKeys}), after
- * `prefix` (a pointer to where the decoded value sits in a larger one).
+ * Where an io-ts error is, as a JSON pointer ({@link errorKeys}). Put the
+ * pointer to where the decoded value sits in a larger one in front of it.
  *
  * @category codecs
  * @example
@@ -65,13 +65,21 @@ export const errorKeys = (e: t.ValidationError): readonly string[] => {
  * const codec = t.type({ steps: t.array(t.union([t.string, t.type({ id: t.string })])) })
  * const decoded = codec.decode({ steps: [{ id: 1 }] })
  * assert.ok(decoded._tag === 'Left')
- * assert.deepStrictEqual(decoded.left.map((e) => errorPath(e, '/graph')), [
- *   '/graph/steps/0',
- *   '/graph/steps/0/id',
- * ])
+ * assert.deepStrictEqual(decoded.left.map(errorPath), ['/steps/0', '/steps/0/id'])
  */
-export const errorPath = (e: t.ValidationError, prefix = ''): string =>
-  prefix + pointer(errorKeys(e))
+export const errorPath = (e: t.ValidationError): string => pointer(errorKeys(e))
+
+/**
+ * Errors with their paths moved under `prefix` (a JSON pointer to where
+ * the decoded value sits in a larger one: a graph file in a command's
+ * params).
+ *
+ * @category codecs
+ */
+export const under = <E extends { readonly path: string }>(
+  prefix: string,
+  errors: readonly E[],
+): E[] => errors.map((e) => ({ ...e, path: `${prefix}${e.path}` }))
 
 /**
  * What an io-ts error expected: the name of the innermost codec of its

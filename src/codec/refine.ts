@@ -37,12 +37,12 @@ export interface RefineOptions {
  *
  * @category codecs
  */
-export class RefinedType<A> extends t.Type<A, A, unknown> {
+export class RefinedType<A> extends t.Type<A, A> {
   readonly _tag = 'RefinedType' as const
   readonly schema: JsonSchema
   constructor(
     name: string,
-    readonly base: t.Type<A, A, unknown>,
+    readonly base: t.Type<A, A>,
     ok: (a: A) => boolean,
     readonly options: RefineOptions = {},
   ) {
@@ -80,7 +80,7 @@ export class RefinedType<A> extends t.Type<A, A, unknown> {
  * assert.strictEqual(odd.left[0]!.message, 'must be even, got 3')
  */
 export const refined = <A>(
-  base: t.Type<A, A, unknown>,
+  base: t.Type<A, A>,
   name: string,
   ok: (a: A) => boolean,
   options: RefineOptions = {},

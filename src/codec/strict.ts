@@ -207,11 +207,7 @@ const validator = <A>(
  *
  * @category codecs
  */
-export class StrictType<R extends Props, O extends Props, A = Struct<R, O>> extends t.Type<
-  A,
-  A,
-  unknown
-> {
+export class StrictType<R extends Props, O extends Props, A = Struct<R, O>> extends t.Type<A, A> {
   readonly _tag = 'StrictType' as const
   constructor(
     name: string,

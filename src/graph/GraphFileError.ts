@@ -65,7 +65,7 @@ export const unknownKey = (path: string, e: t.ValidationError): GraphFileError =
  */
 export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly GraphFileError[] =>
   errors.map((e) => {
-    const path = errorPath(e, prefix)
+    const path = prefix + errorPath(e)
     if (isUnknownKey(e)) return unknownKey(path, e)
     const parent = e.context[e.context.length - 2]
     if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {

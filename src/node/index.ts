@@ -69,3 +69,6 @@ export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
 export { nodeKind, nodeKindsOf } from './NodeKind.js'
 export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind.js'
 export { nodeKinds } from './nodeKinds.js'
+
+/** @internal */
+export { optionProblem } from './options.js'

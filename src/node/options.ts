@@ -151,6 +151,7 @@ export const env = (isKey: (key: string) => boolean): t.Type<Readonly<Record<str
 /** @internal */
 export const metadata = refined(t.UnknownRecord, 'Metadata', (u) => !Array.isArray(u), {
   must: 'be an object',
+  schema: { type: 'object' },
 })
 
 /** A shell variable name: what a spawned terminal's `env` keys must be. @internal */

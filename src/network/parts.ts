@@ -93,7 +93,8 @@ const byType = <A>(
     >
   >,
 ): t.Type<A> => {
-  const TypeName = literals(`${name}Type`, Object.keys(branches))
+  const types = Object.keys(branches)
+  const TypeName = literals(types.map((k) => JSON.stringify(k)).join(' | '), types)
   const codec = new t.Type<A>(
     name,
     (u): u is A => {
@@ -177,7 +178,7 @@ export const ProviderCodec: t.Type<ProviderSpec> = byType<ProviderSpec>('Provide
     '{ type: "cli", agent }',
     {
       type: t.literal('cli'),
-      agent: literals('CliAgent', ['claude-cli', 'codex-cli', 'gemini-cli']),
+      agent: t.keyof({ 'claude-cli': null, 'codex-cli': null, 'gemini-cli': null }),
     },
     {
       command: NonEmpty,

@@ -29,3 +29,4 @@ export {
   type StrictOptions,
   type Struct,
 } from './strict.js'
+export { shapeErrors, showShapeError, whereIn, type ShapeError } from './shapeError.js'

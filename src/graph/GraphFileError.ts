@@ -1,5 +1,12 @@
 import type * as t from 'io-ts'
-import { errorPath, expectedOf, isUnknownKey, keyHint, pointer } from '../codec/index.js'
+import {
+  keyHint,
+  pointer,
+  shapeErrors,
+  showShapeError,
+  whereIn,
+  type ShapeError,
+} from '../codec/index.js'
 
 export { pointer }
 
@@ -25,14 +32,7 @@ export { pointer }
  * @category graph files
  */
 export type GraphFileError =
-  | {
-      readonly _tag: 'WrongType'
-      readonly path: string
-      readonly expected: string
-      readonly actual: unknown
-    }
-  | { readonly _tag: 'MissingKey'; readonly path: string }
-  | { readonly _tag: 'UnknownKey'; readonly path: string; readonly hint?: string }
+  | ShapeError
   | {
       readonly _tag: 'InvalidName'
       readonly path: string
@@ -64,15 +64,7 @@ export const unknownKey = (path: string, e: t.ValidationError): GraphFileError =
  * @internal
  */
 export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly GraphFileError[] =>
-  errors.map((e) => {
-    const path = prefix + errorPath(e)
-    if (isUnknownKey(e)) return unknownKey(path, e)
-    const parent = e.context[e.context.length - 2]
-    if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
-      return { _tag: 'MissingKey', path }
-    }
-    return { _tag: 'WrongType', path, expected: expectedOf(e), actual: e.value }
-  })
+  shapeErrors(errors, prefix)
 
 const show = (u: unknown): string => {
   try {
@@ -97,14 +89,12 @@ const show = (u: unknown): string => {
  * )
  */
 export const showGraphFileError = (e: GraphFileError): string => {
-  const at = e.path === '' ? '(file)' : e.path
+  const at = whereIn(e.path)
   switch (e._tag) {
     case 'WrongType':
-      return `${at}: expected ${e.expected}, got ${show(e.actual)}`
     case 'MissingKey':
-      return `${at}: is required`
     case 'UnknownKey':
-      return `${at}: is not a known key${e.hint === undefined ? '' : `; did you mean "${e.hint}"?`}`
+      return showShapeError(e)
     case 'InvalidName':
       return `${at}: ${show(e.name)} is not a valid name: it ${e.reason}`
     case 'DuplicateId':

@@ -29,4 +29,4 @@ export {
   type StrictOptions,
   type Struct,
 } from './strict.js'
-export { shapeErrors, showShapeError, whereIn, type ShapeError } from './shapeError.js'
+export { shapeErrors, showJson, showShapeError, whereIn, type ShapeError } from './shapeError.js'

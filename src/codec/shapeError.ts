@@ -48,7 +48,12 @@ export const shapeErrors = (errors: t.Errors, prefix = ''): ShapeError[] =>
     return { _tag: 'WrongType', path, expected: expectedOf(e), actual: e.value }
   })
 
-const show = (u: unknown): string => {
+/**
+ * A value as a file's error shows it: its JSON, else its string.
+ *
+ * @category codecs
+ */
+export const showJson = (u: unknown): string => {
   try {
     const json = JSON.stringify(u) as unknown // undefined for undefined and functions
     return typeof json === 'string' ? json : String(u)
@@ -82,7 +87,7 @@ export const showShapeError = (e: ShapeError): string => {
   const at = whereIn(e.path)
   switch (e._tag) {
     case 'WrongType':
-      return `${at}: expected ${e.expected}, got ${show(e.actual)}`
+      return `${at}: expected ${e.expected}, got ${showJson(e.actual)}`
     case 'MissingKey':
       return `${at}: is required`
     case 'UnknownKey':

@@ -3,6 +3,7 @@ import {
   keyHint,
   pointer,
   shapeErrors,
+  showJson as show,
   showShapeError,
   whereIn,
   type ShapeError,
@@ -65,15 +66,6 @@ export const unknownKey = (path: string, e: t.ValidationError): GraphFileError =
  */
 export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly GraphFileError[] =>
   shapeErrors(errors, prefix)
-
-const show = (u: unknown): string => {
-  try {
-    const json = JSON.stringify(u) as unknown // undefined for undefined and functions
-    return typeof json === 'string' ? json : String(u)
-  } catch {
-    return String(u)
-  }
-}
 
 /**
  * Renders a {@link GraphFileError} as one line: the path, then what is wrong.

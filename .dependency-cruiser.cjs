@@ -4,6 +4,7 @@
  *
  * Layers, top to bottom; imports point down only:
  *
+ *   web/                           the dashboard (browser code): protocol/ and client/ only
  *   cli/ server/ client/ mcp/      faces
  *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
@@ -80,6 +81,21 @@ module.exports = {
       from: { path: `^src/${layer}/` },
       to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => `^src/${a}`)] },
     })),
+    {
+      name: 'web-speaks-client',
+      severity: 'error',
+      comment:
+        'The dashboard runs in a browser: it imports the SDK and the protocol only (the SDK reaches the rest).',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/(web|client|protocol)/' },
+    },
+    {
+      name: 'nothing-imports-web',
+      severity: 'error',
+      comment: 'The dashboard is bundled apart and served as files: no module imports it.',
+      from: { path: '^src/', pathNot: '^src/web/' },
+      to: { path: '^src/web/' },
+    },
     {
       name: 'client-speaks-protocol',
       severity: 'error',

@@ -19,7 +19,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '.dependency-cruiser.cjs'] },
+        projectService: {
+          allowDefaultProject: ['*.js', 'src/web/build.js', '.dependency-cruiser.cjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -57,4 +59,9 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // Build scripts run under Node.js.
+  {
+    files: ['src/web/build.js'],
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly' } },
+  },
 )

@@ -42,6 +42,7 @@ const FILES: readonly string[] = [
   'cli',
   'client',
   'dist',
+  'dashboard',
 ]
 
 const USAGE = `usage: npm run bench -- [--json] [--rounds N] [filter…]

@@ -186,4 +186,21 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       'mcp-not-engine: src/mcp/bad.ts → src/server/index.ts',
     ])
   })
+  it('keep the dashboard apart: it imports the SDK and the protocol only, and nothing imports it', async () => {
+    expect(
+      await broken({
+        'src/protocol/index.ts': 'export const p = 1\n',
+        'src/session/index.ts': 'export const s = 1\n',
+        'src/client/index.ts': "import { p } from '../protocol/index.js'\nexport const c = p\n",
+        'src/web/ok.ts':
+          "import { c } from '../client/index.js'\nimport { p } from '../protocol/index.js'\nexport const w = c + p\n",
+        'src/web/bad.ts': "import { s } from '../session/index.js'\nexport const b = s\n",
+        'src/server/page.ts': "import { w } from '../web/ok.js'\nexport const x = w\n",
+      }),
+    ).toEqual([
+      'layer-server: src/server/page.ts → src/web/ok.ts',
+      'nothing-imports-web: src/server/page.ts → src/web/ok.ts',
+      'web-speaks-client: src/web/bad.ts → src/session/index.ts',
+    ])
+  })
 })

@@ -41,12 +41,26 @@ const nodeCommands = (parent: Command): void => {
         'after',
         `
 Choosing a kind: \`nerve node kinds\` lists the daemon's kinds (the built-in
-ones and any of its own), what each is for and its options.`,
+ones and any of its own), what each is for and its options.
+A claude node runs in a WezTerm pane when WezTerm is installed, else in a
+pseudo-terminal Nerve owns; choose with --set backend=pty|tmux|wezterm (tmux: a
+session you can attach to); nerve node info NAME says where it runs. Its
+permission prompts wait for nerve approve / nerve deny, unless
+--set approvals='{"rules":[…]}' decides them.`,
       )
       .action(act(async (name: string, o) => (await N()).create(name, o))),
     'nerve node create shell --kind bash',
     'nerve node create chat --kind llm --set provider=echo',
     'nerve node create cl --kind claude',
+    'nerve node create cl --kind claude --set backend=tmux',
+  )
+  example(
+    node
+      .command('info <name>')
+      .description('one node: kind, state, where its terminal runs, metadata')
+      .action(act(async (name: string, o) => (await N()).info(name, o))),
+    'nerve node info cl',
+    'nerve node info cl --json',
   )
   example(
     node
@@ -178,6 +192,10 @@ export const program = (version: string): Command => {
       .option('--tcp <host:port>', 'also serve NDJSON over TCP')
       .option('--http <host:port>', 'also serve HTTP POST /rpc and WebSocket /ws')
       .option(
+        '--dashboard',
+        'serve the web dashboard (on --http, or 127.0.0.1 on a free port) and print its one-time URL',
+      )
+      .option(
         '--store <path>',
         'save sessions here (env NERVE_STORE; default nerve.db in NERVE_HOME, ~/.nerve)',
       )
@@ -191,6 +209,16 @@ export const program = (version: string): Command => {
       .action(act(async (o) => (await S()).start(o))),
     'nerve server start --detach',
     'nerve server start --http 127.0.0.1:7700',
+    'nerve server start --dashboard',
+  )
+  example(
+    root
+      .command('dashboard')
+      .description("print a one-time URL that opens the daemon's web dashboard")
+      .option('--open', 'also open it in the browser (xdg-open or open)')
+      .action(act(async (o) => (await S()).dashboard(o))),
+    'nerve dashboard',
+    'nerve dashboard --open',
   )
   example(
     server
@@ -397,6 +425,37 @@ export const program = (version: string): Command => {
     'nerve graph run examples/fan-out.json --record run.rec.json && nerve replay run.rec.json',
     'nerve replay run.rec.json --graph changed.json',
     'nerve replay 5f0c…   # a recording id in the store',
+  )
+
+  const A = () => import('./commands/approvals.js')
+  example(
+    root
+      .command('approvals')
+      .description(
+        'approval requests waiting on the daemon: permission prompts of CLI agents, tool calls, networks',
+      )
+      .option('--node <name>', 'only those of this node')
+      .option('--network <id>', 'only those of this network')
+      .action(act(async (o) => (await A()).list(o))),
+    'nerve approvals',
+    'nerve approvals --json',
+  )
+  example(
+    root
+      .command('approve <request>')
+      .description('approve a waiting request (nerve approvals lists them)')
+      .option('--note <text>', 'why, recorded with the decision')
+      .option('--arguments <json>', "the tool call's arguments, edited (where the asker allows it)")
+      .action(act(async (r: string, o) => (await A()).decide('approve')(r, o))),
+    "nerve approve approval-3 --note 'looks right'",
+  )
+  example(
+    root
+      .command('deny <request>')
+      .description('deny a waiting request')
+      .option('--note <text>', 'why, recorded with the decision')
+      .action(act(async (r: string, o) => (await A()).decide('deny')(r, o))),
+    "nerve deny approval-4 --note 'not in this repo'",
   )
 
   const network = root

@@ -51,6 +51,29 @@ export interface TokenOptions {
   readonly tokenFile?: string
 }
 
+/**
+ * Which waiting approvals {@link NerveClient.approvals} lists.
+ *
+ * @category client
+ */
+export interface ApprovalFilter {
+  readonly sessionId?: string
+  readonly nodeId?: string
+  readonly networkId?: string
+}
+
+/**
+ * What an approver adds to a decision: who decides, a note, and edited
+ * arguments (approve only).
+ *
+ * @category client
+ */
+export interface ApprovalAnswer {
+  readonly by?: string
+  readonly note?: string
+  readonly arguments?: Readonly<Record<string, unknown>>
+}
+
 interface Pending {
   readonly method: string
   readonly resolve: (value: unknown) => void
@@ -468,6 +491,29 @@ export class NerveClient implements Calls {
   ): Promise<RemoteChat> {
     await this.call('CHAT_CREATE', { chatId, ...options })
     return new RemoteChat(this, chatId, options.sessionId)
+  }
+
+  /**
+   * `LIST_APPROVALS`: the approval requests waiting — CLI agents'
+   * permission prompts, tool calls and gates of runs, networks' actions —
+   * oldest first; only those of a session, node or network when `filter`
+   * names one.
+   */
+  async approvals(filter: ApprovalFilter = {}): Promise<Results['LIST_APPROVALS']['pending']> {
+    return (await this.call('LIST_APPROVALS', filter)).pending
+  }
+
+  /**
+   * `APPROVE`: a waiting request is approved (by `user` unless `by` says);
+   * `arguments` replaces a tool call's arguments where the asker allows it.
+   */
+  async approve(requestId: string, decision: ApprovalAnswer = {}): Promise<void> {
+    await this.call('APPROVE', { requestId, ...decision })
+  }
+
+  /** `DENY`: a waiting request is denied. */
+  async deny(requestId: string, decision: Omit<ApprovalAnswer, 'arguments'> = {}): Promise<void> {
+    await this.call('DENY', { requestId, ...decision })
   }
 
   /** `SUBSCRIBE`: events that match `filter`, as an AsyncIterable. */

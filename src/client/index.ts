@@ -7,7 +7,12 @@
  *
  * @packageDocumentation
  */
-export { NerveClient, type TokenOptions } from './NerveClient.js'
+export {
+  NerveClient,
+  type ApprovalAnswer,
+  type ApprovalFilter,
+  type TokenOptions,
+} from './NerveClient.js'
 export type { CallOptions, Calls, SubscribeFilter } from './Calls.js'
 export {
   RemoteNode,

@@ -8,8 +8,10 @@ import { UsageError } from '../errors.js'
 import type { Interpreter } from '../node/Interpreter.js'
 import { nodeKindsOf, type NodeKind, type NodeKinds } from '../node/NodeKind.js'
 import type { Clock } from '../runtime/Clock.js'
+import type { RunControl } from '../runtime/RunControl.js'
 import type { BashRunHook } from './bash.js'
 import type { Provider } from './llm/Provider.js'
+import type { Approvals } from './terminal/approvals.js'
 import type { TerminalDecorator } from './terminal/Terminal.js'
 import type { Tool } from './tools/Tool.js'
 
@@ -42,6 +44,12 @@ export interface KindEnv {
   readonly tools: readonly Tool[]
   readonly decorate?: TerminalDecorator
   readonly onBashRun?: BashRunHook
+  /** Where approvals are asked: LLM nodes' held tool calls, approval gates. */
+  readonly control?: RunControl
+  /** The session the interpreter serves (named in approval requests). */
+  readonly sessionId?: string
+  /** Asked about a CLI agent's permission prompt (see {@link Approvals}). */
+  readonly onPermission?: NonNullable<Approvals['onRequest']>
 }
 
 /**

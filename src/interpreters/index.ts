@@ -54,7 +54,7 @@ export type {
   WeztermTerminal,
   WeztermTerminalOptions,
 } from './terminal/wezterm.js'
-export { claudeWeztermInterpreter, openClaudeWezterm } from './terminal/claude.js'
+export { claudeWeztermInterpreter, openClaudeWezterm, TmuxMissing } from './terminal/claude.js'
 export { openClaudePty, THROWAWAY_KEY } from './terminal/claudePty.js'
 export type { ClaudePtyOptions, ClaudePtyTerminal } from './terminal/claudePty.js'
 export { approvalRules } from './terminal/approvals.js'
@@ -65,7 +65,11 @@ export type {
   Approvals,
   PermissionRequest,
 } from './terminal/approvals.js'
-export type { ClaudeWeztermInterpreterOptions, ClaudeWeztermTerminal } from './terminal/claude.js'
+export type {
+  ClaudeBackend,
+  ClaudeWeztermInterpreterOptions,
+  ClaudeWeztermTerminal,
+} from './terminal/claude.js'
 
 /**
  * The interpreters shipped with Nerve that need no settings: `function`,

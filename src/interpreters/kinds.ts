@@ -5,6 +5,8 @@
  * interpreter module, and one entry here.
  */
 import { graphNodeKind } from '../graph/graphKind.js'
+import { approvalGateInterpreter, approvalNodeKind } from '../runtime/approvalGate.js'
+import { RunControl } from '../runtime/RunControl.js'
 import { bashNodeKind } from '../node/BashNode.js'
 import { claudeWeztermNodeKind } from '../node/ClaudeNode.js'
 import { functionNodeKind } from '../node/FunctionNode.js'
@@ -73,7 +75,11 @@ export const builtinKinds: Kinds = kindsOf(
   ),
   withInterpreter(
     claudeWeztermNodeKind,
-    (env) => claudeWeztermInterpreter(terminalOptions(env)) as never,
+    (env) =>
+      claudeWeztermInterpreter({
+        ...terminalOptions(env),
+        ...(env.onPermission !== undefined && { approvals: { onRequest: env.onPermission } }),
+      }) as never,
     TERMINAL,
   ),
   withInterpreter(
@@ -83,8 +89,17 @@ export const builtinKinds: Kinds = kindsOf(
         providers: env.providers,
         tools: env.tools,
         ...(env.clock !== undefined && { clock: env.clock }),
+        ...(env.control !== undefined && {
+          approvals: {
+            control: env.control,
+            ...(env.sessionId !== undefined && { sessionId: env.sessionId }),
+          },
+        }),
       }) as never,
     { conversation: true, fork: true },
+  ),
+  withInterpreter(approvalNodeKind, (env) =>
+    approvalGateInterpreter(env.control ?? new RunControl()),
   ),
   withInterpreter(toolsetNodeKind, () => toolsetInterpreter as Interpreter),
   withInterpreter(mcpServerNodeKind, () => mcpServerInterpreter() as never),

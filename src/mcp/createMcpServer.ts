@@ -124,16 +124,31 @@ const tools: readonly ToolSpec[] = [
     method: 'GET_NETWORK',
   },
   {
+    name: 'nerve_list_approvals',
+    description:
+      "The approval requests waiting: CLI agents' permission prompts, tool calls, networks' actions.",
+    method: 'LIST_APPROVALS',
+    meaning: { nodeId: 'only those of this node', networkId: 'only those of this network' },
+  },
+  {
     name: 'nerve_decide_approval',
     description:
-      'Approve or deny an approval request of a network (nerve_network_status lists them).',
+      'Approve or deny a waiting approval request, by its id (nerve_list_approvals lists them).',
     method: 'APPROVE',
-    pick: ['networkId', 'requestId', 'note'],
-    meaning: { requestId: 'the request, by id', note: 'why, recorded with the decision' },
+    pick: ['requestId', 'networkId', 'note', 'arguments'],
+    meaning: {
+      requestId: 'the request, by id',
+      networkId: "the request's network (optional)",
+      note: 'why, recorded with the decision',
+      arguments: "the tool call's arguments, edited (approve only)",
+    },
     extra: {
       required: { approve: { type: 'boolean', description: 'true approves, false denies' } },
     },
-    run: (client, { approve, ...args }) => client.call(approve === true ? 'APPROVE' : 'DENY', args),
+    run: (client, { approve, arguments: edited, ...args }) =>
+      approve === true
+        ? client.call('APPROVE', { ...args, ...(edited !== undefined && { arguments: edited }) })
+        : client.call('DENY', args),
   },
   {
     name: 'nerve_chat_create',

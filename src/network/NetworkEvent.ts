@@ -1,6 +1,6 @@
 import type { Patch } from 'immer'
 import type { Envelope } from './Envelope.js'
-import type { ApprovalDecision, ApprovalRequest } from './RunControl.js'
+import type { ApprovalDecision, ApprovalRequest } from '../runtime/index.js'
 
 /**
  * What a network run tells as it goes: envelopes sent, firings started and

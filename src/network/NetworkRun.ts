@@ -21,7 +21,7 @@ import type { Delivery, Network } from './Network.js'
 import { NetworkEventHub, type NetworkEvent } from './NetworkEvent.js'
 import { outcomeOf, type NetworkOutcome } from './outcome.js'
 import { checkProvider } from './providers.js'
-import { RunControl } from './RunControl.js'
+import { RunControl } from '../runtime/index.js'
 import type { NetworkRunOptions } from './runOptions.js'
 import {
   emit,

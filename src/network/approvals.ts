@@ -16,7 +16,7 @@ import { answerOf } from './firing.js'
 import type { NetworkNode } from './Network.js'
 import { policyTools } from './policy.js'
 import { sessionNodeOf } from './providers.js'
-import type { ApprovalRequest } from './RunControl.js'
+import type { ApprovalRequest } from '../runtime/index.js'
 import { spawnTools } from './spawn.js'
 import { emit, record, type RunState } from './runState.js'
 
@@ -79,19 +79,17 @@ const approve = async (
   target: string,
   reason: string,
 ): Promise<boolean> => {
-  const asked = s.control.request(
+  const { request, decided } = s.control.ask(
     { runId: s.runId, nodeId, action, target, reason },
-    s.options.approvalTimeoutMs ?? 300_000,
-    s.abort.signal,
+    { timeoutMs: s.options.approvalTimeoutMs ?? 300_000, signal: s.abort.signal },
   )
-  const request = s.control.pending().at(-1)
-  if (request !== undefined) emit(s, { type: 'approval', runId: s.runId, request })
+  emit(s, { type: 'approval', runId: s.runId, request })
   const approver = Object.values(s.net.nodes).find(
     (n) =>
       n.id !== nodeId && (roles as Readonly<Record<string, AgentRole>>)[n.role]?.approves === true,
   )
-  if (approver !== undefined && request !== undefined) void askApprover(s, approver, request)
-  const d = await asked
+  if (approver !== undefined) void askApprover(s, approver, request)
+  const d = await decided
   emit(s, { type: 'decision', runId: s.runId, decision: d })
   return d.decision === 'approved'
 }

@@ -19,7 +19,7 @@ import type { ArtifactStore } from './ArtifactStore.js'
 import type { FileLocks } from './FileLocks.js'
 import type { NetworkEvent } from './NetworkEvent.js'
 import type { RiskPolicy } from './policy.js'
-import type { RunControl } from './RunControl.js'
+import type { RunControl } from '../runtime/index.js'
 
 /**
  * How a network run's command-line agent nodes (`cli` providers) run. The

@@ -21,7 +21,7 @@ import { routesFrom, type Network } from './Network.js'
 import type { NetworkHalt } from './NetworkError.js'
 import type { NetworkEvent, NetworkEventHub } from './NetworkEvent.js'
 import type { NetworkRunOptions } from './runOptions.js'
-import type { RunControl } from './RunControl.js'
+import type { RunControl } from '../runtime/index.js'
 
 /** What a node or the network used so far, counted up as firings end. */
 export interface Usage {

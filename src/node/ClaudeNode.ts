@@ -1,8 +1,9 @@
-import type * as t from 'io-ts'
+import * as t from 'io-ts'
 import { nodeKind } from './NodeKind.js'
 import { UsageError } from '../errors.js'
 import { requireName } from './name.js'
 import { makeNode, type Node, type NodeOptions } from './Node.js'
+import { ApprovalPolicyCodec, type ApprovalPolicyValue } from './ApprovalPolicy.js'
 import { bool, nonEmpty, optionsCodec, pattern, persistentNode } from './options.js'
 import { weztermFields, type WeztermOptions } from './WeztermNode.js'
 
@@ -24,7 +25,27 @@ export interface ClaudeWeztermOptions extends Omit<WeztermOptions, 'paneId' | 'c
   readonly resume?: boolean
   /** Start as a fork of this session: `--resume <forkFrom> --fork-session --session-id <sessionId>`. */
   readonly forkFrom?: string
+  /**
+   * Where `claude` runs: `'wezterm'` (a WezTerm pane), `'tmux'` (a tmux
+   * session of its own, which a person can attach to), `'pty'` (a plain
+   * pseudo-terminal). Default: the interpreter's (`'auto'`: WezTerm when it
+   * is there, else a PTY).
+   */
+  readonly backend?: ClaudeBackendChoice
+  /**
+   * How its permission prompts are decided where a run-control service asks
+   * them (the daemon): rules first, then a person (`APPROVE`/`DENY`), then
+   * the timeout's verdict. Not on WezTerm, whose screen Nerve does not watch.
+   */
+  readonly approvals?: ApprovalPolicyValue
 }
+
+/**
+ * Where a Claude node runs, or `'auto'` to choose.
+ *
+ * @category claude nodes
+ */
+export type ClaudeBackendChoice = 'auto' | 'pty' | 'tmux' | 'wezterm'
 
 /**
  * Claude Code (the `claude` CLI) in a WezTerm pane. Persistent. Build one with
@@ -59,7 +80,15 @@ export const ClaudeWeztermOptionsCodec: t.Type<ClaudeWeztermOptions> =
   optionsCodec<ClaudeWeztermOptions>(
     'ClaudeWeztermOptions',
     {},
-    { ...weztermFields, claude: nonEmpty, sessionId: uuid, resume: bool, forkFrom: uuid },
+    {
+      ...weztermFields,
+      claude: nonEmpty,
+      sessionId: uuid,
+      resume: bool,
+      forkFrom: uuid,
+      backend: t.keyof({ auto: null, pty: null, tmux: null, wezterm: null }, 'ClaudeBackend'),
+      approvals: ApprovalPolicyCodec,
+    },
     [
       (o) =>
         o.resume === true && o.sessionId === undefined

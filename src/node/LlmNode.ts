@@ -3,6 +3,7 @@ import * as t from 'io-ts'
 import { nodeKind } from './NodeKind.js'
 import { forkCopy, makeNode, EMPTY_METADATA, type Node, type NodeOptions } from './Node.js'
 import { requireName } from './name.js'
+import { ApprovalPolicyCodec, type ApprovalPolicyValue } from './ApprovalPolicy.js'
 import {
   anyString,
   arrayOf,
@@ -56,6 +57,8 @@ export interface LlmNode extends Node {
   readonly parallelToolCalls: boolean
   readonly maxTokens?: number
   readonly temperature?: number
+  /** Which tool calls wait for an approval (see {@link LlmOptions.approvals}). */
+  readonly approvals?: ApprovalPolicyValue
 }
 
 /**
@@ -79,6 +82,13 @@ export interface LlmOptions extends NodeOptions {
   readonly parallelToolCalls?: boolean
   readonly maxTokens?: number
   readonly temperature?: number
+  /**
+   * Which of its tool calls need an approval, where a run-control service
+   * asks (the daemon): a rule's `tool` is the tool's name, its `pattern`
+   * is matched against the call's `command`, else its `path`, else its
+   * arguments as JSON. Default: none (every call runs).
+   */
+  readonly approvals?: ApprovalPolicyValue
 }
 
 const CHOICES: readonly string[] = ['auto', 'any', 'none', 'tool']
@@ -139,6 +149,7 @@ export const LlmOptionsCodec: t.Type<LlmOptions> = optionsCodec<LlmOptions>(
     parallelToolCalls: bool,
     maxTokens: nonNegativeInteger,
     temperature: nonNegativeNumber,
+    approvals: ApprovalPolicyCodec,
   },
 )
 
@@ -177,6 +188,7 @@ export const llm = (id: string, options: LlmOptions = {}): LlmNode => {
       ...(o.model !== undefined && { model: o.model }),
       ...(o.maxTokens !== undefined && { maxTokens: o.maxTokens }),
       ...(o.temperature !== undefined && { temperature: o.temperature }),
+      ...(o.approvals !== undefined && { approvals: o.approvals }),
     },
     'llm',
   )

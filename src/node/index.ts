@@ -48,7 +48,7 @@ export {
   forkClaudeWezterm,
   isClaudeWeztermNode,
 } from './ClaudeNode.js'
-export type { ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
+export type { ClaudeBackendChoice, ClaudeWeztermNode, ClaudeWeztermOptions } from './ClaudeNode.js'
 export { forkLlm, isLlmNode, llm, llmNodeKind, LlmOptionsCodec } from './LlmNode.js'
 export type { LlmNode, LlmOptions, ToolChoice } from './LlmNode.js'
 export {
@@ -69,6 +69,8 @@ export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
 export { nodeKind, nodeKindsOf } from './NodeKind.js'
 export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind.js'
 export { nodeKinds } from './nodeKinds.js'
+export { ApprovalPolicyCodec, globMatches, verdictOf } from './ApprovalPolicy.js'
+export type { ApprovalPolicyValue, ApprovalRuleValue, ApprovalVerdict } from './ApprovalPolicy.js'
 
 /** @internal */
 export { optionProblem } from './options.js'

@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
 import { chatEventNames, ChatEngineEventCodec } from './chat.js'
+import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 /**
@@ -375,6 +376,8 @@ export const EngineEventCodec = t.union(
     GraphCompletedEventCodec,
     NetworkEngineEventCodec,
     ChatEngineEventCodec,
+    ApprovalRequestedEventCodec,
+    ApprovalDecidedEventCodec,
     ErrorEventCodec,
     ServerShutdownEventCodec,
     LaggedEventCodec,

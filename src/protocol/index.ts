@@ -58,7 +58,19 @@ export type {
 export { NodeStateCodec, PatchCodec, WireErrorShapeCodec } from './parts.js'
 export type { WireErrorShape } from './parts.js'
 export {
+  ApprovalDecidedEventCodec,
+  ApprovalDecisionCodec,
   ApprovalRequestCodec,
+  ApprovalRequestedEventCodec,
+  ListApprovalsCodec,
+} from './approvals.js'
+export type {
+  ApprovalDecidedEvent,
+  ApprovalDecisionJson,
+  ApprovalRequestedEvent,
+  ApprovalRequestJson,
+} from './approvals.js'
+export {
   EnvelopeCodec,
   ForkResultCodec,
   HistoryEntryCodec,

@@ -39,7 +39,14 @@ const executeOptional = { ...session, parser: Name, timeout: Millis }
 
 const net = { networkId: Name }
 const netNode = { ...net, nodeId: Name }
-const decision = { ...net, requestId: t.string }
+/** An approval request is named by its id alone; `networkId` (the older form) must then be its network's. */
+const decision = { requestId: t.string }
+const decisionOptional = {
+  networkId: Name,
+  by: t.string,
+  note: t.string,
+  arguments: t.UnknownRecord,
+}
 /**
  * The params codec of every command, by method name. Each is exact: a key
  * it does not list is an error at that key. `sessionId` is optional
@@ -130,14 +137,15 @@ export const paramsCodecs = {
     { structured: t.unknown },
   ),
   TRIGGER_NODE: params('TRIGGER_NODE', netNode, { message: t.string }),
-  APPROVE: params('APPROVE', decision, { by: t.string, note: t.string }),
-  DENY: params('DENY', decision, { by: t.string, note: t.string }),
+  APPROVE: params('APPROVE', decision, decisionOptional),
+  DENY: params('DENY', decision, { networkId: Name, by: t.string, note: t.string }),
   PAUSE_NETWORK: params('PAUSE_NETWORK', net, {}),
   RESUME_NETWORK: params('RESUME_NETWORK', net, {}),
   STOP_NETWORK: params('STOP_NETWORK', net, {}),
   CANCEL_NETWORK: params('CANCEL_NETWORK', net, {}),
   GET_ENVELOPES: params('GET_ENVELOPES', net, {}),
   ...chatParamsCodecs,
+  LIST_APPROVALS: params('LIST_APPROVALS', {}, { ...session, nodeId: Name, networkId: Name }),
 } as const
 
 /**

@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import type { Network } from '../network/index.js'
 import { chatResultCodecs } from './chat.js'
+import { ApprovalRequestCodec, ListApprovalsCodec } from './approvals.js'
 import type { Method } from './methods.js'
 import { literals, NodeStateCodec, PatchCodec, struct, WireErrorShapeCodec } from './parts.js'
 
@@ -252,21 +253,6 @@ export const EnvelopeCodec = struct(
 )
 
 /**
- * An approval a network run waits for: who asks, for what, and why.
- *
- * @category protocol
- */
-export const ApprovalRequestCodec = struct('ApprovalRequest', {
-  id: t.string,
-  runId: t.string,
-  nodeId: t.string,
-  action: t.string,
-  target: t.string,
-  reason: t.string,
-  time: t.number,
-})
-
-/**
  * One inbox of a network run: the edge and the way it carries (no edge for
  * a node's messages from the user), its delivery, what waits and what went.
  *
@@ -447,6 +433,8 @@ export const resultCodecs = {
   /** Every envelope so far, in order; `causedBy` links them into a DAG. */
   GET_ENVELOPES: struct('GET_ENVELOPES', { envelopes: t.readonlyArray(EnvelopeCodec) }),
   ...chatResultCodecs,
+  /** The approvals waiting, of every run, node and network (or of the ones the params name). */
+  LIST_APPROVALS: ListApprovalsCodec,
 } as const satisfies Record<Method, t.Mixed>
 
 /**

@@ -15,8 +15,8 @@ afterAll(() => {
 })
 
 describe('npm run build', () => {
-  it('leaves dist/cli/main.js executable, so `nerve` runs without naming node', () => {
-    for (const f of ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  it('leaves dist/cli/main.js executable, so `nerve` runs without naming node, and bundles the dashboard', () => {
+    for (const f of ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(join(root, f), join(copy, f), { recursive: true })
     }
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'))
@@ -25,5 +25,7 @@ describe('npm run build', () => {
     expect(statSync(bin).mode & 0o111).toBe(0o111)
     const version = execFileSync(bin, ['--version'], { encoding: 'utf8' })
     expect(version.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    for (const f of ['index.html', 'app.js', 'app.css'])
+      expect(statSync(join(copy, 'dist/dashboard', f)).size).toBeGreaterThan(0)
   }, 180_000)
 })

@@ -31,11 +31,25 @@ describe('a REPL line', () => {
     expect(parseLine(':graph load g.json')).toEqual({ type: 'graph-load', file: 'g.json' })
     expect(parseLine(':graph run')).toEqual({ type: 'graph-run' })
     expect(parseLine(':quit')).toEqual({ type: 'quit' })
+    expect(parseLine(':approvals')).toEqual({ type: 'approvals' })
+    expect(parseLine(':approve approval-3 looks right')).toEqual({
+      type: 'decide',
+      how: 'approve',
+      requestId: 'approval-3',
+      note: 'looks right',
+    })
+    expect(parseLine(':deny approval-4')).toEqual({
+      type: 'decide',
+      how: 'deny',
+      requestId: 'approval-4',
+      note: undefined,
+    })
   })
 
   it('that means nothing says how to use it', () => {
     const message = (l: string): string => (parseLine(l) as { message: string }).message
     expect(message(':fork')).toBe('Usage: :fork @node [new_name]')
+    expect(message(':approve')).toBe('Usage: :approve ID [note]')
     expect(message(':fork sh')).toBe('Specify @node to fork')
     expect(message(':fork %g')).toBe('Graph forking is not supported yet')
     // a kind the daemon does not make is the daemon's answer (UnknownKind), not the parser's

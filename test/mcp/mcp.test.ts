@@ -78,7 +78,8 @@ describe('nerve mcp over stdio, embedded', () => {
       nerve_start_network: ['network', 'networkId', 'root', 'sessionId'],
       nerve_send_to_network: ['message', 'networkId', 'nodeId'],
       nerve_network_status: ['networkId'],
-      nerve_decide_approval: ['approve', 'networkId', 'note', 'requestId'],
+      nerve_list_approvals: ['networkId', 'nodeId', 'sessionId'],
+      nerve_decide_approval: ['approve', 'arguments', 'networkId', 'note', 'requestId'],
       nerve_chat_create: ['agent', 'chatId', 'graph', 'output', 'sessionId', 'step'],
       nerve_chat_send: ['chatId', 'message', 'sessionId'],
       nerve_chat_retry: ['at', 'chatId', 'sessionId'],
@@ -198,6 +199,7 @@ describe('nerve mcp over stdio, embedded', () => {
     expect((refused.content as { text: string }[])[0]!.text).toMatch(
       /^UnknownApproval at \/requestId: /,
     )
+    expect(await call(mcp, 'nerve_list_approvals', { networkId: 'pair' })).toEqual({ pending: [] })
     expect(await call(mcp, 'nerve_stop_network', { networkId: 'pair' })).toMatchObject({
       outcome: 'done',
       done: ['writer'],
@@ -252,7 +254,7 @@ describe('MCP over Streamable HTTP', () => {
           requestInit: { headers: { authorization: `Bearer ${http.token}` } },
         }),
       )
-      expect((await mcp.listTools()).tools).toHaveLength(18)
+      expect((await mcp.listTools()).tools).toHaveLength(19)
       await call(mcp, 'nerve_create_node', { nodeId: 'h', kind: 'bash' })
       expect((await nerve.listNodes()).map((n) => n.id)).toEqual(['h'])
     } finally {
@@ -276,7 +278,7 @@ describe('MCP over Streamable HTTP', () => {
           requestInit: { headers: { authorization: 'Bearer secret-secret-secret' } },
         }),
       )
-      expect((await friend.listTools()).tools).toHaveLength(18)
+      expect((await friend.listTools()).tools).toHaveLength(19)
       await friend.close()
       await expect(serveMcpHttp(nerve, { host: '0.0.0.0' })).rejects.toMatchObject({
         reason: 'TokenRequired',

@@ -155,7 +155,7 @@ describe('MCP over HTTP: who can get in', () => {
         requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
       }),
     )
-    expect((await mcp.listTools()).tools).toHaveLength(18)
+    expect((await mcp.listTools()).tools).toHaveLength(19)
     await mcp.close()
   })
 })
@@ -225,7 +225,7 @@ describe('MCP over stdio', () => {
     await expect(
       mcp.callTool({ name: 'nerve_execute', arguments: { nodeId: 'sh', input: huge } }),
     ).rejects.toThrow(/-32600: a line of \d+ bytes is over the limit of 16777216 bytes/)
-    expect((await mcp.listTools()).tools).toHaveLength(18)
+    expect((await mcp.listTools()).tools).toHaveLength(19)
   }, 60_000)
 })
 
@@ -258,7 +258,7 @@ describe('nerve mcp --http', () => {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
         }),
       )
-      expect((await mcp.listTools()).tools).toHaveLength(18)
+      expect((await mcp.listTools()).tools).toHaveLength(19)
       await mcp.close()
     } finally {
       child.kill('SIGTERM')

@@ -12,6 +12,7 @@ import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { parseValue } from '../parseValue.js'
 import { readJson } from './files.js'
+import { printingRequests } from './approvals.js'
 
 /** Decodes a graph file strictly; every error is one line with its JSON path. */
 export const decoded = async (file: string): Promise<{ json: unknown; graph: Graph }> => {
@@ -157,35 +158,46 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
       ? await connect(o)
       : await (await import('../../server/index.js')).standaloneClient()
   try {
-    const remote = await client.runGraph(graph, {
-      ...(input !== undefined && { input }),
-      ...(o.session !== undefined && { sessionId: o.session }),
-      ...(o.record !== undefined && { record: true }),
-    })
-    const info = await follow(remote, o, decodedGraph, async (info, times) => {
-      if (o.trace !== undefined) {
-        const { traceHtml } = await import('../trace.js')
-        if (info.trace === undefined) {
-          throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
-        }
-        await (
-          await import('../../interpreters/index.js')
-        ).writeFileAtomic(
-          o.trace,
-          traceHtml(info.trace, {
-            times,
-            graph: decodedGraph,
-            mermaid: graphMermaid(decodedGraph),
-            conversations: await conversationsOf(client, info.trace, o.session),
-          }),
-        )
-        if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
-      }
-      if (o.record !== undefined) {
-        const where = await keepRecording(o.record, info, json, o)
-        if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
-      }
-    })
+    // A request of the run (an approval gate, a held tool call, a CLI agent's prompt) is printed as it comes.
+    let runId: string | undefined
+    const info = await printingRequests(
+      client,
+      (r) => r.runId !== undefined && r.runId === runId,
+      async (recheck) => {
+        const remote = await client.runGraph(graph, {
+          ...(input !== undefined && { input }),
+          ...(o.session !== undefined && { sessionId: o.session }),
+          ...(o.record !== undefined && { record: true }),
+        })
+        runId = remote.runId
+        recheck()
+        const info = await follow(remote, o, decodedGraph, async (info, times) => {
+          if (o.trace !== undefined) {
+            const { traceHtml } = await import('../trace.js')
+            if (info.trace === undefined) {
+              throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
+            }
+            await (
+              await import('../../interpreters/index.js')
+            ).writeFileAtomic(
+              o.trace,
+              traceHtml(info.trace, {
+                times,
+                graph: decodedGraph,
+                mermaid: graphMermaid(decodedGraph),
+                conversations: await conversationsOf(client, info.trace, o.session),
+              }),
+            )
+            if (o.json !== true) process.stderr.write(`Wrote ${o.trace}\n`)
+          }
+          if (o.record !== undefined) {
+            const where = await keepRecording(o.record, info, json, o)
+            if (o.json !== true) process.stderr.write(`Recorded ${where}\n`)
+          }
+        })
+        return info
+      },
+    )
     if (info.state !== 'completed') process.exitCode = 1
   } finally {
     await client.close()

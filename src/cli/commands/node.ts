@@ -8,6 +8,7 @@ import type { NodeInfo } from '../../node/index.js'
 import type { HistoryEntry } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
 import { parseValue } from '../parseValue.js'
+import { printingRequests } from './approvals.js'
 import { duration } from '../runLines.js'
 
 const sessionOf = (o: GlobalOptions): string | undefined => o.session
@@ -150,16 +151,45 @@ export const execute = (name: string, input: string, o: ExecuteCommandOptions): 
       ...(o.parser !== undefined && { parser: o.parser }),
       ...(timeout !== undefined && { timeout }),
     }
-    if (o.stream !== true) {
-      const answer = await node.execute(input, options)
-      print(o, answer, answerText)
-      return
-    }
-    for await (const item of node.executeStream(input, options)) {
-      if (o.json === true) process.stdout.write(`${JSON.stringify(item)}\n`)
-      else if (item.type === 'chunk') process.stdout.write(chunkText(item.chunk))
-    }
-    if (o.json !== true) process.stdout.write('\n')
+    // A permission prompt the node meets while it works is printed, with how to answer it.
+    const session = sessionOf(o)
+    const mine = (r: { nodeId: string; sessionId?: string; runId?: string }) =>
+      r.nodeId === name &&
+      r.runId === undefined &&
+      (session === undefined || r.sessionId === session)
+    await printingRequests(c, mine, async () => {
+      if (o.stream !== true) {
+        const answer = await node.execute(input, options)
+        print(o, answer, answerText)
+        return
+      }
+      for await (const item of node.executeStream(input, options)) {
+        if (o.json === true) process.stdout.write(`${JSON.stringify(item)}\n`)
+        else if (item.type === 'chunk') process.stdout.write(chunkText(item.chunk))
+      }
+      if (o.json !== true) process.stdout.write('\n')
+    })
+  })
+
+/**
+ * `node info NAME`: the node's kind, state, where its terminal runs (a
+ * Claude node: `wezterm`, `tmux` — with the command that attaches — or
+ * `pty`) and its metadata; `--json`: the daemon's answer as is.
+ */
+export const info = (name: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    const n = await c.node(name, sessionOf(o)).describe()
+    print(o, n, (i) => {
+      const { backend, attach, ...rest } = i.metadata as Record<string, unknown>
+      return [
+        `node     ${i.id}`,
+        `kind     ${i.type}`,
+        `state    ${i.state}`,
+        ...(typeof backend === 'string' ? [`runs on  ${backend}`] : []),
+        ...(typeof attach === 'string' ? [`attach   ${attach}`] : []),
+        ...Object.entries(rest).map(([k, v]) => `${k.padEnd(8)} ${JSON.stringify(v)}`),
+      ].join('\n')
+    })
   })
 
 export const runCommand = (name: string, command: string, o: GlobalOptions): Promise<void> =>

@@ -5,6 +5,7 @@
  * and the REPL goes on. Ctrl-C stops what runs (or clears the line),
  * Ctrl-D or `:quit` leaves.
  */
+import { printingRequests, requestLine } from './approvals.js'
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -104,7 +105,23 @@ const handlers: {
     say(COMMANDS.map(([u, what]) => `  ${u.padEnd(26)} ${what}`).join('\n'))
   },
   quit: () => undefined,
-  execute: (st, c) => execute(st, c.nodeId, c.input),
+  // A permission prompt the node meets is printed (another face answers it while this line runs).
+  execute: (st, c) =>
+    printingRequests(
+      st.client,
+      (r) => r.nodeId === c.nodeId && r.runId === undefined,
+      () => execute(st, c.nodeId, c.input),
+    ),
+  approvals: async (st) => {
+    const pending = await st.client.approvals()
+    say(pending.length === 0 ? 'No approvals waiting' : pending.map(requestLine).join('\n'))
+  },
+  decide: async (st, c) => {
+    const note = c.note === undefined ? {} : { note: c.note }
+    if (c.how === 'approve') await st.client.approve(c.requestId, note)
+    else await st.client.deny(c.requestId, note)
+    say(`${c.how === 'approve' ? 'Approved' : 'Denied'} ${c.requestId}`)
+  },
   nodes: async (st) => {
     const nodes = await st.client.listNodes(st.session.sessionId)
     say(

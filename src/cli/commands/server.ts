@@ -36,6 +36,8 @@ export interface StartOptions extends GlobalOptions {
   readonly detach?: boolean
   readonly tcp?: string
   readonly http?: string
+  /** Serve the dashboard: HTTP on (127.0.0.1, a free port, unless `--http`), its URL printed. */
+  readonly dashboard?: boolean
   /** A path, or `false` with `--no-store`. */
   readonly store?: string | false
   readonly storeKind?: StoreKind
@@ -82,7 +84,7 @@ export const start = async (o: StartOptions): Promise<void> => {
   const files = daemonFiles(o)
   const socket = files.socket
   const tcp = bindOf('--tcp', o.tcp)
-  const http = bindOf('--http', o.http)
+  const http = bindOf('--http', o.http) ?? (o.dashboard === true ? { port: 0 } : undefined)
   const token = o.token ?? process.env.NERVE_TOKEN
   await refuseTaken(socket)
   if (o.detach === true) return detach(files, o)
@@ -118,11 +120,14 @@ export const start = async (o: StartOptions): Promise<void> => {
     startedAt: new Date().toISOString(),
   }
   await writeFileAtomic(files.status, JSON.stringify(status), { mode: 0o600 })
-  print(o, status, (s) =>
+  // The one-time URL is the owner's to see, never written to the status file.
+  const dashboardUrl = o.dashboard === true ? handle.dashboardUrl() : undefined
+  print(o, { ...status, ...(dashboardUrl !== undefined && { dashboard: dashboardUrl }) }, (s) =>
     [
       `Nerve daemon ${s.pid} listening on ${s.socket}`,
       ...(s.tcp !== undefined ? [`  tcp  ${s.tcp.host}:${s.tcp.port}`] : []),
       ...(s.http !== undefined ? [`  http ${s.http.url}`] : []),
+      ...(s.dashboard !== undefined ? [`  dashboard ${s.dashboard}`] : []),
       ...(s.tokenFile !== undefined ? [`  token in ${s.tokenFile}`] : []),
       ...(s.store !== undefined ? [`  sessions saved in ${s.store.path} (${s.store.kind})`] : []),
       `  node histories in ${files.history}`,
@@ -131,6 +136,54 @@ export const start = async (o: StartOptions): Promise<void> => {
   await handle.closed
   await store?.close()
   await rm(files.status, { force: true })
+}
+
+/**
+ * `nerve dashboard`: asks the daemon's HTTP listener for a one-time
+ * handover (with the daemon's token) and prints the URL that spends it;
+ * `--open` also hands it to the system's opener.
+ */
+export const dashboard = async (o: GlobalOptions & { readonly open?: boolean }): Promise<void> => {
+  const files = daemonFiles(o)
+  const recorded = await readFile(files.status, 'utf8').then(
+    (t) => JSON.parse(t) as DaemonStatus,
+    () => undefined,
+  )
+  const base = urlOf(o) ?? recorded?.http?.url
+  if (base === undefined || !/^http:/.test(base)) {
+    throw new CliError(
+      'NoDashboard',
+      recorded === undefined
+        ? `no daemon is running for ${files.socket}: start one with \`nerve server start --dashboard\``
+        : `the daemon ${recorded.pid} serves no HTTP: restart it with \`nerve server start --dashboard\``,
+      files.socket,
+    )
+  }
+  const token =
+    o.token ??
+    process.env.NERVE_TOKEN ??
+    (await readFile(recorded?.tokenFile ?? files.token, 'utf8').then((t) => t.trim()))
+  const res = await fetch(`${base.replace(/\/+$/, '')}/dashboard/handover`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  }).catch(() => {
+    throw new CliError('DaemonNotRunning', `no daemon answers at ${base}`, base)
+  })
+  if (!res.ok) {
+    throw new CliError('Refused', `the daemon at ${base} refused a handover (${res.status})`, base)
+  }
+  const { url } = (await res.json()) as { url: string }
+  if (o.open === true) {
+    const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
+    spawn(opener, [url], { stdio: 'ignore', detached: true })
+      .on('error', () => undefined)
+      .unref()
+  }
+  print(
+    o,
+    { url },
+    (v) => `Open ${v.url}\n  (the link works once; run \`nerve dashboard\` for another)`,
+  )
 }
 
 /** The one JSON error value a `--json` command prints, if `line` is one. */
@@ -180,8 +233,13 @@ const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
   if (first === undefined) {
     throw new CliError('DaemonFailed', `the daemon exited at start; see ${files.log}`, files.log)
   }
-  const status = JSON.parse(first) as DaemonStatus
-  print(o, status, (s) => `Nerve daemon ${s.pid} started on ${s.socket}`)
+  const status = JSON.parse(first) as DaemonStatus & { readonly dashboard?: string }
+  print(o, status, (s) =>
+    [
+      `Nerve daemon ${s.pid} started on ${s.socket}`,
+      ...(s.dashboard !== undefined ? [`  dashboard ${s.dashboard}`] : []),
+    ].join('\n'),
+  )
 }
 
 /** Whether process `pid` is still there. */

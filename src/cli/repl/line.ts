@@ -23,6 +23,13 @@ export type ReplCommand =
   | { readonly type: 'graph-load'; readonly file: string }
   | { readonly type: 'graph-run' }
   | { readonly type: 'graph-show' }
+  | { readonly type: 'approvals' }
+  | {
+      readonly type: 'decide'
+      readonly how: 'approve' | 'deny'
+      readonly requestId: string
+      readonly note: string | undefined
+    }
   /** A line that means nothing: what to print instead. */
   | { readonly type: 'usage'; readonly message: string }
 
@@ -37,6 +44,9 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
   [':graph load FILE', 'load a graph file'],
   [':graph run', 'run the loaded graph'],
   [':graph show', "the loaded graph's steps"],
+  [':approvals', 'the approval requests waiting'],
+  [':approve ID [note]', 'approve a waiting request'],
+  [':deny ID [note]', 'deny a waiting request'],
   [':help', 'this list'],
   [':quit', 'leave (Ctrl-D too)'],
 ]
@@ -89,7 +99,15 @@ const graphCommand = (rest: string): ReplCommand => {
   return usage('Usage: :graph load FILE | :graph run | :graph show')
 }
 
-const simple = (type: 'nodes' | 'help' | 'quit') => (): ReplCommand => ({ type })
+const decideCommand =
+  (how: 'approve' | 'deny') =>
+  (rest: string): ReplCommand => {
+    const m = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim())
+    if (m === null) return usage(`Usage: :${how} ID [note]`)
+    return { type: 'decide', how, requestId: m[1]!, note: m[2] === '' ? undefined : m[2] }
+  }
+
+const simple = (type: 'nodes' | 'help' | 'quit' | 'approvals') => (): ReplCommand => ({ type })
 
 const commands: Record<string, (rest: string) => ReplCommand> = {
   nodes: simple('nodes'),
@@ -101,6 +119,9 @@ const commands: Record<string, (rest: string) => ReplCommand> = {
   history: onNode('history'),
   interrupt: onNode('interrupt'),
   graph: graphCommand,
+  approvals: simple('approvals'),
+  approve: decideCommand('approve'),
+  deny: decideCommand('deny'),
 }
 
 /** What a line means: `@sh echo hi` executes `echo hi` on `sh`; `:fork @sh` forks it. */

@@ -14,6 +14,7 @@ import type { NodeRegistry, StateCell } from '../../node/NodeRegistry.js'
 import { forkLlm, type LlmNode } from '../../node/LlmNode.js'
 import type { Node } from '../../node/Node.js'
 import { systemClock, type Clock } from '../../runtime/Clock.js'
+import { withApprovals, type ToolApprovals } from '../tools/approvalTools.js'
 import { linkedTools } from '../tools/linkedTools.js'
 import { toolbox, type Tool, type Toolbox } from '../tools/Tool.js'
 import { runAgent, type AgentResult } from './agent.js'
@@ -55,6 +56,11 @@ export interface LlmInterpreterOptions {
   readonly retry?: ModelRetryOptions
   /** Where retries sleep and forks read `fork_time`. Default: the system clock. */
   readonly clock?: Clock
+  /**
+   * Where the tool calls an LLM node's `approvals` policy holds are asked
+   * (see `withApprovals`). Without it, a node's `approvals` is not applied.
+   */
+  readonly approvals?: Pick<ToolApprovals, 'control' | 'sessionId' | 'timeoutMs'>
 }
 
 /**
@@ -281,7 +287,18 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
       const input = ctx.input
       return queued(ctx.session, node.id, async () => {
         const linked = await linkedTools(ctx)
-        const tools = linked.length === 0 ? own : toolbox(...own.values(), ...linked)
+        const all = linked.length === 0 ? own : toolbox(...own.values(), ...linked)
+        const guard = options.approvals
+        const tools =
+          guard === undefined || node.approvals === undefined
+            ? all
+            : toolbox(
+                ...withApprovals([...all.values()], {
+                  ...guard,
+                  nodeId: node.id,
+                  policy: node.approvals,
+                }),
+              )
         const cell = stateOf(node, ctx.session, own)
         const head = cell.get()!.head
         const asked = pending(head, input)

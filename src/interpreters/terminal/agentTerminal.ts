@@ -24,6 +24,13 @@ const SETTLE_MS = 200
 /** How long an answered prompt may stay before the answer is sent again. */
 const RETRY_MS = 1000
 
+const samePrompt = (a: ScreenState, b: ScreenState): boolean =>
+  a._tag === 'permission' &&
+  b._tag === 'permission' &&
+  a.tool === b.tool &&
+  a.command === b.command &&
+  a.file === b.file
+
 /** What makes one agent's terminal. */
 export interface AgentTerminalSpec {
   readonly nodeId: string
@@ -48,6 +55,8 @@ export class AgentTerminal implements PtyTerminal {
   private inner: PtyTerminal | undefined
   private last: ScreenState | undefined
   private settle: ReturnType<typeof setTimeout> | undefined
+  /** The prompt asked about and not answered yet (what it asks), and how to withdraw the request. */
+  private asking: { readonly key: string; readonly withdraw: (() => void) | undefined } | undefined
 
   constructor(private readonly spec: AgentTerminalSpec) {}
 
@@ -69,13 +78,27 @@ export class AgentTerminal implements PtyTerminal {
   private readonly onScreenState = (state: ScreenState): void => {
     this.last = state
     clearTimeout(this.settle)
-    if (state._tag !== 'permission') return
+    if (state._tag !== 'permission') {
+      this.withdraw()
+      return
+    }
     this.settle = setTimeout(() => {
       if (this.last === state) this.ask(state)
     }, SETTLE_MS)
   }
 
+  /** The request of a prompt that left the screen unanswered (or of a stopped terminal) is withdrawn. */
+  private withdraw(): void {
+    const asking = this.asking
+    this.asking = undefined
+    asking?.withdraw?.()
+  }
+
   private ask(state: Extract<ScreenState, { _tag: 'permission' }>): void {
+    // A prompt drawn again (the same question) is not asked twice.
+    const key = JSON.stringify([state.tool, state.command, state.file])
+    if (this.asking?.key === key) return
+    this.withdraw()
     const request: PermissionRequest = Object.freeze({
       nodeId: this.spec.nodeId,
       tool: state.tool,
@@ -83,7 +106,12 @@ export class AgentTerminal implements PtyTerminal {
       ...(state.file === undefined ? {} : { file: state.file }),
       options: state.options,
     })
-    approvalOf(this.spec.approvals, request, (decision) => this.answer(state, decision, 0))
+    const asking = { key, withdraw: undefined as (() => void) | undefined }
+    this.asking = asking
+    asking.withdraw = approvalOf(this.spec.approvals, request, (decision) => {
+      if (this.asking === asking) this.asking = undefined
+      return this.answer(state, decision, 0)
+    })
   }
 
   /** Presses the decision's key while the very prompt shows; again after {@link RETRY_MS}, up to `retries` times. */
@@ -92,7 +120,9 @@ export class AgentTerminal implements PtyTerminal {
     decision: PermissionDecision,
     tries: number,
   ): Promise<void> {
-    if (this.last !== state || this.inner === undefined || this.state === 'stopped') return
+    // A prompt drawn again since (same question, new frame) is still the one answered.
+    if (this.last?._tag !== 'permission' || !samePrompt(this.last, state)) return
+    if (this.inner === undefined || this.state === 'stopped') return
     await this.inner.write(this.spec.keys[decision])
     if (tries >= (this.spec.retries ?? 0)) return
     setTimeout(() => {
@@ -119,6 +149,7 @@ export class AgentTerminal implements PtyTerminal {
 
   stop(): Promise<void> {
     clearTimeout(this.settle)
+    this.withdraw()
     return this.inner?.stop() ?? Promise.resolve()
   }
   reset(): Promise<void> {

@@ -2,6 +2,7 @@
  * Permission prompts of CLI agents as approvals: what is asked, and how a
  * node's policy or a person answers it.
  */
+import { globMatches } from '../../node/index.js'
 
 /**
  * A CLI agent asks whether a tool may run: the node, the tool, the command
@@ -37,6 +38,10 @@ export type ApprovalPolicy = (request: PermissionRequest) => PermissionDecision 
  * what the policy leaves (`'ask'`, or no policy) goes to `onRequest`, which
  * answers when it knows (a face's APPROVE / DENY). With neither, the prompt
  * stays on screen and the execute waits (its timeout shows the prompt).
+ * `onRequest` may return a function that withdraws the request (any other
+ * value is ignored): it is
+ * called when the prompt leaves the screen unanswered (a person answered
+ * it in the terminal) or the terminal stops.
  *
  * @category approvals
  */
@@ -45,7 +50,7 @@ export interface Approvals {
   readonly onRequest?: (
     request: PermissionRequest,
     answer: (decision: PermissionDecision) => Promise<void>,
-  ) => void
+  ) => unknown
 }
 
 /**
@@ -60,14 +65,6 @@ export interface ApprovalRule {
   readonly pattern?: RegExp | string
   readonly decision: PermissionDecision | 'ask'
 }
-
-const globRe = (glob: string): RegExp =>
-  new RegExp(
-    `^${glob
-      .split('*')
-      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  )
 
 /**
  * A policy from rules, the first that matches decides; none: `fallback`
@@ -94,8 +91,9 @@ export const approvalRules =
       if (rule.tool !== undefined && rule.tool !== request.tool) continue
       const { pattern } = rule
       if (pattern !== undefined) {
-        const re = typeof pattern === 'string' ? globRe(pattern) : pattern
-        if (!re.test(target)) continue
+        const matches =
+          typeof pattern === 'string' ? globMatches(pattern)(target) : pattern.test(target)
+        if (!matches) continue
       }
       return rule.decision
     }
@@ -104,7 +102,8 @@ export const approvalRules =
 
 /**
  * Decides a request by `approvals`: the policy's decision is given to
- * `answer` at once; what it leaves goes to `onRequest`.
+ * `answer` at once; what it leaves goes to `onRequest`. Answers the
+ * function that withdraws the request, if `onRequest` gave one.
  *
  * @internal
  */
@@ -112,11 +111,12 @@ export const approvalOf = (
   approvals: Approvals | undefined,
   request: PermissionRequest,
   answer: (decision: PermissionDecision) => Promise<void>,
-): void => {
+): (() => void) | undefined => {
   const decision = approvals?.policy?.(request) ?? 'ask'
   if (decision !== 'ask') {
     void answer(decision)
-    return
+    return undefined
   }
-  approvals?.onRequest?.(request, answer)
+  const withdraw = approvals?.onRequest?.(request, answer)
+  return typeof withdraw === 'function' ? (withdraw as () => void) : undefined
 }

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
-import { claudeArgs, forkClaudeWezterm, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
+import {
+  claudeArgs,
+  forkClaudeWezterm,
+  type ClaudeBackendChoice,
+  type ClaudeWeztermNode,
+} from '../../node/ClaudeNode.js'
 import type { NodeState } from '../../node/NodeState.js'
 import type { ForkContext } from '../../node/Interpreter.js'
 import { makeNode } from '../../node/Node.js'
@@ -29,6 +34,8 @@ const CONTEXT_LINES = 4
  * @category terminals
  */
 export interface ClaudeWeztermTerminal extends WeztermTerminal {
+  /** Where it runs: a WezTerm pane. */
+  readonly backend: 'wezterm'
   /** The Claude Code session id `claude` was started with. */
   readonly sessionId: string
   /** The WezTerm terminal inside, whose `recordsHistory` is `false`: this wrapper owns the history. */
@@ -37,6 +44,7 @@ export interface ClaudeWeztermTerminal extends WeztermTerminal {
 
 class ClaudeTerminal implements ClaudeWeztermTerminal {
   readonly recordsHistory = true
+  readonly backend = 'wezterm' as const
   constructor(
     readonly inner: WeztermTerminal,
     readonly sessionId: string,
@@ -140,11 +148,33 @@ export interface ClaudeWeztermInterpreterOptions extends ClaudePtyOptions {
   /** Wraps each terminal it opens (e.g. `withHistory`, to record the node's history). */
   readonly decorate?: TerminalDecorator
   /**
-   * Where `claude` runs: a WezTerm pane, or a plain PTY (no WezTerm, no
-   * tmux needed; see `openClaudePty`). Default `'auto'`: WezTerm when the
-   * node names a `wezterm` executable or one is on the PATH, else a PTY.
+   * Where `claude` runs: a WezTerm pane, a tmux server of its own, or a
+   * plain PTY (no WezTerm, no tmux needed; see `openClaudePty`). A node's
+   * own `backend` wins. Default `'auto'`: WezTerm when the node names a
+   * `wezterm` executable or one is on the PATH, else a PTY.
    */
-  readonly backend?: 'wezterm' | 'pty' | 'auto'
+  readonly backend?: ClaudeBackendChoice
+}
+
+/**
+ * Where a Claude node runs.
+ *
+ * @category claude nodes
+ */
+export type ClaudeBackend = Exclude<ClaudeBackendChoice, 'auto'>
+
+/**
+ * A Claude node asked for tmux (`backend: 'tmux'`) where no `tmux` is on
+ * the PATH.
+ *
+ * @category errors
+ */
+export class TmuxMissing extends Error {
+  readonly _tag = 'TmuxMissing'
+  constructor(readonly nodeId: string) {
+    super(`Claude node "${nodeId}" runs on tmux (backend "tmux"), and no tmux is on the PATH`)
+    this.name = 'TmuxMissing'
+  }
 }
 
 /** Whether `name` is an executable in a directory of the PATH. */
@@ -178,14 +208,18 @@ const onPath = (name: string): boolean =>
 export const claudeWeztermInterpreter = (
   options: ClaudeWeztermInterpreterOptions = {},
 ): TerminalInterpreter<ClaudeWeztermNode> => {
-  const chosen = options.backend ?? 'auto'
-  const backendOf = (node: ClaudeWeztermNode): 'wezterm' | 'pty' =>
-    chosen !== 'auto' ? chosen : node.wezterm !== undefined || onPath('wezterm') ? 'wezterm' : 'pty'
+  const backendOf = (node: ClaudeWeztermNode): ClaudeBackend => {
+    const chosen = node.backend ?? options.backend ?? 'auto'
+    if (chosen !== 'auto') return chosen
+    return node.wezterm !== undefined || onPath('wezterm') ? 'wezterm' : 'pty'
+  }
   let home = options.home
   const open = (node: ClaudeWeztermNode) => {
-    if (backendOf(node) === 'wezterm') return openClaudeWezterm(node)
+    const backend = backendOf(node)
+    if (backend === 'wezterm') return openClaudeWezterm(node)
+    if (backend === 'tmux' && !onPath('tmux')) throw new TmuxMissing(node.id)
     home ??= claudeHome()
-    return openClaudePty(node, node.sessionId ?? randomUUID(), home, options)
+    return openClaudePty(node, node.sessionId ?? randomUUID(), home, options, backend)
   }
   const base = terminalInterpreter<ClaudeWeztermNode>(
     'claude-wezterm',

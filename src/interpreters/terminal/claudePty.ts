@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
+import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { claudeArgs, type ClaudeWeztermNode } from '../../node/ClaudeNode.js'
@@ -53,35 +56,102 @@ export interface ClaudePtyOptions {
  */
 export interface ClaudePtyTerminal extends PtyTerminal {
   readonly sessionId: string
-  /** Where it runs: `'pty'` (a plain pseudo-terminal, no WezTerm needed). */
-  readonly backend: 'pty'
+  /**
+   * Where it runs: `'pty'` (a plain pseudo-terminal, no WezTerm needed) or
+   * `'tmux'` (a tmux server of its own, which the PTY is a client of: a
+   * person can attach to it, see {@link ClaudePtyTerminal.attach}).
+   */
+  readonly backend: 'pty' | 'tmux'
+  /** On tmux, the command that attaches a person's terminal to it. */
+  readonly attach: string | undefined
   /** The home it runs with. */
   readonly home: string
   /** What shows on the screen now, as the Claude parser reads it. */
   screenState(): ScreenState | undefined
 }
 
+/** The tmux session a Claude node runs in, on a server of its own. */
+const TMUX_SESSION = 'claude'
+
 class ClaudePty extends AgentTerminal implements ClaudePtyTerminal {
-  readonly backend = 'pty' as const
   readonly recordsHistory = false
+  /** The tmux server's socket (`tmux -S`), in the home, on tmux. */
+  private readonly socket: string | undefined
 
   constructor(
     node: ClaudeWeztermNode,
     readonly sessionId: string,
     readonly home: string,
     options: ClaudePtyOptions,
+    readonly backend: 'pty' | 'tmux' = 'pty',
   ) {
+    const socket =
+      backend === 'tmux'
+        ? join(home, `tmux-${node.id}-${randomBytes(4).toString('hex')}.sock`)
+        : undefined
     super({
       nodeId: node.id,
       program: 'Claude',
-      prepare: () => prepare(node, sessionId, home, options),
+      prepare: async () => {
+        const made = await prepare(node, sessionId, home, options)
+        return socket === undefined ? made : onTmux(made, socket)
+      },
       // Enter takes the prompt's first option (Yes), Escape declines
       keys: { approve: '\r', deny: '\x1b' },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       retries: 2,
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
     })
+    this.socket = socket
   }
+
+  get attach(): string | undefined {
+    return this.socket === undefined
+      ? undefined
+      : `tmux -S ${this.socket} attach -t ${TMUX_SESSION}`
+  }
+
+  override async stop(): Promise<void> {
+    if (this.socket !== undefined && this.state !== 'created') {
+      await new Promise<void>((resolve) => {
+        execFile('tmux', ['-S', this.socket!, 'kill-server'], () => {
+          resolve()
+        })
+      })
+    }
+    await super.stop()
+    if (this.socket !== undefined) await rm(this.socket, { force: true })
+  }
+}
+
+/**
+ * The PTY node that runs `node`'s program in a new tmux server (`-S
+ * socket`) instead, the PTY being its client: the server inherits the
+ * client's environment, has no status line and reads Escape at once (the
+ * key that declines a permission prompt).
+ */
+const onTmux = async (node: PtyNode, socket: string): Promise<PtyNode> => {
+  const conf = socket.replace(/\.sock$/, '.conf')
+  await writeFile(conf, 'set -g status off\nset -g escape-time 0\nset -g history-limit 0\n', {
+    mode: 0o600,
+  })
+  const { id, kind: _kind, persistent: _p, metadata: _m, command, args, ...rest } = node
+  return pty(id, {
+    ...rest,
+    command: 'tmux',
+    args: [
+      '-S',
+      socket,
+      '-f',
+      conf,
+      'new-session',
+      '-s',
+      TMUX_SESSION,
+      '--',
+      command,
+      ...(args ?? []),
+    ],
+  })
 }
 
 /** Prepares the home (unless `ownConfig`) and makes the PTY node Claude Code runs in. */
@@ -92,8 +162,11 @@ const prepare = async (
   options: ClaudePtyOptions,
 ): Promise<PtyNode> => {
   const cwd = node.cwd ?? process.cwd()
+  // The key it will see is the one approved in its home: the node's own env names it first.
   const apiKey =
-    options.apiKey ?? (options.proxy !== undefined ? THROWAWAY_KEY : process.env.ANTHROPIC_API_KEY)
+    options.apiKey ??
+    node.env?.ANTHROPIC_API_KEY ??
+    (options.proxy !== undefined ? THROWAWAY_KEY : process.env.ANTHROPIC_API_KEY)
   if (options.ownConfig !== true) {
     await prepareClaudeHome({ home, projects: [cwd], apiKey: apiKey ?? '' })
   }
@@ -123,8 +196,8 @@ const prepare = async (
 export const claudeHome = (): string => mkdtempSync(join(tmpdir(), 'nerve-claude-'))
 
 /**
- * Opens a Claude node's terminal on a plain PTY (not started: call
- * `start`). `start` prepares the home (unless `ownConfig`): onboarding
+ * Opens a Claude node's terminal on a plain PTY, or on a tmux server of
+ * its own with `backend: 'tmux'` (not started: call `start`). `start` prepares the home (unless `ownConfig`): onboarding
  * done, the key approved, the working directory trusted; then runs the
  * Claude Code binary (see `claudeBinary`) with the node's session
  * arguments and `--permission-mode default` (unless the node's args name
@@ -141,4 +214,5 @@ export const openClaudePty = (
   sessionId: string,
   home: string,
   options: ClaudePtyOptions = {},
-): ClaudePtyTerminal => new ClaudePty(node, sessionId, home, options)
+  backend: 'pty' | 'tmux' = 'pty',
+): ClaudePtyTerminal => new ClaudePty(node, sessionId, home, options, backend)

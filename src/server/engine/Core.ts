@@ -5,7 +5,7 @@ import {
   type Kinds,
   type Provider,
 } from '../../interpreters/index.js'
-import { systemClock, type Clock } from '../../runtime/index.js'
+import { systemClock, type Clock, type RunControl } from '../../runtime/index.js'
 import { randomBytes } from 'node:crypto'
 import {
   historyDir,
@@ -25,6 +25,7 @@ import {
 } from './errors.js'
 import { nodeEvent } from './eventMap.js'
 import { errorShape } from './json.js'
+import { askPermission, engineControl } from './approvals.js'
 import { Networks } from './networks.js'
 import { limitsOf, type EngineOptions, type Limits, type SessionRestored } from './options.js'
 import { Runs } from './runs.js'
@@ -76,6 +77,8 @@ export class Core {
   readonly runs: Runs
   readonly networks: Networks
   readonly chats: Chats
+  /** Run control: every approval the engine's runs, nodes and networks ask. */
+  readonly control: RunControl
   readonly providers: readonly string[]
   /** The kinds the engine runs: the built-in ones and those it was given. */
   readonly kinds: Kinds
@@ -104,6 +107,15 @@ export class Core {
     this.chats = new Chats(
       options.chats ?? (isSqlite(options.store) ? options.store : memoryChatStore()),
     )
+    this.control = engineControl({
+      clock: this.clock,
+      defaultSession: options.defaultSession ?? 'default',
+      now: () => this.now(),
+      publish: (e) => {
+        this.publish(e)
+      },
+      isNetwork: (runId) => this.networks.has(runId),
+    })
     const providers = providersOf(options)
     this.providers = Object.freeze(Object.keys(providers))
     this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
@@ -120,6 +132,15 @@ export class Core {
           ? undefined
           : { dir: historyDir(history), server: history.server ?? engineName() },
       clock: options.clock,
+      control: this.control,
+      onPermission: (sessionId, request, answer) =>
+        askPermission(
+          this.control,
+          sessionId,
+          this.#kits.get(sessionId)?.session?.get(request.nodeId),
+          request,
+          answer,
+        ),
       onHistoryError: (sessionId, error) => {
         this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(error) })
       },

@@ -1,6 +1,8 @@
 import type {
   Capabilities,
   Kinds,
+  PermissionDecision,
+  PermissionRequest,
   Provider,
   Terminal,
   TerminalInterpreter,
@@ -12,7 +14,7 @@ import {
   type InterpreterRegistry,
   type Node,
 } from '../../node/index.js'
-import type { Clock } from '../../runtime/index.js'
+import type { Clock, RunControl } from '../../runtime/index.js'
 import { bashHistory, withHistory, type Session } from '../../session/index.js'
 
 /**
@@ -27,6 +29,14 @@ export interface KitOptions {
   readonly history: { readonly dir: string; readonly server: string } | undefined
   readonly clock: Clock | undefined
   readonly onHistoryError: (sessionId: string, error: unknown) => void
+  /** The engine's run control: where LLM nodes' held tool calls are asked. */
+  readonly control: RunControl
+  /** Asks run control about a CLI agent's permission prompt; answers how to withdraw the request. */
+  readonly onPermission: (
+    sessionId: string,
+    request: PermissionRequest,
+    answer: (decision: PermissionDecision) => Promise<void>,
+  ) => () => void
 }
 
 /**
@@ -64,6 +74,12 @@ export class SessionKit {
       tools: options.tools,
       ...clock,
       ...(where !== undefined && { decorate: withHistory(where), onBashRun: bashHistory(where) }),
+      control: options.control,
+      sessionId: id,
+      onPermission: (
+        request: PermissionRequest,
+        answer: (decision: PermissionDecision) => Promise<void>,
+      ) => options.onPermission(id, request, answer),
     }
     const replaced = new Set(options.extra.map((i) => i.kind))
     const made = [...options.kinds.values()]

@@ -26,8 +26,8 @@ export {
   InvalidPatch,
   NetworkExists,
   NetworkFileInvalid,
-  UnknownApproval,
   UnknownNetwork,
   UnknownNetworkNode,
 } from './networks.js'
+export { UnknownApproval } from './approvals.js'
 export { inProcessClient, inProcessWire, standaloneClient } from './inProcessClient.js'

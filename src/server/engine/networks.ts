@@ -19,6 +19,7 @@ import {
   type Patch,
 } from '../../network/index.js'
 import type { Provider } from '../../interpreters/index.js'
+import type { RunControl } from '../../runtime/index.js'
 import {
   ErrorCode,
   networkEventNames,
@@ -70,20 +71,6 @@ export class UnknownNetworkNode extends EngineError {
   ) {
     super(`the network "${networkId}" has no node "${nodeId}"`, '/nodeId')
     this.name = 'UnknownNetworkNode'
-  }
-}
-
-/**
- * No approval request with this id is waiting.
- *
- * @category engine errors
- */
-export class UnknownApproval extends EngineError {
-  readonly _tag = 'UnknownApproval'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly requestId: string) {
-    super(`no approval request "${requestId}" is waiting`, '/requestId')
-    this.name = 'UnknownApproval'
   }
 }
 
@@ -201,6 +188,8 @@ export class Networks {
     readonly providers: Readonly<Record<string, Provider>>
     readonly publish: (event: EngineEvent) => void
     readonly now: () => string
+    /** The engine's run control: the network's approvals are asked there. */
+    readonly control: RunControl
   }): Promise<NetworkInfo> {
     const { networkId, sessionId, publish, now } = options
     if (this.#entries.has(networkId)) throw new NetworkExists(networkId)
@@ -209,6 +198,7 @@ export class Networks {
       root: options.root,
       runId: networkId,
       providers: options.providers,
+      control: options.control,
       onEvent: (e) => {
         if (e.type === 'halt') halts.push({ tag: e.error, message: e.message, nodes: e.nodes })
         const { type, runId: _, ...rest } = e
@@ -227,6 +217,11 @@ export class Networks {
     }
     this.#entries.set(networkId, { run, sessionId, root: options.root, startedAt: now(), halts })
     return this.info(networkId)
+  }
+
+  /** Whether a network of this id is known (running or kept). */
+  has(networkId: string): boolean {
+    return this.#entries.has(networkId)
   }
 
   /** The run of a network; {@link UnknownNetwork} when there is none. */
@@ -263,7 +258,7 @@ export class Networks {
       done: outcome.done,
       halts: [...halts],
       usage: run.usage(),
-      pending: run.control.pending(),
+      pending: run.control.pending().filter((r) => r.runId === run.runId),
       inboxes: run.inboxes(),
     }
   }

@@ -6,6 +6,9 @@
  * or the bound address, or a browser `Origin` that is not the daemon's own,
  * is answered `403`; then both need `Authorization: Bearer <token>`, a
  * wrong or missing one answered `401`, before anything reaches the engine.
+ * The dashboard (`GET /`, its files, `GET /login`) and a one-time handover
+ * to it (`POST /dashboard/handover`, bearer token) are served here too; a
+ * dashboard session cookie opens the WebSocket as the token does.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
@@ -14,6 +17,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { ConnectionSet } from './ConnectionSet.js'
 import type { Engine } from '../engine/index.js'
 import { refusalLine, TransportCodes } from './ServerError.js'
+import { dashboardDir, serveDashboard, type DashboardAccess } from './dashboard.js'
 import { browserRefusal } from './origin.js'
 import { bearerToken, tokenMatches } from './token.js'
 
@@ -26,6 +30,10 @@ export interface HttpOptions {
   readonly hosts: readonly string[]
   /** Milliseconds a client has to send its request headers. */
   readonly headersTimeoutMs: number
+  /** The dashboard's handovers and sessions; a session cookie also opens the WebSocket. */
+  readonly access: DashboardAccess
+  /** Where the built dashboard is ({@link dashboardDir} by default). */
+  readonly dashboardDir?: string | undefined
 }
 
 /** Bytes queued on a WebSocket past which the engine is told to hold events. */
@@ -205,12 +213,31 @@ export const httpServer = (engine: Engine, options: HttpOptions): Server => {
   // A message may carry one line over the bound, which is answered with an error;
   // past twice the bound the socket is closed (1009) rather than buffered.
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxLineBytes * 2 })
+  const dir = options.dashboardDir ?? dashboardDir()
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
     const forbidden = browserRefusal(req.headers, options.hosts)
     if (forbidden !== undefined) {
       reply(res, 403, refusalLine(TransportCodes.unauthorized, forbidden.tag, forbidden.message))
       req.resume()
+    } else if (serveDashboard(req, res, path, options.access, dir)) {
+      // served
+    } else if (path === '/dashboard/handover' && req.method === 'POST') {
+      req.resume()
+      if (!authorised(req, options.token))
+        reply(
+          res,
+          401,
+          refusalLine(TransportCodes.unauthorized, 'Unauthorized', 'missing or wrong bearer token'),
+        )
+      else
+        reply(
+          res,
+          200,
+          JSON.stringify({
+            url: `http://${req.headers.host}/login?handover=${options.access.handover()}`,
+          }),
+        )
     } else if (path !== '/rpc') {
       reply(res, 404, refusalLine(-32601, 'NotFound', `no ${path}: use POST /rpc or GET /ws`))
       req.resume()
@@ -245,7 +272,7 @@ export const httpServer = (engine: Engine, options: HttpOptions): Server => {
         '404 Not Found',
         refusalLine(-32601, 'NotFound', `no WebSocket at ${path}`),
       )
-    else if (!authorised(req, options.token))
+    else if (!authorised(req, options.token) && !options.access.admits(req.headers.cookie))
       refuseUpgrade(
         socket,
         '401 Unauthorized',

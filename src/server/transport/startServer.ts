@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import { ConnectionSet, DEFAULT_MAX_CONNECTIONS } from './ConnectionSet.js'
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.js'
+import { DashboardAccess } from './dashboard.js'
 import { httpServer } from './httpTransport.js'
 import { boundNames, isLoopback } from './origin.js'
 import { DEFAULT_MAX_LINE_BYTES } from '../../client/LineReader.js'
@@ -97,6 +98,8 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly allowedHosts?: readonly string[]
   /** The longest line (or HTTP body, or WebSocket message) taken; 16 MiB by default. */
   readonly maxLineBytes?: number
+  /** Where the built dashboard is served from; by default `dist/dashboard` of this package. */
+  readonly dashboardDir?: string
   /** Close on SIGTERM and SIGINT. Off by default (a library does not take over signals unasked). */
   readonly signals?: boolean
 }
@@ -114,6 +117,11 @@ export interface ServerHandle<E extends Engine = Engine> {
   readonly http: { readonly host: string; readonly port: number; readonly url: string } | undefined
   /** The token TCP and HTTP clients present, if those transports are on. */
   readonly token: string | undefined
+  /**
+   * A URL that opens the dashboard once (a fresh one-time handover each
+   * call); undefined without HTTP.
+   */
+  dashboardUrl(): string | undefined
   /** The file a generated token was written to. */
   readonly tokenFile: string | undefined
   readonly pidFile: string | undefined
@@ -284,6 +292,7 @@ export const startServer = async <E extends Engine>(
   let unixServer: Server | undefined
   let tcpServer: Server | undefined
   let webServer: HttpServer | undefined
+  const access = new DashboardAccess()
   try {
     if (socketPath !== undefined) {
       await ensureSocketDir(socketPath)
@@ -304,6 +313,8 @@ export const startServer = async <E extends Engine>(
         connections,
         hosts: [...boundNames(http.host), ...(options.allowedHosts ?? [])],
         headersTimeoutMs: preAuth.timeoutMs,
+        access,
+        dashboardDir: options.dashboardDir,
       })
       servers.push(webServer)
       await listen(webServer, http)
@@ -362,6 +373,10 @@ export const startServer = async <E extends Engine>(
   // A SHUTDOWN command (or any other shutdown of the engine) closes the server too.
   void engine.closed.then(close, close)
 
+  const httpUrl =
+    webServer !== undefined
+      ? `http://${http!.host.includes(':') ? `[${http!.host}]` : http!.host}:${portOf(webServer)}`
+      : undefined
   return Object.freeze({
     engine,
     socket: socketPath,
@@ -371,10 +386,12 @@ export const startServer = async <E extends Engine>(
         ? {
             host: http!.host,
             port: portOf(webServer),
-            url: `http://${http!.host.includes(':') ? `[${http!.host}]` : http!.host}:${portOf(webServer)}`,
+            url: httpUrl!,
           }
         : undefined,
     token,
+    dashboardUrl: () =>
+      httpUrl === undefined ? undefined : `${httpUrl}/login?handover=${access.handover()}`,
     tokenFile,
     pidFile,
     close,

@@ -1,5 +1,6 @@
 import type { Method } from '../../../protocol/index.js'
 import { chatCommands } from './chats.js'
+import { approvalCommands } from './approvals.js'
 import type { Command, Commands } from './context.js'
 import { graphCommands } from './graphs.js'
 import { ioCommands } from './io.js'
@@ -15,6 +16,7 @@ export const commands: Commands<Method> = {
   ...graphCommands,
   ...networkCommands,
   ...chatCommands,
+  ...approvalCommands,
 }
 
 /** The command of a method, typed loosely for the dispatcher (its params are decoded by the method's codec). */

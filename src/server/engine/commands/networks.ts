@@ -1,12 +1,6 @@
-import {
-  fromPatches,
-  setMode,
-  setWorkflow,
-  type NetworkChange,
-  type NetworkRun,
-} from '../../../network/index.js'
+import { fromPatches, setMode, setWorkflow, type NetworkChange } from '../../../network/index.js'
 import type { NetworkPatches } from '../../../protocol/index.js'
-import { checkPatches, networkOf, UnknownApproval } from '../networks.js'
+import { checkPatches, networkOf } from '../networks.js'
 import { rethrow, type Commands } from './context.js'
 
 type NetworkMethods =
@@ -19,8 +13,6 @@ type NetworkMethods =
   | 'SET_WORKFLOW_MODE'
   | 'SEND_ENVELOPE'
   | 'TRIGGER_NODE'
-  | 'APPROVE'
-  | 'DENY'
   | 'PAUSE_NETWORK'
   | 'RESUME_NETWORK'
   | 'STOP_NETWORK'
@@ -51,19 +43,7 @@ const until = async <A>(done: Promise<A>, signal: AbortSignal): Promise<A> => {
   }
 }
 
-/** Approves or denies a request of `run` that is waiting. */
-const decide = (
-  run: NetworkRun,
-  how: 'approve' | 'deny',
-  p: { readonly requestId: string; readonly by?: string; readonly note?: string },
-): Promise<{ readonly decided: true }> => {
-  const waiting = run.control.pending().some((r) => r.id === p.requestId && r.runId === run.runId)
-  if (!waiting) throw new UnknownApproval(p.requestId)
-  run.control[how](p.requestId, p.by ?? 'user', p.note)
-  return Promise.resolve({ decided: true })
-}
-
-/** Live agent networks: create, edit with patches, send, trigger, approve, pause, stop. */
+/** Live agent networks: create, edit with patches, send, trigger, pause, stop. */
 export const networkCommands: Commands<NetworkMethods> = {
   CREATE_NETWORK: async (p, { core }) => {
     const { session } = await core.kit(p.sessionId)
@@ -78,6 +58,7 @@ export const networkCommands: Commands<NetworkMethods> = {
         core.publish(e)
       },
       now: () => core.now(),
+      control: core.control,
     })
   },
 
@@ -116,10 +97,6 @@ export const networkCommands: Commands<NetworkMethods> = {
     core.networks.live(p.networkId, p.nodeId).trigger(p.nodeId, p.message)
     return Promise.resolve({ triggered: true })
   },
-
-  APPROVE: (p, { core }) => decide(core.networks.run(p.networkId), 'approve', p),
-
-  DENY: (p, { core }) => decide(core.networks.run(p.networkId), 'deny', p),
 
   PAUSE_NETWORK: (p, { core }) => {
     core.networks.run(p.networkId).pause()

@@ -2,6 +2,8 @@ import { encodeConversation, messageCount, type Conversation } from '../../../co
 import { fork, UnknownNode } from '../../../session/index.js'
 import { InvalidOptions, RequestCancelled } from '../errors.js'
 import { creatableKind, infoOf, kindInfo, nodeOf, registerAndStart } from '../nodes.js'
+import type { NodeInfo } from '../../../node/index.js'
+import type { SessionKit } from '../SessionKit.js'
 import type { Commands } from './context.js'
 import { rethrow } from './context.js'
 
@@ -18,6 +20,22 @@ type NodeMethods =
   | 'FORK_NODE'
   | 'GET_CONVERSATION'
 
+/**
+ * A node's info with where its live terminal runs, when it says (a Claude
+ * node: `backend` — `wezterm`, `tmux` or `pty` — and on tmux the command
+ * that attaches to it).
+ */
+const withBackend = (kit: SessionKit, info: NodeInfo): NodeInfo => {
+  const node = kit.session?.get(info.id)
+  const live = node === undefined ? undefined : kit.terminal(node)
+  const { backend, attach } = (live ?? {}) as { backend?: unknown; attach?: unknown }
+  if (typeof backend !== 'string') return info
+  return {
+    ...info,
+    metadata: { ...info.metadata, backend, ...(typeof attach === 'string' && { attach }) },
+  }
+}
+
 /** Sessions and the lifecycle of nodes: create, look up, stop, delete, fork. */
 export const nodeCommands: Commands<NodeMethods> = {
   CREATE_SESSION: (p, { core }) => core.createSession(p.sessionId, p.tags, p.metadata),
@@ -30,10 +48,10 @@ export const nodeCommands: Commands<NodeMethods> = {
   CLOSE_SESSION: async (p, { core }) => ({ closed: await core.closeSession(p.sessionId) }),
 
   CREATE_NODE: async (p, { core }) => {
-    const { session } = await core.kit(p.sessionId)
+    const kit = await core.kit(p.sessionId)
     const kind = creatableKind(core.kinds, p.kind)
-    const node = nodeOf(session, p.nodeId, kind, p.options ?? {}, core.kinds, core.providers)
-    return registerAndStart(session, node)
+    const node = nodeOf(kit.session, p.nodeId, kind, p.options ?? {}, core.kinds, core.providers)
+    return withBackend(kit, await registerAndStart(kit.session, node))
   },
 
   LIST_KINDS: (_p, { core }) => Promise.resolve({ kinds: [...core.kinds.values()].map(kindInfo) }),
@@ -58,10 +76,10 @@ export const nodeCommands: Commands<NodeMethods> = {
   },
 
   GET_NODE: async (p, { core }) => {
-    const { session } = await core.kit(p.sessionId)
-    const info = infoOf(session, p.nodeId)
-    if (info === undefined) throw new UnknownNode(session.id, p.nodeId)
-    return info
+    const kit = await core.kit(p.sessionId)
+    const info = infoOf(kit.session, p.nodeId)
+    if (info === undefined) throw new UnknownNode(kit.session.id, p.nodeId)
+    return withBackend(kit, info)
   },
 
   LIST_NODES: async (p, { core }) => {

@@ -1,5 +1,11 @@
+/**
+ * Run control: the active runs and the requests for approval of graph
+ * runs, single node executes and networks alike, decided by a policy, a
+ * person or a timeout.
+ */
 import { UsageError } from '../errors.js'
-import { systemClock, type Clock } from '../runtime/index.js'
+import type { ApprovalVerdict } from '../node/index.js'
+import { systemClock, type Clock } from './Clock.js'
 
 /**
  * What a controlled run offers the {@link RunControl}.
@@ -17,20 +23,48 @@ export interface ControlledRun {
 }
 
 /**
- * An approval request: who asks (`runId`, `nodeId`), for what (`action`,
- * `target`), and why it needs approval.
+ * An approval request: who asks (the node, and the run — a graph run, a
+ * network — or the session of a single node's execute), for what (`action`:
+ * the tool; `target`: what it touches, as one string; the command, file or
+ * arguments when known), how risky, and why it needs approval.
  *
  * @category run control
  */
 export interface ApprovalRequest {
   readonly id: string
-  readonly runId: string
   readonly nodeId: string
   readonly action: string
   readonly target: string
   readonly reason: string
   /** The clock reading when it was asked. */
   readonly time: number
+  /** The graph run or network run that asks (a network's id); none for a node's own execute. */
+  readonly runId?: string
+  /** The session of the node that asks. */
+  readonly sessionId?: string
+  readonly command?: string
+  readonly file?: string
+  /** The tool call's arguments (an LLM tool call). */
+  readonly arguments?: Readonly<Record<string, unknown>>
+  readonly risk?: 'low' | 'medium' | 'high'
+  /** The answers a CLI agent's prompt offers, as it shows them. */
+  readonly options?: readonly string[]
+}
+
+/**
+ * What a request is asked with (see {@link RunControl.ask}).
+ *
+ * @category run control
+ */
+export interface AskOptions {
+  /** How long a person has to decide. */
+  readonly timeoutMs: number
+  /** Aborting it cancels the request. */
+  readonly signal?: AbortSignal
+  /** Decides before anyone is asked; `'ask'` leaves it to a person. */
+  readonly policy?: (request: ApprovalRequest) => ApprovalVerdict
+  /** What a timeout decides: `'deny'` (decision `timeout`, the default) or `'approve'`. */
+  readonly onTimeout?: 'approve' | 'deny'
 }
 
 /**
@@ -41,9 +75,11 @@ export interface ApprovalRequest {
 export interface ApprovalDecision {
   readonly request: ApprovalRequest
   readonly decision: 'approved' | 'denied' | 'timeout' | 'cancelled'
-  /** Who decided: a user name, a node id, `timeout`. */
+  /** Who decided: a user name, a node id, `policy`, `timeout`. */
   readonly by: string
   readonly note?: string
+  /** The arguments the tool runs with instead, when the approver edited them. */
+  readonly arguments?: Readonly<Record<string, unknown>>
   readonly time: number
 }
 
@@ -139,21 +175,43 @@ export class RunControl {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<ApprovalDecision> {
+    return this.ask(ask, { timeoutMs, ...(signal !== undefined && { signal }) }).decided
+  }
+
+  /**
+   * Asks for approval: the request (told to `onRequest`, listed as pending)
+   * and its decision (never rejects). A `policy` verdict other than `'ask'`
+   * decides it at once (by `policy`); otherwise it waits for
+   * {@link RunControl.approve} or {@link RunControl.deny}, for `timeoutMs`
+   * by the clock (then `onTimeout` decides), or until `signal` aborts or
+   * the run is removed (`cancelled`).
+   */
+  ask(
+    ask: Omit<ApprovalRequest, 'id' | 'time'>,
+    options: AskOptions,
+  ): { readonly request: ApprovalRequest; readonly decided: Promise<ApprovalDecision> } {
+    const { timeoutMs, signal, policy, onTimeout } = options
     if (!(timeoutMs > 0)) {
-      throw new UsageError('RunControl.request', `timeoutMs must be > 0, got ${timeoutMs}`)
+      throw new UsageError('RunControl.ask', `timeoutMs must be > 0, got ${timeoutMs}`)
     }
     const request: ApprovalRequest = Object.freeze({
       ...ask,
       id: `approval-${++this.#seq}`,
       time: this.#clock.now(),
     })
-    return new Promise((resolve) => {
+    const decided = new Promise<ApprovalDecision>((resolve) => {
       const timer = new AbortController()
       const pending: Pending = { request, resolve, timer }
       this.#pending.set(request.id, pending)
+      this.#onRequest?.(request)
+      const verdict = policy?.(request) ?? 'ask'
+      if (verdict !== 'ask') {
+        this.#decide(pending, verdict === 'approve' ? 'approved' : 'denied', 'policy')
+        return
+      }
       this.#clock.sleep(timeoutMs, timer.signal).then(
         () => {
-          this.#decide(pending, 'timeout', 'timeout')
+          this.#decide(pending, onTimeout === 'approve' ? 'approved' : 'timeout', 'timeout')
         },
         () => undefined,
       )
@@ -168,8 +226,8 @@ export class RunControl {
             { once: true },
           )
       }
-      this.#onRequest?.(request)
     })
+    return { request, decided }
   }
 
   /** The requests waiting for a decision. */
@@ -177,8 +235,20 @@ export class RunControl {
     return [...this.#pending.values()].map((p) => p.request)
   }
 
-  approve(id: string, by = 'user', note?: string): void {
-    this.#decide(this.#requirePending('approve', id), 'approved', by, note)
+  /** Approves a pending request; `args` replaces the tool call's arguments where the asker allows it. */
+  approve(id: string, by = 'user', note?: string, args?: Readonly<Record<string, unknown>>): void {
+    this.#decide(this.#requirePending('approve', id), 'approved', by, note, args)
+  }
+
+  /** Cancels a pending request the asker no longer waits for (nothing when it is decided already). */
+  withdraw(id: string): void {
+    const p = this.#pending.get(id)
+    if (p !== undefined) this.#decide(p, 'cancelled', 'withdrawn')
+  }
+
+  /** Whether a request is pending. */
+  isPending(id: string): boolean {
+    return this.#pending.has(id)
   }
 
   deny(id: string, by = 'user', note?: string): void {
@@ -190,7 +260,13 @@ export class RunControl {
     return [...this.#decisions]
   }
 
-  #decide(p: Pending, decision: ApprovalDecision['decision'], by: string, note?: string): void {
+  #decide(
+    p: Pending,
+    decision: ApprovalDecision['decision'],
+    by: string,
+    note?: string,
+    args?: Readonly<Record<string, unknown>>,
+  ): void {
     if (this.#pending.get(p.request.id) !== p) return
     this.#pending.delete(p.request.id)
     p.timer.abort()
@@ -199,6 +275,7 @@ export class RunControl {
       decision,
       by,
       ...(note !== undefined && { note }),
+      ...(args !== undefined && { arguments: args }),
       time: this.#clock.now(),
     })
     this.#decisions.push(d)

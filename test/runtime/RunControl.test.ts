@@ -60,4 +60,38 @@ describe('run control', () => {
       control.cancel('r')
     }).toThrow(/no active run "r"/)
   })
+
+  it('decides by policy at once, telling the request and the decision', async () => {
+    const told: string[] = []
+    const control = new RunControl({
+      onRequest: (r) => told.push(`asked ${r.target}`),
+      onDecision: (d) => told.push(`${d.decision} by ${d.by}`),
+    })
+    const policy = (r: { readonly target: string }) => (r.target.startsWith('rm') ? 'deny' : 'ask')
+    const { decided } = control.ask(ask, { timeoutMs: 1000, policy })
+    expect(await decided).toMatchObject({ decision: 'denied', by: 'policy' })
+    expect(told).toEqual(['asked rm -rf dist', 'denied by policy'])
+    const { request } = control.ask({ ...ask, target: 'ls' }, { timeoutMs: 1000, policy })
+    expect(control.pending()).toEqual([request])
+    control.withdraw(request.id)
+    expect(control.pending()).toEqual([])
+  })
+
+  it('lets a timeout approve when the asker says so', async () => {
+    const clock = fakeClock()
+    const control = new RunControl({ clock })
+    const { decided } = control.ask(ask, { timeoutMs: 100, onTimeout: 'approve' })
+    await clock.advance(100)
+    expect(await decided).toMatchObject({ decision: 'approved', by: 'timeout' })
+  })
+
+  it('carries the arguments an approver edited', async () => {
+    const control = new RunControl()
+    const { request, decided } = control.ask(
+      { ...ask, arguments: { path: 'a.txt' } },
+      { timeoutMs: 1000 },
+    )
+    control.approve(request.id, 'ana', undefined, { path: 'b.txt' })
+    expect((await decided).arguments).toEqual({ path: 'b.txt' })
+  })
 })

@@ -1,0 +1,219 @@
+/**
+ * An LLM node's conversation as its DAG (`GET_CONVERSATION`, read again
+ * when the node answers), two side by side. Choosing a vertex shows it
+ * whole; "Fork here" makes a new node whose conversation keeps the
+ * messages up to that vertex (`FORK_NODE` with `at`), and a message sent
+ * to it grows a branch of its own.
+ */
+import { signal } from '@preact/signals'
+import { useEffect, useState } from 'preact/hooks'
+import { layout } from './layout.js'
+import { attempt, problem } from './problem.js'
+import { client, onEvent } from './session.js'
+import { nodes } from './state.js'
+
+interface VertexJson {
+  readonly id: string
+  readonly parents: readonly string[]
+  readonly data: { readonly type: string; readonly role?: string; readonly content?: unknown }
+}
+
+const BOX = { width: 260, height: 40 }
+const columns = signal<readonly (string | undefined)[]>([undefined, undefined])
+
+/** The text of a message's content: a string, or its text blocks joined. */
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content
+          .map((b: unknown) => {
+            const text = (b as { text?: unknown } | null)?.text
+            return typeof text === 'string' ? text : ''
+          })
+          .join(' ')
+      : ''
+
+const labelOf = (v: VertexJson): string =>
+  v.data.type === 'message' ? `${v.data.role ?? '?'}: ${textOf(v.data.content)}` : v.data.type
+
+/** The messages a fork at `id` keeps: the message vertices among it and its ancestors. */
+const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number => {
+  const seen = new Set<string>()
+  const stack = [id]
+  let count = 0
+  while (stack.length > 0) {
+    const v = byId.get(stack.pop()!)
+    if (v === undefined || seen.has(v.id)) continue
+    seen.add(v.id)
+    if (v.data.type === 'message') count++
+    stack.push(...v.parents)
+  }
+  return count
+}
+
+const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) => {
+  const [vertices, setVertices] = useState<readonly VertexJson[]>([])
+  const [chosen, setChosen] = useState<string | undefined>(undefined)
+  const [target, setTarget] = useState(`${nodeId}-b`)
+  const [message, setMessage] = useState('')
+  useEffect(() => {
+    const load = (): void => {
+      attempt(async () => {
+        const r = await client().call('GET_CONVERSATION', { nodeId })
+        setVertices((r.conversation as { vertices: readonly VertexJson[] }).vertices)
+      })
+    }
+    load()
+    return onEvent((e) => {
+      if (e.type === 'OUTPUT_PARSED' && e.nodeId === nodeId) load()
+    })
+  }, [nodeId])
+  const byId = new Map(vertices.map((v) => [v.id, v]))
+  const d = layout(
+    vertices.map((v) => v.id),
+    vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
+    'TB',
+    BOX,
+  )
+  const picked = chosen === undefined ? undefined : byId.get(chosen)
+  return (
+    <section
+      class="conversation"
+      aria-label={`Conversation of ${nodeId}`}
+      data-conversation={nodeId}
+    >
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault()
+          attempt(async () => {
+            await client().call('RUN_COMMAND', { nodeId, input: message })
+            setMessage('')
+          })
+        }}
+      >
+        <label>
+          Say to {nodeId}{' '}
+          <input
+            value={message}
+            required
+            onInput={(e) => {
+              setMessage(e.currentTarget.value)
+            }}
+          />
+        </label>
+        <button type="submit">Send</button>
+      </form>
+      <svg
+        class="graph"
+        role="img"
+        aria-label={`Conversation DAG of ${nodeId}`}
+        width={d.width}
+        height={d.height}
+        viewBox={`0 0 ${d.width} ${d.height}`}
+      >
+        {d.lines.map((l) => (
+          <polyline key={`${l.from}>${l.to}`} class="edge" points={l.points} />
+        ))}
+        {d.boxes.map((b) => {
+          const v = byId.get(b.id)!
+          const text = labelOf(v)
+          return (
+            <g
+              key={b.id}
+              class={`box ${v.data.role ?? 'meta'}${chosen === b.id ? ' chosen' : ''}`}
+              data-vertex={b.id}
+              data-role={v.data.role ?? v.data.type}
+              transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+              tabIndex={0}
+              role="button"
+              onClick={() => {
+                setChosen(b.id)
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' || e.key === ' ') setChosen(b.id)
+              }}
+            >
+              <rect width={BOX.width} height={BOX.height} rx="6" />
+              <text x="10" y="24">
+                {text.length > 36 ? `${text.slice(0, 35)}…` : text}
+              </text>
+            </g>
+          )
+        })}
+      </svg>
+      {picked !== undefined && (
+        <div class="step" data-picked={picked.id}>
+          <pre>{labelOf(picked)}</pre>
+          <form
+            class="inline"
+            onSubmit={(e) => {
+              e.preventDefault()
+              attempt(async () => {
+                await client().call('FORK_NODE', {
+                  sourceId: nodeId,
+                  targetId: target,
+                  at: messagesUpTo(byId, picked.id),
+                })
+                const next = [...columns.value]
+                next[column === 0 ? 1 : column] = target
+                columns.value = next
+              })
+            }}
+          >
+            <label>
+              Fork here as{' '}
+              <input
+                value={target}
+                onInput={(e) => {
+                  setTarget(e.currentTarget.value)
+                }}
+              />
+            </label>
+            <button type="submit">Fork here</button>
+          </form>
+        </div>
+      )}
+    </section>
+  )
+}
+
+export const ConversationsView = () => {
+  const llms = [...nodes.value.values()].filter((n) => n.kind === 'llm').map((n) => n.id)
+  return (
+    <section aria-labelledby="conv-title">
+      <h2 id="conv-title">Conversations</h2>
+      {problem.value !== undefined && (
+        <p class="problem" role="alert">
+          {problem.value}
+        </p>
+      )}
+      {llms.length === 0 && <p class="empty">No LLM node: create one on the Nodes view.</p>}
+      <div class="split">
+        {columns.value.map((id, i) => (
+          <div class="column" key={i}>
+            <label>
+              {i === 0 ? 'Conversation' : 'Beside it'}{' '}
+              <select
+                aria-label={i === 0 ? 'Conversation' : 'Beside it'}
+                value={id ?? ''}
+                onChange={(e) => {
+                  const next = [...columns.value]
+                  next[i] = e.currentTarget.value === '' ? undefined : e.currentTarget.value
+                  columns.value = next
+                }}
+              >
+                <option value="">—</option>
+                {llms.map((n) => (
+                  <option key={n}>{n}</option>
+                ))}
+              </select>
+            </label>
+            {id !== undefined && <Conversation key={id} nodeId={id} column={i} />}
+          </div>
+        ))}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,431 @@
+/**
+ * Live networks: start a network file, the topology laid out (each node's
+ * role, firing or done; each edge's delivery), envelopes as they are
+ * delivered, the approvals waiting (approve, deny), pause, resume, stop,
+ * cancel, and edits of the topology sent as the patches `EDIT_NETWORK`
+ * takes (add or remove an edge, change its delivery), with undo.
+ */
+import { signal } from '@preact/signals'
+import { useState } from 'preact/hooks'
+import { BOX, layout } from './layout.js'
+import { networks, setNetwork, type NetView } from './networkState.js'
+import { attempt, problem } from './problem.js'
+import { client } from './session.js'
+
+const chosen = signal<string | undefined>(undefined)
+
+interface EdgeValue {
+  readonly id: string
+  readonly from: string
+  readonly to: string
+  readonly direction: 'both' | 'one-way'
+  readonly delivery: { readonly type: string; readonly ms?: number }
+}
+
+const edgesOf = (n: NetView): readonly EdgeValue[] => Object.values(n.network.edges)
+
+const deliveries = ['queue', 'latest', 'debounce'] as const
+const deliveryOf = (type: string) => (type === 'debounce' ? { type, ms: 500 } : { type })
+
+const edit = (networkId: string, patches: readonly object[]): void => {
+  attempt(() => client().call('EDIT_NETWORK', { networkId, patches: patches as never }))
+}
+
+const Topology = ({ net }: { net: NetView }) => {
+  const ids = Object.keys(net.network.nodes)
+  const edges = edgesOf(net)
+  const d = layout(
+    ids,
+    edges.map((e) => [e.from, e.to] as const),
+  )
+  const both = new Set(edges.filter((e) => e.direction === 'both').map((e) => `${e.from}>${e.to}`))
+  return (
+    <svg
+      class="graph"
+      role="img"
+      aria-label={`Topology of ${net.networkId}`}
+      width={d.width}
+      height={d.height}
+      viewBox={`0 0 ${d.width} ${d.height}`}
+    >
+      <defs>
+        <marker
+          id="arrow-net"
+          viewBox="0 0 8 8"
+          refX="8"
+          refY="4"
+          markerWidth="8"
+          markerHeight="8"
+          orient="auto-start-reverse"
+        >
+          <path d="M0,0 L8,4 L0,8 z" />
+        </marker>
+      </defs>
+      {d.lines.map((l) => (
+        <polyline
+          key={`${l.from}>${l.to}`}
+          class="edge"
+          data-edge={`${l.from}>${l.to}`}
+          points={l.points}
+          marker-end="url(#arrow-net)"
+          {...(both.has(`${l.from}>${l.to}`) && { 'marker-start': 'url(#arrow-net)' })}
+        />
+      ))}
+      {d.boxes.map((b) => {
+        const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
+        return (
+          <g
+            key={b.id}
+            class={`box ${state}`}
+            data-netnode={b.id}
+            data-state={state}
+            transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+          >
+            <rect width={BOX.width} height={BOX.height} rx="6" />
+            <text x="10" y="17">
+              {b.id}
+            </text>
+            <text x="10" y="32" class="sub">
+              {net.network.nodes[b.id]?.role ?? ''} · {state}
+            </text>
+          </g>
+        )
+      })}
+    </svg>
+  )
+}
+
+const AddEdge = ({ net }: { net: NetView }) => {
+  const ids = Object.keys(net.network.nodes)
+  const [from, setFrom] = useState(ids[0] ?? '')
+  const [to, setTo] = useState(ids[1] ?? ids[0] ?? '')
+  const [direction, setDirection] = useState<'one-way' | 'both'>('one-way')
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const id = direction === 'both' ? `${from}<->${to}` : `${from}->${to}`
+        edit(net.networkId, [
+          {
+            op: 'add',
+            path: ['edges', id],
+            value: { id, from, to, direction, delivery: { type: 'queue' } },
+          },
+        ])
+      }}
+    >
+      <label>
+        From{' '}
+        <select
+          value={from}
+          onChange={(e) => {
+            setFrom(e.currentTarget.value)
+          }}
+        >
+          {ids.map((i) => (
+            <option key={i}>{i}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        To{' '}
+        <select
+          value={to}
+          onChange={(e) => {
+            setTo(e.currentTarget.value)
+          }}
+        >
+          {ids.map((i) => (
+            <option key={i}>{i}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Direction{' '}
+        <select
+          value={direction}
+          onChange={(e) => {
+            setDirection(e.currentTarget.value as 'one-way' | 'both')
+          }}
+        >
+          <option>one-way</option>
+          <option>both</option>
+        </select>
+      </label>
+      <button type="submit">Add edge</button>
+    </form>
+  )
+}
+
+const Send = ({ net }: { net: NetView }) => {
+  const ids = Object.keys(net.network.nodes)
+  const [to, setTo] = useState(ids[0] ?? '')
+  const [message, setMessage] = useState('')
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        attempt(async () => {
+          await client().call('SEND_ENVELOPE', { networkId: net.networkId, nodeId: to, message })
+          setMessage('')
+        })
+      }}
+    >
+      <label>
+        Send to{' '}
+        <select
+          value={to}
+          onChange={(e) => {
+            setTo(e.currentTarget.value)
+          }}
+        >
+          {ids.map((i) => (
+            <option key={i}>{i}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Message{' '}
+        <input
+          value={message}
+          required
+          onInput={(e) => {
+            setMessage(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <button type="submit">Send</button>
+    </form>
+  )
+}
+
+const Network = ({ net }: { net: NetView }) => {
+  const networkId = net.networkId
+  const control = (
+    method: 'PAUSE_NETWORK' | 'RESUME_NETWORK' | 'STOP_NETWORK' | 'CANCEL_NETWORK',
+  ) => {
+    attempt(async () => {
+      setNetwork(await client().call(method, { networkId }))
+    })
+  }
+  const live = net.state !== 'finished'
+  return (
+    <section
+      class="run"
+      aria-label={`Network ${networkId}`}
+      data-network={networkId}
+      data-state={net.state}
+    >
+      <h3>
+        {networkId} <span class={`state ${net.state}`}>{net.outcome ?? net.state}</span>
+      </h3>
+      {live && (
+        <p class="buttons">
+          {net.state === 'paused' ? (
+            <button
+              type="button"
+              onClick={() => {
+                control('RESUME_NETWORK')
+              }}
+            >
+              Resume
+            </button>
+          ) : (
+            <button
+              type="button"
+              onClick={() => {
+                control('PAUSE_NETWORK')
+              }}
+            >
+              Pause
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => {
+              control('STOP_NETWORK')
+            }}
+          >
+            Stop
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              control('CANCEL_NETWORK')
+            }}
+          >
+            Cancel
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              attempt(() => client().call('UNDO_NETWORK', { networkId }))
+            }}
+          >
+            Undo edit
+          </button>
+        </p>
+      )}
+      <Topology net={net} />
+      {live && <Send net={net} />}
+      {live && <AddEdge net={net} />}
+      <table class="nodes" aria-label="Edges">
+        <thead>
+          <tr>
+            <th scope="col">Edge</th>
+            <th scope="col">Delivery</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {edgesOf(net).map((e) => (
+            <tr key={e.id} data-edgerow={e.id}>
+              <th scope="row">{e.id}</th>
+              <td>
+                <select
+                  aria-label={`Delivery of ${e.id}`}
+                  value={e.delivery.type}
+                  disabled={!live}
+                  onChange={(ev) => {
+                    edit(networkId, [
+                      {
+                        op: 'replace',
+                        path: ['edges', e.id, 'delivery'],
+                        value: deliveryOf(ev.currentTarget.value),
+                      },
+                    ])
+                  }}
+                >
+                  {deliveries.map((d) => (
+                    <option key={d}>{d}</option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <button
+                  type="button"
+                  disabled={!live}
+                  onClick={() => {
+                    edit(networkId, [{ op: 'remove', path: ['edges', e.id] }])
+                  }}
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h4>Approvals</h4>
+      <ul class="approvals" aria-label="Approvals waiting">
+        {net.pending.map((r) => (
+          <li key={r.id} data-approval={r.id}>
+            <strong>{r.nodeId}</strong> asks to {r.action} <code>{r.target}</code>: {r.reason}{' '}
+            <button
+              type="button"
+              onClick={() => {
+                attempt(() =>
+                  client().call('APPROVE', { networkId, requestId: r.id, by: 'dashboard' }),
+                )
+              }}
+            >
+              Approve
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                attempt(() =>
+                  client().call('DENY', { networkId, requestId: r.id, by: 'dashboard' }),
+                )
+              }}
+            >
+              Deny
+            </button>
+          </li>
+        ))}
+        {net.pending.length === 0 && <li class="empty">None waiting.</li>}
+      </ul>
+      <h4>Envelopes</h4>
+      <ol class="envelopes" aria-label="Envelopes delivered">
+        {net.envelopes.map((e) => (
+          <li key={e.id} data-envelope={e.id}>
+            <span class="kind">{e.kind}</span> {e.fromNodeId} → {e.toNodeId}:{' '}
+            <span class="msg">{e.payload.message}</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  )
+}
+
+/** Starts a network file on the daemon, working in `root` when given. */
+const startFile = async (file: File, root: string): Promise<void> => {
+  const network: unknown = JSON.parse(await file.text())
+  const info = await client().call('CREATE_NETWORK', {
+    network,
+    ...(root.trim() !== '' && { root: root.trim() }),
+  })
+  setNetwork(info)
+  chosen.value = info.networkId
+}
+
+export const NetworksView = () => {
+  const [root, setRoot] = useState('')
+  const list = [...networks.value.values()].reverse()
+  const net = chosen.value === undefined ? list[0] : networks.value.get(chosen.value)
+  return (
+    <section aria-labelledby="networks-title" class="runs">
+      <h2 id="networks-title">Networks</h2>
+      <div class="inline">
+        <label>
+          Workspace{' '}
+          <input
+            value={root}
+            placeholder="the daemon's directory"
+            onInput={(e) => {
+              setRoot(e.currentTarget.value)
+            }}
+          />
+        </label>
+        <label class="file">
+          Start a network file{' '}
+          <input
+            type="file"
+            accept=".json,application/json"
+            onChange={(e) => {
+              const file = e.currentTarget.files?.[0]
+              e.currentTarget.value = ''
+              if (file !== undefined) attempt(() => startFile(file, root))
+            }}
+          />
+        </label>
+      </div>
+      {problem.value !== undefined && (
+        <p class="problem" role="alert">
+          {problem.value}
+        </p>
+      )}
+      <div class="split">
+        <ul class="runlist" aria-label="Networks">
+          {list.map((n) => (
+            <li key={n.networkId}>
+              <button
+                type="button"
+                aria-pressed={net?.networkId === n.networkId}
+                onClick={() => {
+                  chosen.value = n.networkId
+                }}
+              >
+                {n.networkId} <span class={`state ${n.state}`}>{n.outcome ?? n.state}</span>
+              </button>
+            </li>
+          ))}
+          {list.length === 0 && <li class="empty">No networks yet.</li>}
+        </ul>
+        {net !== undefined && <Network key={net.networkId} net={net} />}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,231 @@
+/**
+ * The nodes of the session: kind, state and how long it has held it;
+ * create, stop, fork and delete; attach a terminal (tiled below).
+ */
+import { signal } from '@preact/signals'
+import { useEffect, useState } from 'preact/hooks'
+import { attempt, problem } from './problem.js'
+import { client } from './session.js'
+import { nodes } from './state.js'
+import { TerminalTile } from './TerminalTile.js'
+
+/** The nodes whose terminals are tiled, in the order they were attached. */
+const attached = signal<readonly string[]>([])
+const clock = signal(Date.now())
+/** The kinds the daemon creates nodes of (`LIST_KINDS`), read once. */
+const kinds = signal<readonly string[]>(['bash'])
+setInterval(() => {
+  clock.value = Date.now()
+}, 1000)
+
+const age = (since: string | undefined): string => {
+  if (since === undefined) return ''
+  const s = Math.max(0, Math.round((clock.value - Date.parse(since)) / 1000))
+  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min` : `${Math.floor(s / 3600)} h`
+}
+
+const attach = (id: string): void => {
+  if (!attached.value.includes(id)) attached.value = [...attached.value, id]
+}
+
+const CreateForm = () => {
+  const [name, setName] = useState('')
+  const [kind, setKind] = useState('bash')
+  const [options, setOptions] = useState('')
+  useEffect(() => {
+    attempt(async () => {
+      const listed = await client().call('LIST_KINDS', {})
+      kinds.value = listed.kinds.filter((k) => k.creatable).map((k) => k.kind)
+    })
+  }, [])
+  return (
+    <form
+      class="create"
+      onSubmit={(e) => {
+        e.preventDefault()
+        attempt(async () => {
+          const given: unknown = options.trim() === '' ? undefined : JSON.parse(options)
+          await client().call('CREATE_NODE', {
+            nodeId: name,
+            kind,
+            ...(given !== undefined && { options: given as Record<string, unknown> }),
+          })
+          setName('')
+        })
+      }}
+    >
+      <label>
+        Name{' '}
+        <input
+          name="nodeId"
+          value={name}
+          required
+          onInput={(e) => {
+            setName(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <label>
+        Kind{' '}
+        <select
+          name="kind"
+          value={kind}
+          onChange={(e) => {
+            setKind(e.currentTarget.value)
+          }}
+        >
+          {kinds.value.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Options{' '}
+        <input
+          name="options"
+          value={options}
+          placeholder={kind === 'llm' ? '{"provider":"echo"}' : 'JSON, optional'}
+          onInput={(e) => {
+            setOptions(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <button type="submit">Create node</button>
+    </form>
+  )
+}
+
+const ForkForm = ({ source, done }: { source: string; done: () => void }) => {
+  const [target, setTarget] = useState(`${source}-fork`)
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        attempt(async () => {
+          await client().call('FORK_NODE', { sourceId: source, targetId: target })
+          done()
+        })
+      }}
+    >
+      <label>
+        Fork as{' '}
+        <input
+          value={target}
+          onInput={(e) => {
+            setTarget(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <button type="submit">Fork</button>
+      <button type="button" onClick={done}>
+        Cancel
+      </button>
+    </form>
+  )
+}
+
+const Row = ({ id }: { id: string }) => {
+  const n = nodes.value.get(id)
+  const [forking, setForking] = useState(false)
+  if (n === undefined) return null
+  return (
+    <tr data-node={n.id} data-state={n.state} data-since={n.since}>
+      <th scope="row">{n.id}</th>
+      <td>{n.kind}</td>
+      <td>
+        <span class={`state ${n.state}`}>{n.state}</span>
+      </td>
+      <td>{age(n.since)}</td>
+      <td class="actions">
+        {forking ? (
+          <ForkForm
+            source={n.id}
+            done={() => {
+              setForking(false)
+            }}
+          />
+        ) : (
+          <>
+            <button
+              type="button"
+              onClick={() => {
+                attach(n.id)
+              }}
+            >
+              Terminal
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                attempt(() => client().call('STOP_NODE', { nodeId: n.id }))
+              }}
+            >
+              Stop
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setForking(true)
+              }}
+            >
+              Fork
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                attached.value = attached.value.filter((a) => a !== n.id)
+                attempt(() => client().call('DELETE_NODE', { nodeId: n.id }))
+              }}
+            >
+              Delete
+            </button>
+          </>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+export const NodesView = () => (
+  <section aria-labelledby="nodes-title">
+    <h2 id="nodes-title">Nodes</h2>
+    <CreateForm />
+    {problem.value !== undefined && (
+      <p class="problem" role="alert">
+        {problem.value}
+      </p>
+    )}
+    <table class="nodes">
+      <thead>
+        <tr>
+          <th scope="col">Node</th>
+          <th scope="col">Kind</th>
+          <th scope="col">State</th>
+          <th scope="col">For</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {[...nodes.value.keys()].map((id) => (
+          <Row key={id} id={id} />
+        ))}
+      </tbody>
+    </table>
+    {nodes.value.size === 0 && <p class="empty">No nodes yet: create one above.</p>}
+    <div class="tiles">
+      {attached.value.map((id) => (
+        <TerminalTile
+          key={id}
+          nodeId={id}
+          kind={nodes.value.get(id)?.kind ?? 'bash'}
+          close={() => {
+            attached.value = attached.value.filter((a) => a !== id)
+          }}
+        />
+      ))}
+    </div>
+  </section>
+)

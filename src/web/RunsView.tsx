@@ -1,0 +1,211 @@
+/**
+ * Graph runs: the list (newest first), a graph file to run, and the chosen
+ * run's graph laid out with each step's state as it changes; a step chosen
+ * shows its output (streamed chunks, then the value) or its error; a
+ * running run can be cancelled.
+ */
+import { signal } from '@preact/signals'
+import { useEffect } from 'preact/hooks'
+import { BOX, layout } from './layout.js'
+import { attempt, problem } from './problem.js'
+import { client } from './session.js'
+import { addRun, applyTrace, runs, type RunView } from './state.js'
+
+const chosenRun = signal<string | undefined>(undefined)
+const chosenStep = signal<string | undefined>(undefined)
+
+/** Starts a graph file on the daemon; its steps are drawn before they start. */
+const runFile = async (file: File): Promise<void> => {
+  const graph = JSON.parse(await file.text()) as {
+    id?: unknown
+    steps?: readonly { id: string; dependsOn?: readonly string[] }[]
+  }
+  const { runId } = await client().call('EXECUTE_GRAPH', { graph })
+  addRun(
+    {
+      runId,
+      graphId: typeof graph.id === 'string' ? graph.id : runId,
+      state: runs.value.get(runId)?.state ?? 'running',
+      startedAt: new Date().toISOString(),
+    },
+    graph.steps ?? [],
+  )
+  chosenRun.value = runId
+  chosenStep.value = undefined
+}
+
+const show = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v, null, 2)
+
+const StepDetail = ({ run }: { run: RunView }) => {
+  const step = chosenStep.value === undefined ? undefined : run.steps.get(chosenStep.value)
+  if (step === undefined) return <p class="hint">Choose a step to see its output.</p>
+  return (
+    <section class="step" aria-label={`Step ${step.id}`} data-detail={step.id}>
+      <h3>
+        {step.id} <span class={`state ${step.state}`}>{step.state}</span>
+      </h3>
+      <p>
+        node {step.nodeId ?? '?'} · attempt {step.attempts}
+        {step.durationMs !== undefined && ` · ${Math.round(step.durationMs)} ms`}
+      </p>
+      {step.error !== undefined && (
+        <pre class="error">
+          {step.error.tag}: {step.error.message}
+        </pre>
+      )}
+      {step.chunks !== '' && <pre class="chunks">{step.chunks}</pre>}
+      {step.output !== undefined && <pre class="output">{show(step.output)}</pre>}
+    </section>
+  )
+}
+
+const RunGraph = ({ run }: { run: RunView }) => {
+  const ids = [...run.steps.keys()]
+  const d = layout(ids, run.edges)
+  return (
+    <svg
+      class="graph"
+      role="img"
+      aria-label={`Graph of run ${run.runId}`}
+      width={d.width}
+      height={d.height}
+      viewBox={`0 0 ${d.width} ${d.height}`}
+    >
+      <defs>
+        <marker
+          id="arrow"
+          viewBox="0 0 8 8"
+          refX="8"
+          refY="4"
+          markerWidth="8"
+          markerHeight="8"
+          orient="auto"
+        >
+          <path d="M0,0 L8,4 L0,8 z" />
+        </marker>
+      </defs>
+      {d.lines.map((l) => (
+        <polyline
+          key={`${l.from}>${l.to}`}
+          class="edge"
+          points={l.points}
+          marker-end="url(#arrow)"
+        />
+      ))}
+      {d.boxes.map((b) => {
+        const s = run.steps.get(b.id)!
+        return (
+          <g
+            key={b.id}
+            class={`box ${s.state}${chosenStep.value === b.id ? ' chosen' : ''}`}
+            data-step={b.id}
+            data-state={s.state}
+            transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+            tabIndex={0}
+            role="button"
+            onClick={() => {
+              chosenStep.value = b.id
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') chosenStep.value = b.id
+            }}
+          >
+            <rect width={BOX.width} height={BOX.height} rx="6" />
+            <text x="10" y="17">
+              {b.id}
+            </text>
+            <text x="10" y="32" class="sub">
+              {s.state}
+              {s.durationMs !== undefined && ` · ${Math.round(s.durationMs)} ms`}
+            </text>
+          </g>
+        )
+      })}
+    </svg>
+  )
+}
+
+const RunPanel = ({ run }: { run: RunView }) => {
+  // A run that ended: its trace has every step, its edges and outputs.
+  useEffect(() => {
+    if (run.state === 'running') return
+    attempt(async () => {
+      const info = await client().call('GET_RUN', { runId: run.runId })
+      if (info.trace !== undefined) applyTrace(info.trace)
+    })
+  }, [run.runId, run.state])
+  return (
+    <section
+      class="run"
+      aria-label={`Run ${run.runId}`}
+      data-run={run.runId}
+      data-state={run.state}
+    >
+      <h3>
+        {run.graphId} <span class={`state ${run.state}`}>{run.state}</span>{' '}
+        {run.state === 'running' && (
+          <button
+            type="button"
+            onClick={() => {
+              attempt(() => client().call('CANCEL_GRAPH', { runId: run.runId }))
+            }}
+          >
+            Cancel run
+          </button>
+        )}
+      </h3>
+      <RunGraph run={run} />
+      <StepDetail run={run} />
+    </section>
+  )
+}
+
+export const RunsView = () => {
+  const list = [...runs.value.values()].reverse()
+  const chosen = chosenRun.value === undefined ? list[0] : runs.value.get(chosenRun.value)
+  return (
+    <section aria-labelledby="runs-title" class="runs">
+      <h2 id="runs-title">Graph runs</h2>
+      <label class="file">
+        Run a graph file{' '}
+        <input
+          type="file"
+          accept=".json,application/json"
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0]
+            e.currentTarget.value = ''
+            if (file !== undefined) attempt(() => runFile(file))
+          }}
+        />
+      </label>
+      {problem.value !== undefined && (
+        <p class="problem" role="alert">
+          {problem.value}
+        </p>
+      )}
+      <div class="split">
+        <ul class="runlist" aria-label="Runs">
+          {list.map((r) => (
+            <li key={r.runId}>
+              <button
+                type="button"
+                aria-pressed={chosen?.runId === r.runId}
+                data-runitem={r.runId}
+                onClick={() => {
+                  chosenRun.value = r.runId
+                  chosenStep.value = undefined
+                }}
+              >
+                {r.graphId} <span class={`state ${r.state}`}>{r.state}</span>
+                <small>{new Date(r.startedAt).toLocaleTimeString()}</small>
+              </button>
+            </li>
+          ))}
+          {list.length === 0 && <li class="empty">No runs yet.</li>}
+        </ul>
+        {chosen !== undefined && <RunPanel key={chosen.runId} run={chosen} />}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,213 @@
+/**
+ * A node's terminal in an xterm emulator. Read-only until "Take control".
+ * A bash node runs one command per line: the line is edited here and sent
+ * with `RUN_COMMAND`; its output arrives as `OUTPUT_CHUNK` events (so every
+ * page attached sees it). A terminal node (pty, tmux, CLI agents) gets the
+ * keys as they are typed (`WRITE_DATA`) and shows its screen
+ * (`GET_BUFFER`), read again after each write and each event of the node.
+ */
+import type { Terminal as XTerm } from '@xterm/xterm'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { client, onEvent } from './session.js'
+import { chunkText } from './state.js'
+import { attempt } from './problem.js'
+
+/** Past this many characters waiting, only the tail is written (a screen of scrollback holds less). */
+const FLOOD = 512 * 1024
+
+/** The characters of an answer shown after dropped chunks. */
+const TAIL = 4000
+
+const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n')
+
+interface Props {
+  readonly nodeId: string
+  readonly kind: string
+  readonly close: () => void
+}
+
+export const TerminalTile = ({ nodeId, kind, close }: Props) => {
+  const host = useRef<HTMLDivElement>(null)
+  const control = useRef(false)
+  const [inControl, setInControl] = useState(false)
+  const lineMode = kind === 'bash'
+
+  useEffect(() => {
+    // xterm is loaded with the first terminal: the page opens without it.
+    let cleanup: (() => void) | undefined
+    let gone = false
+    void import('@xterm/xterm').then(({ Terminal }) => {
+      if (!gone) cleanup = attach(Terminal)
+    })
+    return () => {
+      gone = true
+      cleanup?.()
+    }
+    function attach(Terminal: typeof XTerm): () => void {
+      const term = new Terminal({
+        cols: 96,
+        rows: 20,
+        scrollback: 5000,
+        convertEol: false,
+        disableStdin: false,
+        fontSize: 13,
+        theme: { background: '#111418' },
+      })
+      term.open(host.current!)
+      // Writes are queued and handed to xterm once a frame, and only when it has parsed the last
+      // ones: a flood is cut to its tail (the scrollback keeps no more anyway), so the page stays
+      // responsive and the screen ends as the program's output ends.
+      let queued = ''
+      let parsing = false
+      let frame: number | undefined
+      const flush = (): void => {
+        frame = undefined
+        if (parsing || queued === '') return
+        let text = queued
+        queued = ''
+        if (text.length > FLOOD) {
+          const cut = text.indexOf('\n', text.length - FLOOD)
+          text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r${text.slice(cut)}`
+        }
+        parsing = true
+        term.write(text, () => {
+          parsing = false
+          if (queued !== '') frame ??= requestAnimationFrame(flush)
+        })
+      }
+      const write = (text: string): void => {
+        queued += text
+        frame ??= requestAnimationFrame(flush)
+      }
+      let line = ''
+      let streamed = false
+      /** Whether the cursor sits just after a prompt: output another page asked for starts on a new line. */
+      let atPrompt = false
+      const prompt = (): void => {
+        write('\x1b[32m$\x1b[0m ')
+        atPrompt = true
+      }
+      const output = (text: string): void => {
+        if (atPrompt) write('\r\n')
+        atPrompt = false
+        write(crlf(text))
+      }
+      let redraw: ReturnType<typeof setTimeout> | undefined
+      const readScreen = (): void => {
+        clearTimeout(redraw)
+        redraw = setTimeout(() => {
+          client()
+            .call('GET_BUFFER', { nodeId })
+            .then(
+              ({ buffer }) => {
+                term.reset()
+                term.write(crlf(buffer.replace(/\n+$/, '')))
+              },
+              () => undefined,
+            )
+        }, 60)
+      }
+      if (lineMode) prompt()
+      else readScreen()
+
+      /** Whether events were dropped (the page fell behind) since the last answer. */
+      let lagged = false
+      const stop = onEvent((e) => {
+        if (e.type === 'LAGGED') lagged = true
+        if (!('nodeId' in e) || e.nodeId !== nodeId) return
+        if (e.type === 'OUTPUT_CHUNK' && e.runId === undefined) {
+          const text = chunkText(e.chunk)
+          if (text === undefined) return
+          if (lineMode) {
+            streamed = true
+            output(text)
+          } else readScreen()
+        } else if (e.type === 'OUTPUT_PARSED' && lineMode) {
+          const out = e.output as { stdout?: unknown; stderr?: unknown } | null
+          if (lagged && streamed && out !== null && typeof out === 'object') {
+            // Chunks were dropped on the way: end with the answer's own tail, marked as such.
+            const tail = typeof out.stdout === 'string' ? out.stdout.slice(-TAIL) : ''
+            output(`\r\n\x1b[2m[output skipped: the page fell behind]\x1b[0m\r\n${tail}`)
+          } else if (!streamed && out !== null && typeof out === 'object')
+            for (const s of [out.stdout, out.stderr])
+              if (typeof s === 'string' && s !== '') output(s)
+          lagged = false
+          streamed = false
+          prompt()
+        } else if (!lineMode) readScreen()
+      })
+
+      const input = term.onData((data) => {
+        if (!control.current) return
+        if (!lineMode) {
+          attempt(async () => {
+            await client().call('WRITE_DATA', { nodeId, data })
+            readScreen()
+          })
+          return
+        }
+        for (const ch of data) {
+          if (ch === '\r') {
+            write('\r\n')
+            atPrompt = false
+            const command = line
+            line = ''
+            if (command.trim() === '') prompt()
+            else attempt(() => client().call('RUN_COMMAND', { nodeId, input: command }))
+          } else if (ch === '\x7f') {
+            if (line.length > 0) {
+              line = line.slice(0, -1)
+              write('\b \b')
+            }
+          } else if (ch === '\x03') {
+            line = ''
+            attempt(() => client().call('SEND_INTERRUPT', { nodeId }))
+          } else if (ch >= ' ') {
+            line += ch
+            atPrompt = false
+            write(ch)
+          }
+        }
+      })
+      return () => {
+        if (frame !== undefined) cancelAnimationFrame(frame)
+        clearTimeout(redraw)
+        stop()
+        input.dispose()
+        term.dispose()
+      }
+    }
+  }, [nodeId, lineMode])
+
+  return (
+    <article class="tile" data-terminal={nodeId} aria-label={`Terminal of ${nodeId}`}>
+      <header>
+        <h3>{nodeId}</h3>
+        <span class="mode">{inControl ? 'in control' : 'read-only'}</span>
+        <button
+          type="button"
+          aria-pressed={inControl}
+          onClick={() => {
+            control.current = !control.current
+            setInControl(control.current)
+            if (control.current) host.current?.querySelector('textarea')?.focus()
+          }}
+        >
+          {inControl ? 'Release' : 'Take control'}
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            attempt(() => client().call('SEND_INTERRUPT', { nodeId }))
+          }}
+        >
+          Interrupt
+        </button>
+        <button type="button" onClick={close} aria-label={`Close the terminal of ${nodeId}`}>
+          ×
+        </button>
+      </header>
+      <div class="screen" ref={host} />
+    </article>
+  )
+}

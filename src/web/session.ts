@@ -1,0 +1,73 @@
+/**
+ * The page's one connection to the daemon that served it: the SDK's
+ * NerveClient over the browser's WebSocket (the session cookie opens it),
+ * one subscription to every event of the session, decoded by the
+ * protocol's codecs in the client; they feed the state and any view that
+ * listens (terminals).
+ */
+import { NerveClient } from '../client/NerveClient.js'
+import type { EngineEvent } from '../protocol/index.js'
+import { browserWire } from './browserWire.js'
+import { addEnvelopes, applyNetworkEvent, networks, setNetwork } from './networkState.js'
+import { addRun, apply, connection, setNodes } from './state.js'
+
+let current: NerveClient | undefined
+const listeners = new Set<(e: EngineEvent) => void>()
+
+/** The connection (after {@link start} resolved). */
+export const client = (): NerveClient => {
+  if (current === undefined) throw new Error('client(): the dashboard is not connected yet')
+  return current
+}
+
+/** Calls `f` with every event from now; returns the call that stops it. */
+export const onEvent = (f: (e: EngineEvent) => void): (() => void) => {
+  listeners.add(f)
+  return () => {
+    listeners.delete(f)
+  }
+}
+
+/** Fetches a network's envelopes so far (its value first when the page has not got it). */
+const follow = async (c: NerveClient, networkId: string): Promise<void> => {
+  try {
+    if (!networks.value.has(networkId)) setNetwork(await c.call('GET_NETWORK', { networkId }))
+    addEnvelopes(networkId, (await c.call('GET_ENVELOPES', { networkId })).envelopes)
+  } catch {
+    // A network gone meanwhile: nothing to show.
+  }
+}
+
+/** Connects, subscribes, then loads the nodes and runs there are. */
+export const start = async (): Promise<void> => {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
+  const c = await NerveClient.open(browserWire(`${scheme}://${location.host}/ws`))
+  current = c
+  // Subscribed first: nothing that happens while the lists load is missed.
+  const events = await c.subscribe({})
+  const [list, runList, netList] = await Promise.all([
+    c.call('LIST_NODES', {}),
+    c.call('LIST_RUNS', {}),
+    c.call('LIST_NETWORKS', {}),
+  ])
+  setNodes(list.nodes.map((n) => ({ id: n.id, kind: n.type, state: n.state })))
+  for (const r of runList.runs) addRun(r)
+  for (const n of netList.networks) {
+    setNetwork(n)
+    void follow(c, n.networkId)
+  }
+  connection.value = 'open'
+  void (async () => {
+    try {
+      for await (const e of events) {
+        if ('networkId' in e) {
+          // A network this page has not seen yet: its whole value first.
+          if (applyNetworkEvent(e)) void follow(c, e.networkId)
+        } else apply(e)
+        for (const f of listeners) f(e)
+      }
+    } finally {
+      connection.value = 'lost'
+    }
+  })().catch(() => undefined)
+}

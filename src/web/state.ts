@@ -1,0 +1,243 @@
+/**
+ * What the page knows, as signals fed by the daemon's events: the nodes of
+ * the session and the graph runs with their steps. Each event makes new
+ * values (maps are replaced, never changed in place), so a view redraws
+ * exactly what an event touched. Two pages on one daemon receive the same
+ * events and so show the same thing.
+ */
+import { batch, signal } from '@preact/signals'
+import type { EngineEvent, RunSummary, TraceJson } from '../protocol/index.js'
+
+/** A node as the page lists it. */
+export interface NodeRow {
+  readonly id: string
+  readonly kind: string
+  readonly state: string
+  /** When it entered its state (ISO 8601), when known. */
+  readonly since: string | undefined
+}
+
+/** The state of a step as drawn. */
+export type StepState = 'pending' | 'running' | 'retrying' | 'done' | 'skipped' | 'failed'
+
+/** A step of a run as drawn. */
+export interface StepView {
+  readonly id: string
+  readonly state: StepState
+  readonly nodeId: string | undefined
+  readonly attempts: number
+  readonly durationMs: number | undefined
+  readonly output: unknown
+  readonly error: { readonly tag: string; readonly message: string } | undefined
+  /** The text the step streamed, its last 64 KiB. */
+  readonly chunks: string
+}
+
+/** A graph run as drawn. */
+export interface RunView {
+  readonly runId: string
+  readonly graphId: string
+  readonly state: string
+  readonly startedAt: string
+  readonly steps: ReadonlyMap<string, StepView>
+  /** Dependencies, `[from, to]`: known from the graph the page ran, or from the trace at the end. */
+  readonly edges: readonly (readonly [string, string])[]
+}
+
+export const nodes = signal<ReadonlyMap<string, NodeRow>>(new Map())
+export const runs = signal<ReadonlyMap<string, RunView>>(new Map())
+export const connection = signal<'connecting' | 'open' | 'lost'>('connecting')
+/** Events that arrived, all told (the latency bench reads it). */
+export const eventCount = signal(0)
+
+const CHUNK_KEEP = 64 * 1024
+
+const emptyStep = (id: string): StepView => ({
+  id,
+  state: 'pending',
+  nodeId: undefined,
+  attempts: 0,
+  durationMs: undefined,
+  output: undefined,
+  error: undefined,
+  chunks: '',
+})
+
+const withStep = (run: RunView, id: string, f: (s: StepView) => StepView): RunView => {
+  const steps = new Map(run.steps)
+  steps.set(id, f(steps.get(id) ?? emptyStep(id)))
+  return { ...run, steps }
+}
+
+const updateRun = (runId: string, f: (r: RunView) => RunView): void => {
+  const run = runs.value.get(runId)
+  if (run === undefined) return
+  const next = new Map(runs.value)
+  next.set(runId, f(run))
+  runs.value = next
+}
+
+/** Adds a run the page learnt of (listed, started here or elsewhere); keeps what it knew. */
+export const addRun = (
+  summary: Pick<RunSummary, 'runId' | 'graphId' | 'startedAt'> & { readonly state: string },
+  steps: readonly { readonly id: string; readonly dependsOn?: readonly string[] }[] = [],
+): void => {
+  const known = runs.value.get(summary.runId)
+  const next = new Map(runs.value)
+  // What events told already wins over the file's pending steps.
+  const merged = new Map(steps.map((s) => [s.id, emptyStep(s.id)]))
+  for (const [id, s] of known?.steps ?? []) merged.set(id, s)
+  next.set(summary.runId, {
+    ...summary,
+    state: known?.state ?? summary.state,
+    steps: merged,
+    edges:
+      known !== undefined && known.edges.length > 0
+        ? known.edges
+        : steps.flatMap((s) => (s.dependsOn ?? []).map((d) => [d, s.id] as const)),
+  })
+  runs.value = next
+}
+
+const stepStateOf = (status: string): StepState =>
+  status === 'completed' || status === 'fallback'
+    ? 'done'
+    : status === 'skipped'
+      ? 'skipped'
+      : status === 'failed'
+        ? 'failed'
+        : status === 'cancelled'
+          ? 'failed'
+          : 'done'
+
+/** Fills a run from its trace (a run that ended): steps, their states and outputs, edges. */
+export const applyTrace = (trace: TraceJson): void => {
+  updateRun(trace.runId, (run) => {
+    const steps = new Map(run.steps)
+    for (const s of trace.steps) {
+      const known = steps.get(s.stepId) ?? emptyStep(s.stepId)
+      steps.set(s.stepId, {
+        ...known,
+        state: stepStateOf(s.status),
+        nodeId: s.nodeId,
+        attempts: s.attempts,
+        durationMs: s.durationMs,
+        output: s.output,
+        error: s.error,
+      })
+    }
+    const byRecord = new Map(trace.steps.map((s) => [s.id, s.stepId]))
+    const edges = trace.steps.flatMap((s) =>
+      s.parents.map((p) => [byRecord.get(p) ?? p, s.stepId] as const),
+    )
+    return { ...run, steps, edges: edges.length > 0 ? edges : run.edges }
+  })
+}
+
+/** Replaces the node list (the answer of LIST_NODES). */
+export const setNodes = (list: readonly Omit<NodeRow, 'since'>[]): void => {
+  nodes.value = new Map(list.map((n) => [n.id, { ...n, since: undefined }]))
+}
+
+/** Applies one event of the daemon. */
+export const apply = (e: EngineEvent): void => {
+  eventCount.value++
+  switch (e.type) {
+    case 'NODE_CREATED':
+    case 'NODE_READY':
+    case 'NODE_BUSY':
+    case 'NODE_STOPPED':
+    case 'NODE_FORKED': {
+      const next = new Map(nodes.value)
+      const known = next.get(e.nodeId)
+      next.set(e.nodeId, {
+        id: e.nodeId,
+        kind: e.kind,
+        state: e.state,
+        since: known?.state === e.state ? known.since : e.time,
+      })
+      nodes.value = next
+      return
+    }
+    case 'NODE_DELETED': {
+      const next = new Map(nodes.value)
+      next.delete(e.nodeId)
+      nodes.value = next
+      return
+    }
+    case 'GRAPH_STARTED':
+      if (e.path.length === 0) {
+        const known = runs.value.get(e.runId)
+        addRun({
+          runId: e.runId,
+          graphId: e.graphId,
+          state: 'running',
+          startedAt: known?.startedAt ?? e.time,
+        })
+      }
+      return
+    case 'STEP_STARTED':
+      if (e.path.length === 1)
+        updateRun(e.runId, (r) =>
+          withStep(r, e.stepId, (s) => ({
+            ...s,
+            state: 'running',
+            nodeId: e.nodeId,
+            attempts: e.attempt,
+          })),
+        )
+      return
+    case 'STEP_COMPLETED':
+      if (e.path.length === 1)
+        updateRun(e.runId, (r) =>
+          withStep(r, e.stepId, (s) => ({
+            ...s,
+            state: stepStateOf(e.status),
+            output: e.output,
+            durationMs: e.durationMs,
+          })),
+        )
+      return
+    case 'STEP_FAILED':
+      if (e.path.length === 1)
+        updateRun(e.runId, (r) =>
+          withStep(r, e.stepId, (s) => ({
+            ...s,
+            state: e.final ? 'failed' : 'retrying',
+            error: e.error,
+          })),
+        )
+      return
+    case 'OUTPUT_CHUNK': {
+      const { runId, stepId } = e
+      if (runId === undefined || stepId === undefined) return
+      const text = chunkText(e.chunk)
+      if (text !== undefined)
+        updateRun(runId, (r) =>
+          r.steps.has(stepId)
+            ? withStep(r, stepId, (s) => ({ ...s, chunks: (s.chunks + text).slice(-CHUNK_KEEP) }))
+            : r,
+        )
+      return
+    }
+    case 'GRAPH_COMPLETED':
+      if (e.path.length === 0) updateRun(e.runId, (r) => ({ ...r, state: e.status }))
+      return
+    default:
+      return
+  }
+}
+
+/** Applies events arrived together in one redraw. */
+export const applyAll = (events: readonly EngineEvent[]): void => {
+  batch(() => {
+    for (const e of events) apply(e)
+  })
+}
+
+/** The text of an output chunk: a terminal's string, a bash chunk's `data`. */
+export const chunkText = (chunk: unknown): string | undefined => {
+  if (typeof chunk === 'string') return chunk
+  const data = (chunk as { data?: unknown } | null)?.data
+  return typeof data === 'string' ? data : undefined
+}

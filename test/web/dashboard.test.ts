@@ -1,0 +1,354 @@
+/**
+ * The dashboard in Debian's Chromium against a real daemon (`nerve server
+ * start --dashboard`, its home in a temp directory, a free loopback port):
+ * the door (a one-time handover, a session cookie, Host and Origin checked,
+ * refused without them), nodes and a bash terminal, a graph run drawn
+ * live, two pages seeing the same thing, and no serious accessibility
+ * violation. Each view is screenshotted into out/dashboard/.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { WebSocket } from 'ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nerve, root, testDir } from '../cli/run.js'
+
+const dir = testDir('dashboard')
+const env = { NERVE_HOME: join(dir, 'home'), HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
+const shots = join(root, 'out/dashboard')
+let browser: Browser
+let base: string
+let firstUrl: string
+
+beforeAll(async () => {
+  const r = await nerve(['server', 'start', '--detach', '--dashboard', '--json'], env)
+  expect(r.code, r.stderr).toBe(0)
+  const status = JSON.parse(r.stdout) as { http: { url: string }; dashboard: string }
+  base = status.http.url
+  firstUrl = status.dashboard
+  mkdirSync(shots, { recursive: true })
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  })
+}, 60_000)
+
+afterAll(async () => {
+  await browser.close()
+  await nerve(['server', 'stop'], env)
+})
+
+/** A fresh one-time URL, as `nerve dashboard` prints it. */
+const handover = async (): Promise<string> => {
+  const r = await nerve(['dashboard', '--json'], env)
+  expect(r.code, r.stderr).toBe(0)
+  return (JSON.parse(r.stdout) as { url: string }).url
+}
+
+/** A page logged in through `url`, failing the test on any page error. */
+const open = async (
+  url: string,
+  options: { bypassCSP?: boolean } = {},
+): Promise<{ page: Page; context: BrowserContext; errors: string[] }> => {
+  const context = await browser.newContext({ viewport: { width: 1300, height: 900 }, ...options })
+  // A step that cannot happen fails with what it waited for, well before the test's own timeout.
+  context.setDefaultTimeout(8000)
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(url)
+  await page.locator('[data-connection="open"]').waitFor()
+  return { page, context, errors }
+}
+
+/** The text an xterm shows. */
+const screenText = (page: Page, nodeId: string): Promise<string> =>
+  page.locator(`[data-terminal="${nodeId}"] .xterm-rows`).innerText()
+
+/** The status of a WebSocket upgrade to the daemon with these headers. */
+const upgrade = (headers: Record<string, string>): Promise<number> =>
+  new Promise((resolve) => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, { headers })
+    ws.on('open', () => {
+      ws.close()
+      resolve(101)
+    })
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0)
+    })
+    ws.on('error', () => undefined)
+  })
+
+describe('the door', () => {
+  it('refuses the page, its files and its WebSocket without a session', async () => {
+    expect((await fetch(`${base}/`)).status).toBe(401)
+    expect((await fetch(`${base}/app.js`)).status).toBe(401)
+    expect(await upgrade({ origin: base })).toBe(401)
+    expect((await fetch(`${base}/login?handover=guessed`)).status).toBe(401)
+    expect((await fetch(`${base}/dashboard/handover`, { method: 'POST' })).status).toBe(401)
+  })
+
+  it('spends a handover once for an HttpOnly SameSite=Strict cookie, and keeps no secret in the address', async () => {
+    const url = await handover()
+    const first = await fetch(url, { redirect: 'manual' })
+    expect(first.status).toBe(303)
+    expect(first.headers.get('location')).toBe('/')
+    const cookie = first.headers.get('set-cookie')!
+    expect(cookie).toMatch(/HttpOnly/)
+    expect(cookie).toMatch(/SameSite=Strict/)
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(401)
+    const session = cookie.split(';')[0]!
+    expect((await fetch(`${base}/`, { headers: { cookie: session } })).status).toBe(200)
+    expect(await upgrade({ origin: base, cookie: session })).toBe(101)
+    // Another origin, or another Host, is refused even with the cookie.
+    expect(await upgrade({ origin: 'http://evil.example', cookie: session })).toBe(403)
+    const foreignHost = await new Promise<number | undefined>((resolve, reject) => {
+      get(`${base}/`, { headers: { cookie: session, host: 'evil.example' } }, (res) => {
+        res.resume()
+        resolve(res.statusCode)
+      }).on('error', reject)
+    })
+    expect(foreignHost).toBe(403)
+  })
+
+  it('prints a URL for people, and says how to start a daemon that serves one when none does', async () => {
+    const r = await nerve(['dashboard'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Open http:\/\/127\.0\.0\.1:\d+\/login\?handover=\S+/)
+    const none = await nerve(['dashboard'], { ...env, NERVE_HOME: join(dir, 'elsewhere') })
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toContain('nerve server start --dashboard')
+  })
+
+  it('opens the page from the URL the daemon printed, and the address is then plain', async () => {
+    const { page, context, errors } = await open(firstUrl)
+    expect(new URL(page.url()).search).toBe('')
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
+
+describe('nodes and terminals', () => {
+  it('creates a bash node, runs echo hi in its terminal, and a second page sees the node', async () => {
+    const a = await open(await handover())
+    const b = await open(await handover())
+    await a.page.getByLabel('Name').fill('sh')
+    await a.page.getByLabel('Kind').selectOption('bash')
+    await a.page.getByRole('button', { name: 'Create node' }).click()
+    await a.page.locator('[data-node="sh"]').waitFor()
+    await b.page.locator('[data-node="sh"]').waitFor()
+
+    await a.page.locator('[data-node="sh"]').getByRole('button', { name: 'Terminal' }).click()
+    await b.page.locator('[data-node="sh"]').getByRole('button', { name: 'Terminal' }).click()
+    const tile = a.page.locator('[data-terminal="sh"]')
+    // Read-only until taken control of.
+    await tile.locator('.xterm-helper-textarea').focus()
+    await a.page.keyboard.type('echo nope')
+    expect(await screenText(a.page, 'sh')).not.toContain('nope')
+    await tile.getByRole('button', { name: 'Take control' }).click()
+    await a.page.keyboard.type('echo hi')
+    await a.page.keyboard.press('Enter')
+    await expect.poll(() => screenText(a.page, 'sh')).toMatch(/^hi$/m)
+    // The other page attached to the same node sees the output too.
+    await expect.poll(() => screenText(b.page, 'sh')).toMatch(/^hi$/m)
+    await a.page.screenshot({ path: join(shots, 'nodes.png'), fullPage: true })
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+})
+
+describe('graph runs', () => {
+  it('runs examples/fan-out.json from the page and draws its steps going running → done', async () => {
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(join(root, 'examples/fan-out.json'))
+    // Every step is drawn before it starts; `a` waits on `prepare`.
+    await page.locator('[data-step="join"]').waitFor()
+    await page.locator('[data-step="a"][data-state="running"]').waitFor()
+    await page.locator('[data-step="a"][data-state="done"]').waitFor()
+    await page.locator('[data-run][data-state="completed"]').waitFor()
+    await expect
+      .poll(() => page.locator('[data-step="optional"]').getAttribute('data-state'))
+      .toBe('skipped')
+    await page.locator('[data-step="a"]').click()
+    await expect.poll(() => page.locator('[data-detail="a"]').innerText()).toContain('a')
+    await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('cancels a running run from the page', async () => {
+    const file = join(dir, 'slow.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'slow',
+        nodes: { sh: { kind: 'bash' } },
+        steps: [{ id: 'wait', node: 'sh', input: 'sleep 30' }],
+      }),
+    )
+    const { page, context } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(file)
+    await page.locator('[data-step="wait"][data-state="running"]').waitFor()
+    await page.getByRole('button', { name: 'Cancel run' }).click()
+    await page.locator('[data-run][data-state="cancelled"]').waitFor()
+    await context.close()
+  })
+})
+
+describe('networks', () => {
+  it('starts a network, shows envelopes arriving, and mirrors an edit and its undo in a second page', async () => {
+    const workspace = join(dir, 'review')
+    mkdirSync(workspace)
+    const a = await open(await handover())
+    const b = await open(await handover())
+    await a.page.getByRole('button', { name: 'Networks' }).click()
+    await a.page.getByLabel('Workspace').fill(workspace)
+    await a.page
+      .getByLabel('Start a network file')
+      .setInputFiles(join(root, 'examples/review.network.json'))
+    await a.page.locator('[data-netnode="reviewer"]').waitFor()
+    await b.page.getByRole('button', { name: 'Networks' }).click()
+
+    await a.page.getByLabel('Send to').selectOption('writer')
+    await a.page.getByLabel('Message').fill('Write a haiku')
+    await a.page.getByRole('button', { name: 'Send', exact: true }).click()
+    await a.page.locator('[data-netnode="writer"][data-state="done"]').waitFor()
+    // The engine announces no network's creation: another page learns of it at its first event.
+    await b.page.locator('[data-network="review"]').waitFor()
+    await b.page.locator('[data-envelope]').nth(3).waitFor()
+    expect(await b.page.locator('[data-envelope]').first().innerText()).toContain('Write a haiku')
+
+    const delivery = (p: Page) => p.getByLabel('Delivery of writer<->reviewer')
+    await delivery(a.page).selectOption('latest')
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('latest')
+    await a.page
+      .locator('[data-edgerow="writer<->reviewer"]')
+      .getByRole('button', { name: 'Remove' })
+      .click()
+    await b.page.locator('[data-edgerow]').first().waitFor({ state: 'detached' })
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('latest')
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('queue')
+    await a.page.screenshot({ path: join(shots, 'networks.png'), fullPage: true })
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+
+  it('shows an approval a node asks for and approves it from the page', async () => {
+    const workspace = join(dir, 'plan')
+    mkdirSync(workspace)
+    const file = join(dir, 'plan.network.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'nerve/network',
+        version: 1,
+        id: 'plan',
+        workflow: 'planning',
+        nodes: [
+          {
+            id: 'planner',
+            role: 'Planner',
+            tools: ['bash'],
+            provider: {
+              type: 'mock',
+              script: [
+                { tools: [{ name: 'bash', input: { command: 'echo hi > note.txt' } }] },
+                'ok',
+              ],
+            },
+          },
+        ],
+        edges: [],
+      }),
+    )
+    const { page, context } = await open(await handover())
+    await page.getByRole('button', { name: 'Networks' }).click()
+    await page.getByLabel('Workspace').fill(workspace)
+    await page.getByLabel('Start a network file').setInputFiles(file)
+    await page.locator('[data-network="plan"]').waitFor()
+    await page.getByLabel('Message').fill('look')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    const asked = page.locator('[data-approval]')
+    await asked.waitFor()
+    expect(await asked.innerText()).toContain('echo hi > note.txt')
+    await asked.getByRole('button', { name: 'Approve' }).click()
+    await asked.waitFor({ state: 'detached' })
+    await expect.poll(() => readFileSync(join(workspace, 'note.txt'), 'utf8')).toBe('hi\n')
+    await context.close()
+  })
+})
+
+describe('conversations', () => {
+  it("draws an LLM node's conversation, forks it at a vertex, and the fork grows a branch of its own", async () => {
+    const { page, context, errors } = await open(await handover())
+    await page.getByLabel('Name').fill('chat')
+    await page.getByLabel('Kind').selectOption('llm')
+    await page.getByLabel('Options').fill('{"provider":"echo"}')
+    await page.getByRole('button', { name: 'Create node' }).click()
+    await page.locator('[data-node="chat"]').waitFor()
+    await page.getByRole('button', { name: 'Conversations' }).click()
+    await page.getByLabel('Conversation', { exact: true }).selectOption('chat')
+    const chat = page.locator('[data-conversation="chat"]')
+    for (const text of ['hello', 'again']) {
+      await page.getByLabel('Say to chat', { exact: true }).fill(text)
+      await chat.getByRole('button', { name: 'Send' }).click()
+      await chat.getByText(`assistant: echo: ${text}`).waitFor()
+    }
+    await chat.getByText('user: hello').click()
+    await page.getByLabel('Fork here as').fill('chat-b')
+    await page.getByRole('button', { name: 'Fork here' }).click()
+    const fork = page.locator('[data-conversation="chat-b"]')
+    await fork.getByText('user: hello').waitFor()
+    expect(await fork.getByText('user: again').count()).toBe(0)
+    await page.getByLabel('Say to chat-b').fill('other')
+    await fork.getByRole('button', { name: 'Send' }).click()
+    await fork.getByText('assistant: echo: other').waitFor()
+    // The source keeps its own branch.
+    expect(await chat.getByText('user: other').count()).toBe(0)
+    expect(await chat.getByText('user: again').count()).toBe(1)
+    await page.screenshot({ path: join(shots, 'conversations.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
+
+describe('accessibility', () => {
+  it('has no serious or critical axe-core violation on any view', async () => {
+    const { page, context } = await open(await handover(), { bypassCSP: true })
+    const axe = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
+    await page.addScriptTag({ content: axe })
+    const serious = async (): Promise<string[]> =>
+      page.evaluate(async () => {
+        const w = globalThis as unknown as {
+          axe: {
+            run: () => Promise<{
+              violations: { id: string; impact: string; nodes: { target: unknown }[] }[]
+            }>
+          }
+        }
+        const { violations } = await w.axe.run()
+        return violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`)
+      })
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.locator('[data-run]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Networks' }).click()
+    await page.locator('[data-network]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Conversations' }).click()
+    await page.getByLabel('Conversation', { exact: true }).selectOption('chat')
+    await page.locator('[data-vertex]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await context.close()
+  })
+})

@@ -7,8 +7,18 @@
  */
 import * as t from 'io-ts'
 import { UsageError } from '../errors.js'
-import { strictStruct, UNKNOWN_KEY } from '../graph/index.js'
-import { jsonSchemaOf, withJsonSchema } from '../node/index.js'
+import {
+  errorPath,
+  expectedOf,
+  isUnknownKey,
+  jsonSchemaOf,
+  keyHint,
+  literals,
+  refined,
+  strict as strictOf,
+  withJsonSchema,
+  type Props,
+} from '../codec/index.js'
 import type { Budget } from '../runtime/index.js'
 import type {
   Acceptance,
@@ -20,8 +30,6 @@ import type {
   Trigger,
   WorkflowMode,
 } from './Network.js'
-
-export { UNKNOWN_KEY }
 
 /** Words other tools use for a network file's keys, and the key they mean here. */
 const KEY_ALIASES: Readonly<Record<string, string>> = {
@@ -37,21 +45,12 @@ const KEY_ALIASES: Readonly<Record<string, string>> = {
 }
 
 /** An object with these required and optional keys and no other; every error collected (and its JSON Schema). */
-export const strict = strictStruct(KEY_ALIASES)
+export const strict = <A>(name: string, required: Props, optional: Props = {}): t.Type<A> =>
+  strictOf<Props, Props, A>(name, required, optional, { aliases: KEY_ALIASES })
 
+/** The values of `base` that pass `ok`: an error says what was expected by `name`. */
 const refine = <A>(base: t.Type<A>, ok: (a: A) => boolean, name: string): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      (u): u is A => base.is(u) && ok(u),
-      (u, c) => {
-        const r = base.validate(u, c)
-        return r._tag === 'Left' ? r : ok(r.right) ? r : t.failure(u, c)
-      },
-      t.identity,
-    ),
-    () => ({ ...jsonSchemaOf(base), description: name }),
-  )
+  refined(base, name, ok)
 
 /** A number ≥ 0 (Infinity allowed). */
 export const NonNegative = refine(t.number, (n) => n >= 0, 'a number ≥ 0')
@@ -94,7 +93,8 @@ const byType = <A>(
     >
   >,
 ): t.Type<A> => {
-  const TypeName = t.keyof(Object.fromEntries(Object.keys(branches).map((k) => [k, null])))
+  const types = Object.keys(branches)
+  const TypeName = literals(types.map((k) => JSON.stringify(k)).join(' | '), types)
   const codec = new t.Type<A>(
     name,
     (u): u is A => {
@@ -218,33 +218,29 @@ export const AcceptanceCodec: t.Type<Acceptance> = strict<Acceptance>(
   { timeoutMs: Positive },
 )
 
-export const ModeCodec: t.Type<NodeMode> = t.keyof({ interactive: null, auto: null }, 'NodeMode')
-export const WorkflowCodec: t.Type<WorkflowMode> = t.keyof(
-  { planning: null, implementation: null },
-  'WorkflowMode',
-)
-export const DirectionCodec: t.Type<Direction> = t.keyof(
-  { both: null, 'one-way': null },
-  'Direction',
-)
+export const ModeCodec: t.Type<NodeMode> = literals('NodeMode', ['interactive', 'auto'])
+export const WorkflowCodec: t.Type<WorkflowMode> = literals('WorkflowMode', [
+  'planning',
+  'implementation',
+])
+export const DirectionCodec: t.Type<Direction> = literals('Direction', ['both', 'one-way'])
 export const StringList = t.readonlyArray(t.string)
 
-/** The first problem of a validation, as `key.key: expected …`. */
+/** The first problem of a validation, as ` at /key/key: expected …` (`: expected …` at the top). */
 export const firstProblem = (errors: t.Errors): string => {
   const e = errors[0]!
-  const keys = e.context
-    .slice(1)
-    .map((c) => c.key)
-    .filter((k) => k !== '' && !/^\d+$/.test(k))
-  const where = keys.length === 0 ? '' : `${keys.join('.')}: `
-  if (e.message?.startsWith(UNKNOWN_KEY) === true)
-    return `${where}is not a known key${e.message.slice(UNKNOWN_KEY.length)}`
-  return `${where}expected ${e.context[e.context.length - 1]?.type.name ?? 'a value'}, got ${(JSON.stringify(e.value) as string | undefined) ?? String(e.value)}`
+  const path = errorPath(e)
+  const where = path === '' ? ': ' : ` at ${path}: `
+  if (isUnknownKey(e)) {
+    const hint = keyHint(e)
+    return `${where}is not a known key${hint === undefined ? '' : `; did you mean "${hint}"?`}`
+  }
+  return `${where}expected ${expectedOf(e)}, got ${(JSON.stringify(e.value) as string | undefined) ?? String(e.value)}`
 }
 
 /** Checks `value` with `codec`, throwing a UsageError of `api` naming `what` and the problem. */
 export const checked = <A>(api: string, what: string, codec: t.Type<A>, value: unknown): A => {
   const r = codec.decode(value)
-  if (r._tag === 'Left') throw new UsageError(api, `${what}: ${firstProblem(r.left)}`)
+  if (r._tag === 'Left') throw new UsageError(api, `${what}${firstProblem(r.left)}`)
   return r.right
 }

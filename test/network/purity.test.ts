@@ -14,7 +14,7 @@ const VALUE_MODULES = [
   'renderEnvelopes.ts',
 ]
 const ALLOWED =
-  /^(fp-ts|io-ts|immer)(\/|$)|^\.\/|^\.\.\/(errors|node\/index|dag\/index|conversation\/index|graph\/index)\.js$/
+  /^(fp-ts|io-ts|immer)(\/|$)|^\.\/|^\.\.\/(errors|codec\/index|node\/index|dag\/index|conversation\/index|graph\/index)\.js$/
 const TYPE_ONLY = /^\.\.\/runtime\/index\.js$/
 const EFFECTS =
   /\bDate\b|\bperformance\s*\.|\bprocess\s*\.|\bMath\s*\.\s*random\b|\bcrypto\b|\b(setTimeout|setInterval|setImmediate|queueMicrotask)\b/

@@ -14,7 +14,7 @@
  *   runtime/
  *   graph/ node/                   pure (graph may use node, not the other way)
  *   conversation/                  pure
- *   dag/ errors.ts                 pure
+ *   dag/ codec/ errors.ts          pure (codec/: the one codec kit; it imports nothing of src/)
  *   testing/                       beside: the pure layers, runtime/ and interpreters/
  *
  * The pure layers (and protocol/) import no Node.js builtin and no package
@@ -26,7 +26,8 @@
  */
 
 /** The folders (and root files) of src/ each layer may import from, besides its own. */
-const dag = ['errors\\.ts']
+const codec = []
+const dag = ['codec/', 'errors\\.ts']
 const conversation = ['dag/', ...dag]
 const node = ['conversation/', ...conversation]
 const graph = ['node/', ...node]
@@ -39,6 +40,7 @@ const store = ['network/', 'chat/', ...network]
 const protocol = ['network/', ...graph]
 const face = ['cli/', 'server/', 'client/', 'mcp/', 'protocol/', 'store/', 'distributed/', ...store]
 const below = {
+  codec,
   dag,
   conversation,
   node,
@@ -59,8 +61,8 @@ const below = {
   testing: ['network/', 'interpreters/', ...interpreters],
 }
 
-const PURE = '^src/(dag|conversation|node|graph|protocol)/|^src/errors\\.ts$'
-const CORE = ['session', 'interpreters', 'runtime', 'graph', 'node', 'conversation', 'dag']
+const PURE = '^src/(codec|dag|conversation|node|graph|protocol)/|^src/errors\\.ts$'
+const CORE = ['session', 'interpreters', 'runtime', 'graph', 'node', 'conversation', 'dag', 'codec']
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -103,7 +105,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          '^src/(client|protocol|network|dag|conversation|node|graph)/',
+          '^src/(client|protocol|network|codec|dag|conversation|node|graph)/',
           '^src/errors\\.ts$',
         ],
       },
@@ -163,7 +165,7 @@ module.exports = {
         path: '^src/|^(node:)?[a-z_]+$|(^|/)node_modules/',
         pathNot: [
           '^src/network/model/',
-          '^src/(dag|conversation|node|graph)/index\\.ts$',
+          '^src/(codec|dag|conversation|node|graph)/index\\.ts$',
           '^src/errors\\.ts$',
           '^src/runtime/index\\.ts$',
           '(^|/)node_modules/(fp-ts|io-ts|immer)/',

@@ -6,6 +6,7 @@
 export { UsageError } from './errors.js'
 export * from './dag/index.js'
 export * from './conversation/index.js'
+export * from './codec/index.js'
 export * from './node/index.js'
 export * from './graph/index.js'
 export * from './runtime/index.js'

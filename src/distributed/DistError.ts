@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { errorPath, expectedOf } from '../codec/index.js'
 
 /**
  * Redis did not answer within the bounded time: the executor could not
@@ -91,10 +92,4 @@ export class WireDecodeError extends Error {
 export const problemsOf = (
   errors: t.Errors,
 ): { readonly path: string; readonly expected: string }[] =>
-  errors.map((e) => ({
-    path: e.context
-      .slice(1)
-      .map((c) => `/${c.key}`)
-      .join(''),
-    expected: e.context[e.context.length - 1]?.type.name ?? 'unknown',
-  }))
+  errors.map((e) => ({ path: errorPath(e), expected: expectedOf(e) }))

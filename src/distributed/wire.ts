@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { NonNegativeNumber } from '../codec/index.js'
 import { UsageError } from '../errors.js'
 import type { Node } from '../node/index.js'
 import { problemsOf, WireDecodeError } from './DistError.js'
@@ -22,7 +23,7 @@ export const NodeDescriptionCodec = t.intersection(
 /** @category distributed */
 export type NodeDescription = t.TypeOf<typeof NodeDescriptionCodec>
 
-const NonNegative = t.refinement(t.number, (n) => Number.isFinite(n) && n >= 0, 'NonNegative')
+const NonNegative = NonNegativeNumber
 
 /**
  * The share of the run's budget one remote step may use; the worker aborts

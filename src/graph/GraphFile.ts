@@ -1,49 +1,14 @@
 import * as t from 'io-ts'
 import type { Meta } from '../dag/Vertex.js'
-import { didYouMean, jsonSchemaOf, withJsonSchema } from '../node/jsonSchema.js'
+import {
+  didYouMean,
+  jsonSchemaOf,
+  strict as strictOf,
+  withJsonSchema,
+  type Props,
+} from '../codec/index.js'
 import type { NodeKinds } from '../node/NodeKind.js'
 import { nodeKinds } from '../node/nodeKinds.js'
-import { strictStruct } from './strictStruct.js'
-
-/**
- * The JSON form of a graph, for files and the wire. Nodes are referenced by
- * id: a step's `node` names an entry of the file's `nodes` table or, failing
- * that, a node of the registry the loader is given (function nodes live
- * there, since a file cannot hold code). `nodeRef` instead names a session
- * node resolved when the step runs. Dependencies are the steps'
- * `dependsOn` or `edges` with `channel: 'flow'`; links are `edges` with
- * `channel: 'link'` and a `handle`.
- *
- * ```json
- * {
- *   "id": "review",
- *   "nodes": { "lint": { "kind": "bash", "command": "npm run lint" } },
- *   "steps": [
- *     { "id": "fetch", "node": "fetchRepo" },
- *     { "id": "lint", "node": "lint", "dependsOn": ["fetch"],
- *       "onError": { "type": "retry", "count": 2, "then": { "type": "skip", "value": null } } },
- *     { "id": "report", "nodeRef": "writer" }
- *   ],
- *   "edges": [
- *     { "from": "lint", "to": "report", "channel": "flow" },
- *     { "from": "fetch", "to": "report", "channel": "link", "handle": "sources" }
- *   ]
- * }
- * ```
- *
- * @category graph files
- */
-export interface GraphFile {
-  /** Where the file's JSON Schema is (`nerve schema graph`), for editors; the decoder ignores it. */
-  readonly $schema?: string
-  readonly id: string
-  readonly kind?: 'graph'
-  readonly maxParallel?: number
-  readonly metadata?: Meta
-  readonly nodes?: Readonly<Record<string, NodeDescription>>
-  readonly steps: readonly StepFile[]
-  readonly edges?: readonly EdgeFile[]
-}
 
 /**
  * A node in a file's `nodes` table (its id is the key): a nested graph, or
@@ -63,32 +28,6 @@ export interface OtherNodeDescription {
 }
 
 /**
- * A nested graph in a file's `nodes` table. Its steps' node references
- * resolve in the same table and registry as the top graph's.
- *
- * @category graph files
- */
-export interface GraphNodeDescription {
-  readonly kind: 'graph'
-  readonly maxParallel?: number
-  readonly metadata?: Meta
-  readonly steps: readonly StepFile[]
-  readonly edges?: readonly EdgeFile[]
-}
-
-/** @category graph files */
-export interface StepFile {
-  readonly id: string
-  readonly node?: string
-  readonly nodeRef?: string
-  readonly input?: unknown
-  readonly dependsOn?: readonly string[]
-  readonly onError?: PolicyFile
-  readonly timeoutMs?: number
-  readonly parser?: string
-}
-
-/**
  * An error policy in a file. `retry` takes `count` (required), `delayMs`,
  * `backoff`, `maxDelayMs`, `jitter` and `then`; `skip` takes `value`;
  * `fallback` takes `node` (a node reference, like a step's).
@@ -105,31 +44,6 @@ export interface PolicyFile {
   readonly then?: PolicyFile
   readonly value?: unknown
   readonly node?: string
-}
-
-/**
- * An edge from step `from` to step `to`. `channel` is required: `flow`
- * makes `to` depend on `from`; `link` adds `from` to `to`'s links under
- * `handle` (required for links, absent for flows). `port` is another name
- * for `handle` (`{ "from": "fs", "to": "coder", "channel": "link", "port":
- * "tools" }`); an edge has one or the other.
- *
- * A link into a step whose built-in kind resolves links is checked
- * against the kinds' link ports: that kind must accept the port (an LLM
- * node accepts `tools`), and the `from` step's kind must provide it (a
- * toolset, an mcp-server or an LLM node provides `tools`; a bash node or a
- * graph provides none). Links between other kinds — functions, your own,
- * session nodes named by `nodeRef`, kinds that resolve no links — are left
- * to their interpreters.
- *
- * @category graph files
- */
-export interface EdgeFile {
-  readonly from: string
-  readonly to: string
-  readonly channel?: 'flow' | 'link'
-  readonly handle?: string
-  readonly port?: string
 }
 
 /**
@@ -155,7 +69,17 @@ export const KEY_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   max_parallel: 'maxParallel',
 })
 
-const strict = strictStruct(KEY_ALIASES)
+/** A file's metadata: any object. */
+const MetaCodec = t.UnknownRecord as unknown as t.Type<Meta, Meta>
+
+/** A strict object of a graph file: an unknown key's hint knows other tools' words. */
+const strict = <A>(name: string, required: t.Props, optional: t.Props = {}): t.Type<A> =>
+  strictOf<t.Props, t.Props, A>(name, required, optional, { aliases: KEY_ALIASES })
+
+/** A strict object of a graph file whose type is derived from its props. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no optional keys
+const derived = <R extends Props, O extends Props = {}>(name: string, required: R, optional?: O) =>
+  strictOf(name, required, optional ?? ({} as O), { aliases: KEY_ALIASES })
 
 const Policy = (name: string, types: t.Mixed, nested: t.Props): t.Type<PolicyFile> =>
   strict<PolicyFile>(
@@ -188,33 +112,67 @@ export const PolicyCodec = Policy(
 )
 
 /** @internal */
-export const StepFileCodec = strict<StepFile>(
+export const StepFileCodec = derived(
   'Step',
   { id: t.string },
   {
     node: t.string,
     nodeRef: t.string,
     input: t.unknown,
-    dependsOn: t.array(t.string),
+    dependsOn: t.readonlyArray(t.string, 'Array<string>'),
     onError: PolicyCodec,
     timeoutMs: t.number,
     parser: t.string,
   },
 )
 
+/** @category graph files */
+export type StepFile = t.TypeOf<typeof StepFileCodec>
+
 /** @internal */
-export const EdgeFileCodec = strict<EdgeFile>(
+export const EdgeFileCodec = derived(
   'Edge',
   { from: t.string, to: t.string },
   { channel: t.keyof({ flow: null, link: null }), handle: t.string, port: t.string },
 )
 
+/**
+ * An edge from step `from` to step `to`. `channel` is required: `flow`
+ * makes `to` depend on `from`; `link` adds `from` to `to`'s links under
+ * `handle` (required for links, absent for flows). `port` is another name
+ * for `handle` (`{ "from": "fs", "to": "coder", "channel": "link", "port":
+ * "tools" }`); an edge has one or the other.
+ *
+ * A link into a step whose built-in kind resolves links is checked
+ * against the kinds' link ports: that kind must accept the port (an LLM
+ * node accepts `tools`), and the `from` step's kind must provide it (a
+ * toolset, an mcp-server or an LLM node provides `tools`; a bash node or a
+ * graph provides none). Links between other kinds — functions, your own,
+ * session nodes named by `nodeRef`, kinds that resolve no links — are left
+ * to their interpreters.
+ *
+ * @category graph files
+ */
+export type EdgeFile = t.TypeOf<typeof EdgeFileCodec>
+
 /** @internal */
-export const GraphNodeDescriptionCodec = strict<GraphNodeDescription>(
+export const GraphNodeDescriptionCodec = derived(
   'GraphNode',
-  { kind: t.literal('graph'), steps: t.array(StepFileCodec) },
-  { maxParallel: t.number, metadata: t.UnknownRecord, edges: t.array(EdgeFileCodec) },
+  { kind: t.literal('graph'), steps: t.readonlyArray(StepFileCodec, 'Array<Step>') },
+  {
+    maxParallel: t.number,
+    metadata: MetaCodec,
+    edges: t.readonlyArray(EdgeFileCodec, 'Array<Edge>'),
+  },
 )
+
+/**
+ * A nested graph in a file's `nodes` table. Its steps' node references
+ * resolve in the same table and registry as the top graph's.
+ *
+ * @category graph files
+ */
+export type GraphNodeDescription = t.TypeOf<typeof GraphNodeDescriptionCodec>
 
 const OtherNodeDescriptionCodec = new t.Type<OtherNodeDescription>(
   'Node',
@@ -292,18 +250,52 @@ export const NodeDescriptionCodec = withJsonSchema(
  *
  * @category graph files
  */
-export const GraphFileCodec: t.Type<GraphFile> = strict<GraphFile>(
+export const GraphFileCodec = derived(
   'GraphFile',
-  { id: t.string, steps: t.array(StepFileCodec) },
+  { id: t.string, steps: t.readonlyArray(StepFileCodec, 'Array<Step>') },
   {
+    /** Where the file's JSON Schema is (`nerve schema graph`), for editors; the decoder ignores it. */
     $schema: t.string,
     kind: t.literal('graph'),
     maxParallel: t.number,
-    metadata: t.UnknownRecord,
-    nodes: t.record(t.string, NodeDescriptionCodec),
-    edges: t.array(EdgeFileCodec),
+    metadata: MetaCodec,
+    nodes: t.readonly(
+      t.record(t.string, NodeDescriptionCodec),
+      '{ [K in string]: NodeDescription }',
+    ),
+    edges: t.readonlyArray(EdgeFileCodec, 'Array<Edge>'),
   },
 )
+
+/**
+ * The JSON form of a graph, for files and the wire. Nodes are referenced by
+ * id: a step's `node` names an entry of the file's `nodes` table or, failing
+ * that, a node of the registry the loader is given (function nodes live
+ * there, since a file cannot hold code). `nodeRef` instead names a session
+ * node resolved when the step runs. Dependencies are the steps'
+ * `dependsOn` or `edges` with `channel: 'flow'`; links are `edges` with
+ * `channel: 'link'` and a `handle`.
+ *
+ * ```json
+ * {
+ *   "id": "review",
+ *   "nodes": { "lint": { "kind": "bash", "command": "npm run lint" } },
+ *   "steps": [
+ *     { "id": "fetch", "node": "fetchRepo" },
+ *     { "id": "lint", "node": "lint", "dependsOn": ["fetch"],
+ *       "onError": { "type": "retry", "count": 2, "then": { "type": "skip", "value": null } } },
+ *     { "id": "report", "nodeRef": "writer" }
+ *   ],
+ *   "edges": [
+ *     { "from": "lint", "to": "report", "channel": "flow" },
+ *     { "from": "fetch", "to": "report", "channel": "link", "handle": "sources" }
+ *   ]
+ * }
+ * ```
+ *
+ * @category graph files
+ */
+export type GraphFile = t.TypeOf<typeof GraphFileCodec>
 
 /**
  * The JSON Schema of a graph file, made from {@link GraphFileCodec} (what

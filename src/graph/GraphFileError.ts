@@ -1,5 +1,15 @@
 import type * as t from 'io-ts'
-import { UNKNOWN_KEY } from './strictStruct.js'
+import {
+  keyHint,
+  pointer,
+  shapeErrors,
+  showJson as show,
+  showShapeError,
+  whereIn,
+  type ShapeError,
+} from '../codec/index.js'
+
+export { pointer }
 
 /**
  * What is wrong with a graph file. `path` is a JSON pointer into the file
@@ -23,14 +33,7 @@ import { UNKNOWN_KEY } from './strictStruct.js'
  * @category graph files
  */
 export type GraphFileError =
-  | {
-      readonly _tag: 'WrongType'
-      readonly path: string
-      readonly expected: string
-      readonly actual: unknown
-    }
-  | { readonly _tag: 'MissingKey'; readonly path: string }
-  | { readonly _tag: 'UnknownKey'; readonly path: string; readonly hint?: string }
+  | ShapeError
   | {
       readonly _tag: 'InvalidName'
       readonly path: string
@@ -49,17 +52,9 @@ export type GraphFileError =
   | { readonly _tag: 'InvalidValue'; readonly path: string; readonly reason: string }
   | { readonly _tag: 'CycleInFile'; readonly path: string; readonly cycle: readonly string[] }
 
-/**
- * A JSON pointer from keys (RFC 6901: `~` is `~0`, `/` is `~1`).
- *
- * @internal
- */
-export const pointer = (keys: readonly (string | number)[]): string =>
-  keys.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
-
-/** An `UnknownKey` at `path`, with the hint its message carries (`…; did you mean "x"?`). @internal */
-export const unknownKey = (path: string, message: string): GraphFileError => {
-  const hint = /did you mean "(.+)"\?$/.exec(message)?.[1]
+/** The `UnknownKey` an io-ts error of a strict object is, at `path`, with its hint. @internal */
+export const unknownKey = (path: string, e: t.ValidationError): GraphFileError => {
+  const hint = keyHint(e)
   return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
 }
 
@@ -70,26 +65,7 @@ export const unknownKey = (path: string, message: string): GraphFileError => {
  * @internal
  */
 export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly GraphFileError[] =>
-  errors.map((e) => {
-    const entries = e.context.slice(1)
-    const path = prefix + pointer(entries.map((c) => c.key))
-    if (e.message?.startsWith(UNKNOWN_KEY) === true) return unknownKey(path, e.message)
-    const parent = e.context[e.context.length - 2]
-    if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
-      return { _tag: 'MissingKey', path }
-    }
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
-    return { _tag: 'WrongType', path, expected, actual: e.value }
-  })
-
-const show = (u: unknown): string => {
-  try {
-    const json = JSON.stringify(u) as unknown // undefined for undefined and functions
-    return typeof json === 'string' ? json : String(u)
-  } catch {
-    return String(u)
-  }
-}
+  shapeErrors(errors, prefix)
 
 /**
  * Renders a {@link GraphFileError} as one line: the path, then what is wrong.
@@ -105,14 +81,12 @@ const show = (u: unknown): string => {
  * )
  */
 export const showGraphFileError = (e: GraphFileError): string => {
-  const at = e.path === '' ? '(file)' : e.path
+  const at = whereIn(e.path)
   switch (e._tag) {
     case 'WrongType':
-      return `${at}: expected ${e.expected}, got ${show(e.actual)}`
     case 'MissingKey':
-      return `${at}: is required`
     case 'UnknownKey':
-      return `${at}: is not a known key${e.hint === undefined ? '' : `; did you mean "${e.hint}"?`}`
+      return showShapeError(e)
     case 'InvalidName':
       return `${at}: ${show(e.name)} is not a valid name: it ${e.reason}`
     case 'DuplicateId':

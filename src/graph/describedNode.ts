@@ -2,9 +2,10 @@ import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
 import { EMPTY_METADATA, makeNode, type Node } from '../node/Node.js'
 import type { NodeKinds } from '../node/NodeKind.js'
-import { errorPath, isUnknownKey } from '../node/options.js'
+import { errorKeys, isUnknownKey, pointer } from '../codec/index.js'
+import { optionProblem } from '../node/options.js'
 import { kindHint, type OtherNodeDescription } from './GraphFile.js'
-import { pointer, unknownKey, type GraphFileError } from './GraphFileError.js'
+import { unknownKey, type GraphFileError } from './GraphFileError.js'
 
 /**
  * A node of the file's table that is not a graph: a kind of `kinds` decoded
@@ -69,9 +70,9 @@ export const describedNode = (
 
 /** An error of a node kind's options codec as a file error under the node's path. */
 const optionError = (at: string, e: t.ValidationError): GraphFileError => {
-  const keys = errorPath(e)
+  const keys = errorKeys(e)
   const path = at + pointer(keys)
-  if (isUnknownKey(e)) return unknownKey(path, e.message ?? '')
+  if (isUnknownKey(e)) return unknownKey(path, e)
   if (e.value === undefined && keys.length > 0) return { _tag: 'MissingKey', path }
-  return { _tag: 'InvalidValue', path, reason: e.message ?? 'is not valid' }
+  return { _tag: 'InvalidValue', path, reason: optionProblem(e) }
 }

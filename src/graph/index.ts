@@ -41,7 +41,6 @@ export type {
 export { compile, executionOrder, validate } from './compile.js'
 export type { Adjacency, CompiledGraph } from './compile.js'
 export { GraphFileCodec, graphFileSchema } from './GraphFile.js'
-export { strictStruct, UNKNOWN_KEY } from './strictStruct.js'
 export type {
   EdgeFile,
   GraphFile,

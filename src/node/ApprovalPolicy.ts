@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { withJsonSchema, jsonSchemaOf } from './jsonSchema.js'
+import { jsonSchemaOf, withJsonSchema } from '../codec/index.js'
 import { millis, nonEmpty, optionsCodec } from './options.js'
 
 /**

@@ -69,7 +69,8 @@ export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
 export { nodeKind, nodeKindsOf } from './NodeKind.js'
 export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind.js'
 export { nodeKinds } from './nodeKinds.js'
-export { didYouMean, jsonSchemaOf, objectSchema, withJsonSchema } from './jsonSchema.js'
-export type { JsonSchema } from './jsonSchema.js'
 export { ApprovalPolicyCodec, globMatches, verdictOf } from './ApprovalPolicy.js'
 export type { ApprovalPolicyValue, ApprovalRuleValue, ApprovalVerdict } from './ApprovalPolicy.js'
+
+/** @internal */
+export { optionProblem } from './options.js'

@@ -6,14 +6,21 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { UsageError } from '../errors.js'
 import {
-  didYouMean,
+  errorKeys,
+  isUnknownKey,
   jsonSchemaOf,
-  objectSchema,
+  keyHint,
+  NonBlankString,
+  NonEmptyString,
+  NonNegativeInteger,
+  NonNegativeNumber,
+  refined,
+  strict,
   withJsonSchema,
-  type JsonSchema,
-} from './jsonSchema.js'
+  type Props,
+} from '../codec/index.js'
+import { UsageError } from '../errors.js'
 import { namePattern, validateName } from './name.js'
 import { EMPTY_METADATA, makeNode, type Node, type NodeOptions } from './Node.js'
 
@@ -21,96 +28,59 @@ const typeOf = (u: unknown): string => (u === null ? 'null' : typeof u)
 const show = (u: unknown): string =>
   typeof u === 'string' ? JSON.stringify(u) : typeof u === 'number' ? String(u) : typeOf(u)
 
-/** A codec of values that `is` accepts, failing with `must ${what}, got <value>`; `schema` is its JSON Schema. */
-const check = <A>(
-  name: string,
-  is: (u: unknown) => u is A,
-  what: string,
-  schema: JsonSchema,
-): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      is,
-      (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `must ${what}, got ${show(u)}`)),
-      t.identity,
-    ),
-    () => ({ ...schema, description: `must ${what}` }),
-  )
+/** @internal */
+export const nonBlank = NonBlankString
 
 /** @internal */
-export const nonBlank = check(
-  'NonBlankString',
-  (u): u is string => typeof u === 'string' && u.trim() !== '',
-  'be a non-blank string',
-  { type: 'string', pattern: '\\S' },
-)
+export const nonEmpty = NonEmptyString
 
 /** @internal */
-export const nonEmpty = check(
-  'NonEmptyString',
-  (u): u is string => typeof u === 'string' && u !== '',
-  'be a non-empty string',
-  { type: 'string', minLength: 1 },
-)
+export const anyString = refined(t.string, 'string', () => true, { must: 'be a string' })
 
 /** @internal */
-export const anyString = check('string', (u): u is string => typeof u === 'string', 'be a string', {
-  type: 'string',
+export const parserName = refined(t.string, 'ParserName', (s) => s.trim() !== '', {
+  must: 'be a parser name',
+  schema: { pattern: '\\S' },
 })
 
-/** @internal */
-export const parserName = check(
-  'ParserName',
-  (u): u is string => typeof u === 'string' && u.trim() !== '',
-  'be a parser name',
-  { type: 'string', pattern: '\\S' },
-)
-
-/** A string matching `re`. @internal */
+/** A string matching `re`, failing with `what` (`must …`). @internal */
 export const pattern = (codecName: string, re: RegExp, what: string): t.Type<string> =>
-  check(codecName, (u): u is string => typeof u === 'string' && re.test(u), what, {
-    type: 'string',
-    pattern: re.source,
+  refined(t.string, codecName, (s) => re.test(s), {
+    must: what,
+    schema: { pattern: re.source },
   })
 
 /** @internal */
-export const bool = check('boolean', (u): u is boolean => typeof u === 'boolean', 'be a boolean', {
-  type: 'boolean',
-})
+export const bool = refined(t.boolean, 'boolean', () => true, { must: 'be a boolean' })
 
 /** An integer from `min` to `max`. @internal */
 export const integer = (min: number, max: number): t.Type<number> =>
-  check(
+  refined(
+    t.number,
     `Integer(${min}..${max})`,
-    (u): u is number => Number.isSafeInteger(u) && (u as number) >= min && (u as number) <= max,
-    `be an integer from ${min} to ${max}`,
-    { type: 'integer', minimum: min, maximum: max },
+    (n) => Number.isSafeInteger(n) && n >= min && n <= max,
+    {
+      must: `be an integer from ${min} to ${max}`,
+      schema: { type: 'integer', minimum: min, maximum: max },
+    },
   )
 
 /** @internal */
-export const nonNegativeInteger = check(
-  'NonNegativeInteger',
-  (u): u is number => Number.isSafeInteger(u) && (u as number) >= 0,
-  'be a non-negative integer',
-  { type: 'integer', minimum: 0 },
-)
+export const nonNegativeInteger = NonNegativeInteger
 
 /** @internal */
-export const nonNegativeNumber = check(
-  'NonNegativeNumber',
-  (u): u is number => typeof u === 'number' && Number.isFinite(u) && u >= 0,
-  'be a non-negative number',
-  { type: 'number', minimum: 0 },
-)
+export const nonNegativeNumber = NonNegativeNumber
 
 /** Milliseconds: finite, > 0 (or ≥ 0 when `zeroOk`). @internal */
 export const millis = (zeroOk: boolean): t.Type<number> =>
-  check(
+  refined(
+    t.number,
     zeroOk ? 'NonNegativeMillis' : 'PositiveMillis',
-    (u): u is number => typeof u === 'number' && Number.isFinite(u) && (zeroOk ? u >= 0 : u > 0),
-    `be a ${zeroOk ? 'non-negative' : 'positive'} number of milliseconds`,
-    zeroOk ? { type: 'number', minimum: 0 } : { type: 'number', exclusiveMinimum: 0 },
+    (n) => Number.isFinite(n) && (zeroOk ? n >= 0 : n > 0),
+    {
+      must: `be a ${zeroOk ? 'non-negative' : 'positive'} number of milliseconds`,
+      schema: zeroOk ? { minimum: 0 } : { exclusiveMinimum: 0 },
+    },
   )
 
 /** A name by the name rule. @internal */
@@ -179,13 +149,10 @@ export const env = (isKey: (key: string) => boolean): t.Type<Readonly<Record<str
   )
 
 /** @internal */
-export const metadata = check(
-  'Metadata',
-  (u): u is Readonly<Record<string, unknown>> =>
-    typeof u === 'object' && u !== null && !Array.isArray(u),
-  'be an object',
-  { type: 'object' },
-)
+export const metadata = refined(t.UnknownRecord, 'Metadata', (u) => !Array.isArray(u), {
+  must: 'be an object',
+  schema: { type: 'object' },
+})
 
 /** A shell variable name: what a spawned terminal's `env` keys must be. @internal */
 export const isVariableName = (k: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)
@@ -204,99 +171,52 @@ export const terminalFields = {
   quietMs: millis(true),
 }
 
-const UNKNOWN = 'unknown option'
-
-/** `; did you mean "x"?` for a key near one of `known`, else nothing. */
-const hintFor = (key: string, known: readonly string[]): string => {
-  const near = didYouMean(key, known, { cmd: 'command', argv: 'args', timeout: 'timeoutMs' })
-  return near === undefined ? '' : `; did you mean ${show(near)}?`
-}
-
-/** Whether an error of an options codec is an unknown key. @internal */
-export const isUnknownKey = (e: t.ValidationError): boolean =>
-  e.message?.startsWith(UNKNOWN) ?? false
+/** Words people use for an option, and the option they mean. */
+const OPTION_ALIASES = { cmd: 'command', argv: 'args', timeout: 'timeoutMs' }
 
 /**
- * The options codec of one node kind: an object with the `required` and
- * `optional` fields and no other key, then the cross-field `rules` (each
- * answers a problem of the whole object, or nothing). Every error is
+ * The options codec of one node kind: a strict object with the `required`
+ * and `optional` fields and no other key, then the cross-field `rules`
+ * (each answers a problem of the whole object, or nothing). Every error is
  * collected, with its path.
  *
  * @internal
  */
 export const optionsCodec = <A>(
   codecName: string,
-  required: t.Props,
-  optional: t.Props,
+  required: Props,
+  optional: Props,
   rules: readonly ((a: A) => string | undefined)[] = [],
 ): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      codecName,
-      (u): u is A => t.UnknownRecord.is(u),
-      (u, c) => {
-        if (typeof u !== 'object' || u === null || Array.isArray(u)) {
-          return t.failure(
-            u,
-            c,
-            `options must be an object, got ${Array.isArray(u) ? 'array' : typeOf(u)}`,
-          )
-        }
-        const o = u as Record<string, unknown>
-        const errors: t.ValidationError[] = []
-        for (const key of Object.keys(o)) {
-          if (!(key in required) && !(key in optional)) {
-            errors.push({
-              value: o[key],
-              context: t.appendContext(c, key, t.never, o[key]),
-              message: `${UNKNOWN} ${show(key)}${hintFor(key, [...Object.keys(required), ...Object.keys(optional)])}`,
-            })
-          }
-        }
-        const field = (key: string, codec: t.Mixed): void => {
-          const r = codec.validate(o[key], t.appendContext(c, key, codec, o[key]))
-          if (E.isLeft(r)) errors.push(...r.left)
-        }
-        for (const [key, codec] of Object.entries(required)) field(key, codec)
-        for (const [key, codec] of Object.entries(optional))
-          if (o[key] !== undefined) field(key, codec)
-        if (errors.length === 0) {
-          for (const rule of rules) {
-            const problem = rule(o as A)
-            if (problem !== undefined) errors.push({ value: o, context: c, message: problem })
-          }
-        }
-        return errors.length > 0 ? t.failures(errors) : t.success(o as A)
-      },
-      t.identity,
-    ),
-    () => objectSchema(required, optional),
-  )
-
-/** Whether a codec's members are entered by index, which is no place in the value. */
-const isComposite = (type: t.Decoder<unknown, unknown>): boolean => {
-  const tag = (type as { _tag?: unknown })._tag
-  // an exact codec validates with its inner codec's context
-  if (type instanceof t.ExactType) return isComposite((type as t.ExactType<t.Mixed>).type)
-  return tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType'
-}
+  strict<Props, Props, A>(codecName, required, optional, {
+    aliases: OPTION_ALIASES,
+    rules,
+    notObject: (u) => `options must be an object, got ${Array.isArray(u) ? 'array' : typeOf(u)}`,
+  })
 
 /**
- * The keys from the codec's top down to where an error is, without the
- * codec's own entry nor the member indexes of unions and intersections
- * (an options codec of plain io-ts may be one). @internal
+ * What is wrong, in a builder's words: `unknown option "x"; did you mean
+ * "y"?` for an unknown key, else the error's message (or what was
+ * expected).
+ *
+ * @internal
  */
-export const errorPath = (e: t.ValidationError): readonly string[] =>
-  e.context.slice(1).flatMap((entry, i) => (isComposite(e.context[i]!.type) ? [] : [entry.key]))
+export const optionProblem = (e: t.ValidationError): string => {
+  if (isUnknownKey(e)) {
+    const hint = keyHint(e)
+    return `unknown option ${show(errorKeys(e).at(-1))}${hint === undefined ? '' : `; did you mean ${show(hint)}?`}`
+  }
+  return e.message ?? `must be ${e.context.at(-1)?.type.name ?? 'a value'}, got ${show(e.value)}`
+}
 
 /** One error as a builder says it: `cols must be …`, `args[0] must be …`, `unknown option "x"`. */
 const showError = (e: t.ValidationError): string => {
-  if (isUnknownKey(e)) return e.message!
-  const where = errorPath(e).reduce(
+  if (isUnknownKey(e)) return optionProblem(e)
+  const where = errorKeys(e).reduce(
     (out, key) => (/^\d+$/.test(key) ? `${out}[${key}]` : out === '' ? key : `${out}.${key}`),
     '',
   )
-  return where === '' ? e.message! : `${where} ${e.message!}`
+  return where === '' ? optionProblem(e) : `${where} ${optionProblem(e)}`
 }
 
 /**

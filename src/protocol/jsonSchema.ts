@@ -1,6 +1,5 @@
 import * as t from 'io-ts'
-import { ParamsType } from './codec.js'
-import { RefinedType } from './parts.js'
+import { RefinedType, StrictType } from '../codec/index.js'
 
 /**
  * A JSON Schema (draft 2020-12 subset): what {@link jsonSchema} writes.
@@ -50,8 +49,8 @@ const object = (required: Props, optional: Props, exact: boolean): JsonSchema =>
  * })
  */
 export const jsonSchema = (codec: t.Decoder<unknown, unknown>): JsonSchema => {
-  if (codec instanceof ParamsType) {
-    const { required, optional } = codec as ParamsType<Props, Props>
+  if (codec instanceof StrictType) {
+    const { required, optional } = codec as StrictType<Props, Props>
     return object(required, optional, true)
   }
   if (codec instanceof RefinedType) return { ...jsonSchema(codec.base), ...codec.schema }

@@ -1,4 +1,5 @@
 import * as t from 'io-ts'
+import { literals, refined as kitRefined, RefinedType, type JsonSchema } from '../codec/index.js'
 
 type Props = Record<string, t.Mixed>
 
@@ -28,42 +29,12 @@ export const struct = <R extends Props, O extends Props = Record<never, never>>(
     Struct<R, O>
   >
 
-/**
- * A codec of one of the string literals `values`.
- *
- * @internal
- */
-export const literals = <const L extends string>(
-  name: string,
-  values: readonly L[],
-): t.Type<L, L> =>
-  t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<L, null>, name)
+export { literals, RefinedType }
 
 /**
- * A codec of the values of `base` that pass `ok`, named `name`; `schema`
- * is what the check adds to the base's JSON Schema (e.g. `{ minimum: 0 }`).
- *
- * @category protocol
- */
-export class RefinedType<A> extends t.Type<A, A> {
-  readonly _tag = 'RefinedType' as const
-  constructor(
-    name: string,
-    readonly base: t.Type<A, A>,
-    ok: (a: A) => boolean,
-    readonly schema: Readonly<Record<string, unknown>>,
-  ) {
-    super(
-      name,
-      (u): u is A => base.is(u) && ok(u),
-      (u, c) => (base.is(u) && ok(u) ? t.success(u) : t.failure(u, c)),
-      (a) => a,
-    )
-  }
-}
-
-/**
- * A codec of the values of `base` that pass `ok` (see {@link RefinedType}).
+ * A codec of the values of `base` that pass `ok` (a refinement of the codec
+ * kit), named `name`; `schema` is what the check adds to the base's JSON
+ * Schema (e.g. `{ minimum: 0 }`).
  *
  * @internal
  */
@@ -71,8 +42,8 @@ export const refined = <A>(
   base: t.Type<A, A>,
   name: string,
   ok: (a: A) => boolean,
-  schema: Readonly<Record<string, unknown>> = {},
-): RefinedType<A> => new RefinedType(name, base, ok, schema)
+  schema: JsonSchema = {},
+): RefinedType<A> => kitRefined(base, name, ok, { schema })
 
 /**
  * An immer patch of a network value (`EDIT_NETWORK` takes them,

@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { errorPath, expectedOf, NonEmptyString } from '../codec/index.js'
 import { pointerSegment } from '../conversation/codec/errors.js'
 import { deepFreeze } from '../dag/freeze.js'
 import type { Meta } from '../dag/Vertex.js'
@@ -101,14 +102,7 @@ export interface SessionStoreOptions {
  */
 export const SESSIONS_FORMAT = 'nerve/sessions'
 
-const isNonEmptyString = (u: unknown): u is string => typeof u === 'string' && u !== ''
-
-const NonEmptyString = new t.Type<string>(
-  'NonEmptyString',
-  isNonEmptyString,
-  (u, c) => (isNonEmptyString(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-)
+const isNonEmptyString = (u: unknown): u is string => NonEmptyString.is(u)
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 const isIsoTime = (u: unknown): u is string =>
@@ -177,10 +171,8 @@ const FileCodec = t.type({
 /** Problems with JSON pointers; the first context entry is the root and adds nothing. */
 const problemsOf = (errors: t.Errors): StoreProblem[] =>
   errors.map((e) => {
-    let pointer = ''
-    for (let i = 1; i < e.context.length; i++) pointer += `/${pointerSegment(e.context[i]!.key)}`
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
-    return { pointer, message: `expected ${expected}, found ${describeFound(e.value)}` }
+    const pointer = errorPath(e)
+    return { pointer, message: `expected ${expectedOf(e)}, found ${describeFound(e.value)}` }
   })
 
 const duplicateIds = (records: readonly SessionRecord[]): StoreProblem[] => {

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { errorPath, expectedOf } from '../codec/index.js'
 import { deepFreeze } from '../dag/freeze.js'
 import type { HistoryFilter } from './HistoryFilter.js'
 import { historyPredicate } from './HistoryFilter.js'
@@ -100,12 +101,8 @@ const describeErrors = (errors: t.Errors): string =>
   errors
     .slice(0, 3)
     .map((e) => {
-      const keys = e.context
-        .filter((_c, i) => i > 0 && !(e.context[i - 1]?.type instanceof t.IntersectionType))
-        .map((c) => c.key)
-      const last = e.context[e.context.length - 1]
-      const expected = e.message ?? `expected ${last?.type.name ?? 'a record'}`
-      return `${keys.length > 0 ? keys.join('.') : 'the record'}: ${expected}`
+      const path = errorPath(e)
+      return `${path === '' ? 'the record' : path}: ${e.message ?? `expected ${expectedOf(e)}`}`
     })
     .join('; ')
 

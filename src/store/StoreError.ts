@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { errorPath, expectedOf, pointer } from '../codec/index.js'
 import { StoreCorrupt, type StoreProblem } from '../session/index.js'
 
 /**
@@ -33,23 +34,15 @@ export class StoreTooNew extends Error {
 export const isStoreTooNew = (u: unknown): u is StoreTooNew =>
   u instanceof Error && (u as { readonly _tag?: unknown })._tag === 'StoreTooNew'
 
-const segment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
-
 /** A JSON pointer: `base` then the keys. @internal */
 export const pointerOf = (base: string, ...keys: readonly (string | number)[]): string =>
-  keys.reduce<string>((p, k) => `${p}/${segment(String(k))}`, base)
+  base + pointer(keys)
 
 /** The problems of an io-ts decode, each at `base` + its path (the first context entry is the root). @internal */
 export const decodeProblems = (base: string, errors: t.Errors): StoreProblem[] =>
   errors.map((e) => {
-    // The members of an intersection are numbered in the context; a pointer into the value skips them.
-    const keys = e.context
-      .slice(1)
-      .filter((_, i) => (e.context[i]!.type as { _tag?: string })._tag !== 'IntersectionType')
-      .map((c) => c.key)
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
     const found = e.value === undefined ? 'nothing' : JSON.stringify(e.value).slice(0, 60)
-    return { pointer: pointerOf(base, ...keys), message: `expected ${expected}, found ${found}` }
+    return { pointer: base + errorPath(e), message: `expected ${expectedOf(e)}, found ${found}` }
   })
 
 /**

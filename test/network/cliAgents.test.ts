@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -12,6 +12,8 @@ import {
   startNetwork,
   type Network,
   type NetworkAgentOptions,
+  type NetworkEvent,
+  type NetworkRun,
 } from 'nerve-agents'
 import { tapeRecorder } from 'nerve-agents/store'
 import { cliRoot, scriptedModel, type ScriptedModel } from '../interpreters/agents/realCli.js'
@@ -107,6 +109,62 @@ describe('a network of real CLI agents on a budget', () => {
       await own.proxy.close()
     }
   }, 120_000)
+})
+
+describe("a real CLI agent's permission prompts in a network", () => {
+  it('are the run approvals: an approved command runs, a denied one does not', async () => {
+    const own = await scriptedModel()
+    const bash = (file: string) => ({
+      tools: [{ name: 'Bash', input: { command: `echo hi > ${file}`, description: 'Write' } }],
+    })
+    own.push(bash('yes.txt'), { text: 'Wrote yes.txt.' }, bash('no.txt'), { text: 'Refused.' })
+    const at = join(root, 'prompts')
+    mkdirSync(at)
+    const asked: Extract<NetworkEvent, { type: 'approval' | 'decision' }>[] = []
+    let run: NetworkRun | undefined
+    try {
+      run = await startNetwork(
+        pipe(
+          network('prompts'),
+          addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+        ),
+        {
+          root: at,
+          agents: agents(own),
+          onEvent: (e) => {
+            if (e.type !== 'approval' && e.type !== 'decision') return
+            asked.push(e)
+            if (e.type === 'approval') {
+              if (e.request.command?.includes('yes.txt') === true)
+                run!.control.approve(e.request.id, 'ana')
+              else run!.control.deny(e.request.id, 'ana', 'not that one')
+            }
+          },
+        },
+      )
+      run.send('agent', 'write yes.txt')
+      await run.idle()
+      run.send('agent', 'write no.txt')
+      await run.idle()
+      expect(existsSync(join(at, 'yes.txt'))).toBe(true)
+      expect(existsSync(join(at, 'no.txt'))).toBe(false)
+      expect(
+        asked.map((e) =>
+          e.type === 'approval'
+            ? `asked ${e.request.nodeId} ${e.request.action} ${e.request.command ?? ''}`
+            : `${e.decision.decision} by ${e.decision.by}`,
+        ),
+      ).toEqual([
+        'asked agent Bash echo hi > yes.txt',
+        'approved by ana',
+        'asked agent Bash echo hi > no.txt',
+        'denied by ana',
+      ])
+    } finally {
+      await run?.stop()
+      await own.proxy.close()
+    }
+  }, 180_000)
 })
 
 describe('a recorded network of real CLI agents', () => {

@@ -10,7 +10,7 @@ const VALUE_MODULES = readdirSync(MODEL, { recursive: true, encoding: 'utf8' })
   .map((f) => join(MODEL, f))
 const PACKAGES = /^(fp-ts|io-ts|immer)(\/|$)/
 /** Where a relative import may lead, from src/: the model itself and the pure core. */
-const ALLOWED = /^(network\/model\/|errors\.js$|(node|dag|conversation|graph)\/index\.js$)/
+const ALLOWED = /^(network\/model\/|errors\.js$|(codec|node|dag|conversation|graph)\/index\.js$)/
 const TYPE_ONLY = /^runtime\/index\.js$/
 const EFFECTS =
   /\bDate\b|\bperformance\s*\.|\bprocess\s*\.|\bMath\s*\.\s*random\b|\bcrypto\b|\b(setTimeout|setInterval|setImmediate|queueMicrotask)\b/

@@ -412,7 +412,7 @@ describe('readHistory', () => {
       ['CorruptLine', path, 3],
     ])
     expect(problems[0]?.text).toBe('garbage')
-    expect(problems[1]?.reason).toBe('seq: a whole number from 1; time: an ISO 8601 date-time')
+    expect(problems[1]?.reason).toBe('/seq: a whole number from 1; /time: an ISO 8601 date-time')
   })
 
   it('rejects a location with a bad name', async () => {

@@ -1,4 +1,5 @@
 import type * as t from 'io-ts'
+import { errorPath, expectedOf, pointer } from '../../codec/index.js'
 
 /**
  * Why a conversation file could not be read. Every error names where: a JSON
@@ -78,8 +79,7 @@ export interface MismatchedId {
 }
 
 /** Escapes one JSON pointer segment (RFC 6901). @internal */
-export const pointerSegment = (key: string): string =>
-  key.includes('~') || key.includes('/') ? key.replaceAll('~', '~0').replaceAll('/', '~1') : key
+export const pointerSegment = (key: string): string => pointer([key]).slice(1)
 
 /**
  * Turns io-ts errors into invalid values whose paths start with `prefix`.
@@ -89,10 +89,7 @@ export const pointerSegment = (key: string): string =>
  */
 export const invalidValues = (errors: t.Errors, prefix: string, out: InvalidValue[]): void => {
   for (const e of errors) {
-    let path = prefix
-    for (let i = 1; i < e.context.length; i++) path += `/${pointerSegment(e.context[i]!.key)}`
-    const last = e.context[e.context.length - 1]
-    out.push({ path, expected: last?.type.name ?? 'unknown', actual: e.value })
+    out.push({ path: prefix + errorPath(e), expected: expectedOf(e), actual: e.value })
   }
 }
 

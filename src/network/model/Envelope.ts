@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { UsageError } from '../../errors.js'
-import { strict, UNKNOWN_KEY } from './parts.js'
+import { errorPath, expectedOf, isUnknownKey, keyHint } from '../../codec/index.js'
+import { strict } from './parts.js'
 
 /**
  * What an envelope is: a `handoff` of work, a `message`, an auto node's
@@ -113,20 +114,15 @@ export const decodeEnvelope = (u: unknown): E.Either<readonly EnvelopeError[], E
   if (E.isRight(r)) return E.right(deepFreezeEnvelope(r.right))
   return E.left(
     r.left.map((e) => {
-      const path = e.context
-        .slice(1)
-        .map((c) => `/${c.key}`)
-        .join('')
-      const expected = e.context[e.context.length - 1]?.type.name ?? 'a value'
+      const hint = keyHint(e)
       return {
         _tag: 'InvalidEnvelope',
-        path,
-        message:
-          e.message === UNKNOWN_KEY
-            ? 'is not a known key'
-            : e.value === undefined
-              ? 'is required'
-              : `expected ${expected}`,
+        path: errorPath(e),
+        message: isUnknownKey(e)
+          ? `is not a known key${hint === undefined ? '' : `; did you mean "${hint}"?`}`
+          : e.value === undefined
+            ? 'is required'
+            : `expected ${expectedOf(e)}`,
       }
     }),
   )

@@ -1,7 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { UsageError } from '../../errors.js'
-import { jsonSchemaOf, showInvalidName, validateName, type JsonSchema } from '../../node/index.js'
+import {
+  jsonSchemaOf,
+  shapeErrors,
+  showShapeError,
+  whereIn,
+  type JsonSchema,
+  type ShapeError,
+} from '../../codec/index.js'
+import { showInvalidName, validateName } from '../../node/index.js'
 import type { Budget } from '../../runtime/index.js'
 import { role as makeRole, roles, type AgentRole } from './AgentRole.js'
 import { connect } from './edgeEdits.js'
@@ -30,7 +38,6 @@ import {
   strict,
   StringList,
   TriggerCodec,
-  UNKNOWN_KEY,
   WorkflowCodec,
 } from './parts.js'
 
@@ -189,14 +196,7 @@ export const networkFileSchema = (): { readonly required: readonly string[] } & 
  * @category network files
  */
 export type NetworkFileError =
-  | {
-      readonly _tag: 'WrongType'
-      readonly path: string
-      readonly expected: string
-      readonly actual: unknown
-    }
-  | { readonly _tag: 'MissingKey'; readonly path: string }
-  | { readonly _tag: 'UnknownKey'; readonly path: string; readonly hint?: string }
+  | ShapeError
   | { readonly _tag: 'InvalidName'; readonly path: string; readonly reason: string }
   | { readonly _tag: 'DuplicateId'; readonly path: string; readonly id: string }
   | { readonly _tag: 'UnknownNode'; readonly path: string; readonly ref: string }
@@ -209,38 +209,18 @@ export type NetworkFileError =
       readonly to: string
     }
 
-const pointer = (keys: readonly (string | number)[]): string =>
-  keys.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
-
-const fromValidation = (errors: t.Errors): NetworkFileError[] =>
-  errors.map((e): NetworkFileError => {
-    const path = pointer(e.context.slice(1).map((c) => c.key))
-    if (e.message?.startsWith(UNKNOWN_KEY) === true) {
-      const hint = /did you mean "(.+)"\?$/.exec(e.message)?.[1]
-      return hint === undefined ? { _tag: 'UnknownKey', path } : { _tag: 'UnknownKey', path, hint }
-    }
-    const parent = e.context[e.context.length - 2]
-    if (e.value === undefined && parent !== undefined && typeof parent.actual === 'object') {
-      return { _tag: 'MissingKey', path }
-    }
-    const expected = e.context[e.context.length - 1]?.type.name ?? 'unknown'
-    return { _tag: 'WrongType', path, expected, actual: e.value }
-  })
-
 /**
  * One line for a {@link NetworkFileError}: where, then what.
  *
  * @category network files
  */
 export const showNetworkFileError = (e: NetworkFileError): string => {
-  const at = e.path === '' ? '(file)' : e.path
+  const at = whereIn(e.path)
   switch (e._tag) {
     case 'WrongType':
-      return `${at}: expected ${e.expected}, got ${showValue(e.actual)}`
     case 'MissingKey':
-      return `${at}: is required`
     case 'UnknownKey':
-      return `${at}: is not a known key${e.hint === undefined ? '' : `; did you mean "${e.hint}"?`}`
+      return showShapeError(e)
     case 'InvalidName':
       return `${at}: ${e.reason}`
     case 'DuplicateId':
@@ -254,11 +234,6 @@ export const showNetworkFileError = (e: NetworkFileError): string => {
     case 'DuplicateEdge':
       return `${at}: "${e.from}" and "${e.to}" are already joined by an edge`
   }
-}
-
-const showValue = (u: unknown): string => {
-  const text = JSON.stringify(u) as string | undefined
-  return text ?? String(u)
 }
 
 const nameProblem = (path: string, name: string): NetworkFileError[] => {
@@ -294,7 +269,7 @@ const nameProblem = (path: string, name: string): NetworkFileError[] => {
  */
 export const decodeNetwork = (u: unknown): E.Either<readonly NetworkFileError[], Network> => {
   const shape = NetworkFileCodec.decode(u)
-  if (E.isLeft(shape)) return E.left(fromValidation(shape.left))
+  if (E.isLeft(shape)) return E.left(shapeErrors(shape.left))
   const file = shape.right
   const errors: NetworkFileError[] = [...nameProblem('/id', file.id)]
   const custom = new Map<string, AgentRole>()

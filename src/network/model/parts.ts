@@ -7,8 +7,15 @@
  */
 import * as t from 'io-ts'
 import { UsageError } from '../../errors.js'
-import { UNKNOWN_KEY } from '../../graph/index.js'
-import { jsonSchemaOf, withJsonSchema } from '../../node/index.js'
+import {
+  errorPath,
+  expectedOf,
+  isUnknownKey,
+  jsonSchemaOf,
+  keyHint,
+  literals,
+  withJsonSchema,
+} from '../../codec/index.js'
 import type { Budget } from '../../runtime/index.js'
 import type {
   Acceptance,
@@ -20,10 +27,8 @@ import type {
   WorkflowMode,
 } from './Network.js'
 import { refine, strict, type Branch } from './strict.js'
-import { TRIGGERS } from './triggers/index.js'
-import type { Trigger } from './triggers/index.js'
+import { TRIGGERS, type Trigger } from './triggers/index.js'
 
-export { UNKNOWN_KEY }
 export { strict }
 
 /** A number ≥ 0 (Infinity allowed). */
@@ -55,7 +60,8 @@ const byType = <A>(name: string, branches: Readonly<Record<string, Branch<A>>>):
   // a type such as "toString" names no branch: only the branches' own keys do
   const branchOf = (type: unknown): Branch<A> | undefined =>
     typeof type === 'string' && Object.hasOwn(branches, type) ? branches[type] : undefined
-  const TypeName = t.keyof(Object.fromEntries(Object.keys(branches).map((k) => [k, null])))
+  const types = Object.keys(branches)
+  const TypeName = literals(types.map((k) => JSON.stringify(k)).join(' | '), types)
   const codec = new t.Type<A>(
     name,
     (u): u is A => {
@@ -166,33 +172,29 @@ export const AcceptanceCodec: t.Type<Acceptance> = strict<Acceptance>(
   { timeoutMs: Positive },
 )
 
-export const ModeCodec: t.Type<NodeMode> = t.keyof({ interactive: null, auto: null }, 'NodeMode')
-export const WorkflowCodec: t.Type<WorkflowMode> = t.keyof(
-  { planning: null, implementation: null },
-  'WorkflowMode',
-)
-export const DirectionCodec: t.Type<Direction> = t.keyof(
-  { both: null, 'one-way': null },
-  'Direction',
-)
+export const ModeCodec: t.Type<NodeMode> = literals('NodeMode', ['interactive', 'auto'])
+export const WorkflowCodec: t.Type<WorkflowMode> = literals('WorkflowMode', [
+  'planning',
+  'implementation',
+])
+export const DirectionCodec: t.Type<Direction> = literals('Direction', ['both', 'one-way'])
 export const StringList = t.readonlyArray(t.string)
 
-/** The first problem of a validation, as `key.key: expected …`. */
+/** The first problem of a validation, as ` at /key/key: expected …` (`: expected …` at the top). */
 export const firstProblem = (errors: t.Errors): string => {
   const e = errors[0]!
-  const keys = e.context
-    .slice(1)
-    .map((c) => c.key)
-    .filter((k) => k !== '' && !/^\d+$/.test(k))
-  const where = keys.length === 0 ? '' : `${keys.join('.')}: `
-  if (e.message?.startsWith(UNKNOWN_KEY) === true)
-    return `${where}is not a known key${e.message.slice(UNKNOWN_KEY.length)}`
-  return `${where}expected ${e.context[e.context.length - 1]?.type.name ?? 'a value'}, got ${(JSON.stringify(e.value) as string | undefined) ?? String(e.value)}`
+  const path = errorPath(e)
+  const where = path === '' ? ': ' : ` at ${path}: `
+  if (isUnknownKey(e)) {
+    const hint = keyHint(e)
+    return `${where}is not a known key${hint === undefined ? '' : `; did you mean "${hint}"?`}`
+  }
+  return `${where}expected ${expectedOf(e)}, got ${(JSON.stringify(e.value) as string | undefined) ?? String(e.value)}`
 }
 
 /** Checks `value` with `codec`, throwing a UsageError of `api` naming `what` and the problem. */
 export const checked = <A>(api: string, what: string, codec: t.Type<A>, value: unknown): A => {
   const r = codec.decode(value)
-  if (r._tag === 'Left') throw new UsageError(api, `${what}: ${firstProblem(r.left)}`)
+  if (r._tag === 'Left') throw new UsageError(api, `${what}${firstProblem(r.left)}`)
   return r.right
 }

@@ -1,14 +1,13 @@
 /**
- * The building blocks of the network's codecs: strict objects (an unknown
- * key is an error naming the key meant), refinements that carry their JSON
- * Schema, and the branch of a union chosen by `type`. Apart from parts.ts
- * so that the trigger kinds, which parts.ts gathers, can use them.
+ * The building blocks of the network's codecs, on the codec kit: strict
+ * objects that know the words other tools use for a network file's keys,
+ * refinements, and the branch of a union chosen by `type`. Apart from
+ * parts.ts so that the trigger kinds, which parts.ts gathers, can use them.
  *
  * @internal
  */
-import * as t from 'io-ts'
-import { strictStruct } from '../../graph/index.js'
-import { jsonSchemaOf, withJsonSchema } from '../../node/index.js'
+import type * as t from 'io-ts'
+import { refined, strict as strictOf, type Props } from '../../codec/index.js'
 
 /** Words other tools use for a network file's keys, and the key they mean here. */
 const KEY_ALIASES: Readonly<Record<string, string>> = {
@@ -24,22 +23,12 @@ const KEY_ALIASES: Readonly<Record<string, string>> = {
 }
 
 /** An object with these required and optional keys and no other; every error collected (and its JSON Schema). */
-export const strict = strictStruct(KEY_ALIASES)
+export const strict = <A>(name: string, required: Props, optional: Props = {}): t.Type<A> =>
+  strictOf<Props, Props, A>(name, required, optional, { aliases: KEY_ALIASES })
 
-/** `base` narrowed by `ok`, named (and described in its JSON Schema) `name`. */
+/** The values of `base` that pass `ok`: an error says what was expected by `name`. */
 export const refine = <A>(base: t.Type<A>, ok: (a: A) => boolean, name: string): t.Type<A> =>
-  withJsonSchema(
-    new t.Type<A>(
-      name,
-      (u): u is A => base.is(u) && ok(u),
-      (u, c) => {
-        const r = base.validate(u, c)
-        return r._tag === 'Left' ? r : ok(r.right) ? r : t.failure(u, c)
-      },
-      t.identity,
-    ),
-    () => ({ ...jsonSchemaOf(base), description: name }),
-  )
+  refined(base, name, ok)
 
 /**
  * One branch of a union chosen by `type`: a codec, or a function of the

@@ -11,7 +11,7 @@ import { interpreters, type Interpreter } from '../../node/index.js'
 import { systemClock, type RunUsage } from '../../runtime/index.js'
 import { createSession, type Session } from '../../session/index.js'
 import { AgentTerminals } from './agentTerminals.js'
-import { llmDispatch } from './approvals.js'
+import { askPermission, llmDispatch } from './approvals.js'
 import { applyChange, change, type NetworkChange, type NetworkEdit } from '../model/edit.js'
 import type { Envelope, Payload } from '../model/Envelope.js'
 import { EnvelopeLog } from '../model/EnvelopeLog.js'
@@ -79,7 +79,13 @@ export class NetworkRun {
   constructor(net: Network, options: NetworkRunOptions) {
     const clock = options.clock ?? systemClock
     const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
-    const agents: AgentTerminals = new AgentTerminals(options.agents ?? {}, (id) => s.net.nodes[id])
+    const agents = new AgentTerminals(
+      options.agents ?? {},
+      (id) => s.net.nodes[id],
+      (request, answer) => {
+        askPermission(s, request, answer)
+      },
+    )
     const pty = agents.interpreter
     // A session of the run's own steps its nodes with the run's interpreters,
     // so it is the session that starts and stops the CLI agents' terminals:

@@ -20,6 +20,7 @@ import {
   openPty,
   startModelProxy,
   terminalInterpreter,
+  type Approvals,
   type ModelProxy,
   type ParsedResponse,
   type ProxyBudget,
@@ -93,6 +94,8 @@ export class AgentTerminals {
   /** Steps `pty` nodes: a CLI agent node's on its agent terminal, any other on a plain PTY. */
   readonly interpreter: TerminalInterpreter<PtyNode>
   readonly #options: NetworkAgentOptions
+  /** How the agents' permission prompts are answered: the options', else the run's approvals. */
+  readonly #approvals: Approvals | undefined
   readonly #nodeOf: (id: string) => NetworkNode | undefined
   /** Proxies by upstream (`run`, or `<agent> <forward URL>`), started on first need. */
   readonly #proxies = new Map<string, Promise<ModelProxy>>()
@@ -105,8 +108,16 @@ export class AgentTerminals {
   #homes: string | undefined
   #closed = false
 
-  constructor(options: NetworkAgentOptions, nodeOf: (id: string) => NetworkNode | undefined) {
+  constructor(
+    options: NetworkAgentOptions,
+    nodeOf: (id: string) => NetworkNode | undefined,
+    onPermission?: NonNullable<Approvals['onRequest']>,
+  ) {
     this.#options = options
+    this.#approvals =
+      options.approvals?.onRequest !== undefined || onPermission === undefined
+        ? options.approvals
+        : { ...options.approvals, onRequest: onPermission }
     this.#nodeOf = nodeOf
     this.#homes = options.homes
     const base = terminalInterpreter<PtyNode>('pty', (node) => this.#open(node), forkPty)
@@ -220,7 +231,7 @@ export class AgentTerminals {
     const common = {
       proxy,
       ...(p.ownConfig === true && { ownConfig: true }),
-      ...(this.#options.approvals !== undefined && { approvals: this.#options.approvals }),
+      ...(this.#approvals !== undefined && { approvals: this.#approvals }),
     }
     if (p.agent === 'claude-cli') {
       const claude = claudeWezterm(node.id, {

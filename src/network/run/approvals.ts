@@ -8,7 +8,12 @@
  * @internal
  */
 import { addStep, graph } from '../../graph/index.js'
-import { llmInterpreter, workspaceTools } from '../../interpreters/index.js'
+import {
+  llmInterpreter,
+  workspaceTools,
+  type PermissionDecision,
+  type PermissionRequest,
+} from '../../interpreters/index.js'
 import type { Interpreter } from '../../node/index.js'
 import { run } from '../../runtime/index.js'
 import { roles, type AgentRole } from '../model/AgentRole.js'
@@ -77,9 +82,10 @@ const approve = async (
   action: string,
   target: string,
   reason: string,
+  details: Partial<ApprovalRequest> = {},
 ): Promise<boolean> => {
   const { request, decided } = s.control.ask(
-    { runId: s.runId, nodeId, action, target, reason },
+    { ...details, runId: s.runId, nodeId, action, target, reason },
     { timeoutMs: s.options.approvalTimeoutMs ?? 300_000, signal: s.abort.signal },
   )
   s.emit({ type: 'approval', request })
@@ -133,4 +139,28 @@ const askApprover = async (
   } catch {
     // the approver failed: the request waits for a human until it times out
   }
+}
+
+/**
+ * A CLI agent's permission prompt, asked as the run's tool calls are (run
+ * control, the approving node, a person); the decision is answered in the
+ * agent's terminal.
+ */
+export const askPermission = (
+  s: RunState,
+  request: PermissionRequest,
+  answer: (decision: PermissionDecision) => Promise<void>,
+): void => {
+  void approve(
+    s,
+    request.nodeId,
+    request.tool,
+    request.command ?? request.file ?? '',
+    `the agent asks before ${request.tool} runs`,
+    {
+      ...(request.command !== undefined && { command: request.command }),
+      ...(request.file !== undefined && { file: request.file }),
+      options: request.options,
+    },
+  ).then((ok) => answer(ok ? 'approve' : 'deny'))
 }

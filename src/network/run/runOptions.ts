@@ -47,7 +47,12 @@ export interface NetworkAgentOptions {
   readonly pricing?: Pricing
   /** Where the homes are made. Default: a temporary directory, removed when the run stops. */
   readonly homes?: string
-  /** How permission prompts on the agents' screens are answered. Default: left on the screen. */
+  /**
+   * How permission prompts on the agents' screens are answered: a policy
+   * first, then `onRequest`. Without `onRequest` a prompt is asked as the
+   * run's tool calls are (an `approval` event; `RunControl` approve/deny,
+   * the approving node, the approval timeout).
+   */
   readonly approvals?: Approvals
   /** Called with each model call of an agent once its answer went out. */
   readonly onCall?: (call: ProxyCall) => void

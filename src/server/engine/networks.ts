@@ -7,6 +7,7 @@
  * `kept` of them) so their outcome can still be read.
  */
 import * as E from 'fp-ts/lib/Either.js'
+import { under } from '../../codec/index.js'
 import {
   applyChange,
   decodeNetwork,
@@ -93,9 +94,6 @@ interface PathError {
   readonly _tag: string
   readonly path: string
 }
-
-const under = (at: string, errors: readonly PathError[]): PathError[] =>
-  errors.map((e) => ({ ...e, path: `${at}${e.path}` }))
 
 /**
  * A network-file value that does not decode; `errors` carry their paths in `params`.

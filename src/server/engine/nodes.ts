@@ -1,15 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { UsageError } from '../../errors.js'
-import { decodeGraph, GraphFileRejected, type GraphFileError } from '../../graph/index.js'
+import { decodeGraph, GraphFileRejected } from '../../graph/index.js'
 import type { Kind, Kinds } from '../../interpreters/index.js'
-import { jsonSchemaOf, type Node, type NodeInfo } from '../../node/index.js'
-import { errorPath, type KindInfo } from '../../protocol/index.js'
+import { errorPath, isUnknownKey, jsonSchemaOf, under } from '../../codec/index.js'
+import { optionProblem, type Node, type NodeInfo } from '../../node/index.js'
+import type { KindInfo } from '../../protocol/index.js'
 import type { Session } from '../../session/index.js'
 import { GraphFileInvalid, InvalidOptions, UnknownKind, UnknownProvider } from './errors.js'
-
-/** Graph-file errors with their paths moved under `prefix` (where the file is in `params`). */
-export const under = (prefix: string, errors: readonly GraphFileError[]): GraphFileError[] =>
-  errors.map((e) => ({ ...e, path: `${prefix}${e.path}` }))
 
 /** A graph from a graph-file value, decoded strictly (node ids the file does not describe resolve in the session). */
 export const graphOf = (session: Session, file: unknown, at: string, kinds: Kinds) => {
@@ -49,10 +46,8 @@ export const nodeOf = (
   if (E.isLeft(decoded)) {
     const e = decoded.left[0]!
     const path = errorPath(e)
-    const what =
-      e.message ??
-      `expected ${e.context.at(-1)?.type.name ?? 'a value'}, got ${JSON.stringify(e.value)}`
-    const where = path === '' || e.message?.startsWith('unknown') ? '' : `${path.slice(1)} `
+    const what = optionProblem(e)
+    const where = path === '' || isUnknownKey(e) ? '' : `${path.slice(1)} `
     throw new InvalidOptions(`${kind.kind} node "${nodeId}": ${where}${what}`, `/options${path}`)
   }
   let node: Node

@@ -273,7 +273,15 @@ export const replay = async (
   )
   if (divergence !== undefined) throw divergence
   if (from === undefined) {
-    const unused = recording.calls.find((c) => !used.has(keyOf(c.path, c.attempt)))
+    // In a failed run, a step of another branch may start after the failing step and before
+    // the run stops, depending on how the branches' promises interleave: calls recorded
+    // after the first failed one (calls are in start order) need not run again.
+    const firstError = recording.failed
+      ? recording.calls.findIndex((c) => c.outcome._tag === 'error')
+      : -1
+    const unused = recording.calls.find(
+      (c, i) => (firstError < 0 || i <= firstError) && !used.has(keyOf(c.path, c.attempt)),
+    )
     if (unused !== undefined) {
       throw new ReplayDivergence(unused.path, unused.attempt, 'unused', unused.input, null)
     }

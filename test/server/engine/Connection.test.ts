@@ -70,7 +70,10 @@ describe('a line that is not a call', () => {
     })
     const typo = await p.call('GET_NODE', { nodeID: 'a' })
     expect(typo.error!.data!.errors).toEqual([
-      { path: '/nodeID', message: '/nodeID: is not a parameter of this command' },
+      {
+        path: '/nodeID',
+        message: '/nodeID: is not a parameter of this command; did you mean "nodeId"?',
+      },
       { path: '/nodeId', message: '/nodeId: expected Name, got nothing' },
     ])
     const deep = await p.call('SUBSCRIBE', { types: ['NODE_READY', 'NOPE'] })

@@ -101,6 +101,26 @@ describe('replay, for any graph and scripted interpreters', () => {
     )
   })
 
+  it('replays a failed run where another branch started a step after the failing one', async () => {
+    // s2 (after s0) fails at once; s5 (after s4) may start before the run stops, or not
+    const g = [
+      ['s0', []],
+      ['s1', []],
+      ['s2', ['s0']],
+      ['s3', []],
+      ['s4', []],
+      ['s5', ['s4']],
+    ].reduce(
+      (acc, [id, dependsOn]) =>
+        addStep({ id: id as string, node: hashNode, dependsOn: dependsOn as string[] })(acc),
+      emptyGraph('branches'),
+    )
+    const s: Script = { salt: 0, failing: [2], async: [0, 4], late: [], streams: false }
+    const { result, recording } = await record(g, { interpreters: registry(s), input: 'in' })
+    expect(recording.calls.map((c) => c.path[0])).toContain('s5')
+    sameOutcome(result, await replay(recording, g))
+  })
+
   it('reports a divergence at the one step whose input changed', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -19,6 +19,7 @@ import { askedAt, branchesOf, keptTurn, type ChatBranches } from './branches.js'
 import type { ChatCommand, ChatEvent } from './ChatEvent.js'
 import { chatGraph, chatTarget, type ChatTarget } from './chatGraph.js'
 import { memoryChatStore, type ChatState, type ChatStore, type PartialAnswer } from './ChatStore.js'
+import { sameVertex } from './sameVertex.js'
 
 /**
  * Options of {@link openChat}.
@@ -244,12 +245,12 @@ export const openChat = (options: ChatOptions): Chat => {
   /**
    * Makes `head` current and a head of the tree, in place of `from` (which
    * it goes on from). With `byId`, a head equal to it (a retry that gave the
-   * same answer) or to `from` is found by vertex id: that hashes the turn's
-   * new vertices, which a plain turn does not need.
+   * same answer) or to `from` is found by vertex id — compared without
+   * hashing the turn's new vertices (see `sameVertex`).
    */
   const commit = (head: Conversation, from: Conversation | undefined, byId = false): void => {
     const same = byId
-      ? (h: Conversation) => h.id === head.id || h.id === from?.id
+      ? (h: Conversation) => sameVertex(h, head) || (from !== undefined && sameVertex(h, from))
       : (h: Conversation) => h === head || h === from
     const heads = state.heads.filter((h) => !same(h))
     heads.push(head)

@@ -16,6 +16,7 @@ import {
   openChat,
   tool,
   toolset,
+  zeroUsage,
   type ChatEvent,
   type Conversation,
   type Provider,
@@ -162,7 +163,7 @@ describe('openChat', () => {
           ? Promise.resolve({
               content: [{ type: 'text', text: 'first' }],
               stopReason: 'end_turn',
-              usage: { input_tokens: 1, output_tokens: 1 },
+              usage: zeroUsage,
             })
           : new Promise((_resolve, reject) => {
               o.onDelta?.({ type: 'text', text: 'Half' })

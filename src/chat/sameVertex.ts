@@ -1,4 +1,4 @@
-import { parentAt, parentCount, Vertex } from '../dag/Vertex.js'
+import { Vertex } from '../dag/index.js'
 
 /** The keys of a record whose values are not `undefined`: the ones a vertex id hashes. */
 const keysOf = (record: Readonly<Record<string, unknown>>): string[] =>
@@ -31,9 +31,10 @@ export const sameVertex = (a: Vertex<unknown>, b: Vertex<unknown>): boolean => {
         if (x.id !== y.id) return false
         continue
       }
-      const n = parentCount(x)
-      if (n !== parentCount(y)) return false
-      for (let i = 0; i < n; i++) todo.push(parentAt(x, i), parentAt(y, i))
+      const xp = x.parents
+      const yp = y.parents
+      if (xp.length !== yp.length) return false
+      for (let i = 0; i < xp.length; i++) todo.push(xp[i], yp[i])
       todo.push(x.data, y.data)
       continue
     }

@@ -13,11 +13,12 @@ import type { Graph } from '../graph/index.js'
 import { functionInterpreter, isLlmChunk } from '../interpreters/index.js'
 import type { InterpreterRegistry, Node, NodeRegistry, StateCell } from '../node/index.js'
 import { interpreters as registryOf, isNode } from '../node/index.js'
-import { run, systemClock, type Budget, type Clock, type RunEvent } from '../runtime/index.js'
+import { startRun, systemClock, type Budget, type Clock, type RunEvent } from '../runtime/index.js'
 import { askedAt, branchesOf, keptTurn, type ChatBranches } from './branches.js'
 import type { ChatCommand, ChatEvent } from './ChatEvent.js'
 import { chatGraph, chatTarget, type ChatTarget } from './chatGraph.js'
 import { memoryChatStore, type ChatState, type ChatStore, type PartialAnswer } from './ChatStore.js'
+import { sameVertex } from './sameVertex.js'
 
 /**
  * Options of {@link openChat}.
@@ -130,6 +131,48 @@ export interface Chat {
 const isCancel = (e: unknown): boolean => (e as { _tag?: unknown } | null)?._tag === 'Cancelled'
 
 /**
+ * The control of the turn running: `cancel` stops it before its run starts
+ * (the run then starts cancelled) or while it runs. It makes an
+ * `AbortSignal` only when one is asked for: one costs more than a short
+ * turn's run.
+ */
+class TurnControl {
+  cancelled = false
+  #reason: unknown = undefined
+  #controller: AbortController | undefined = undefined
+  #cancelRun: ((reason: unknown) => void) | undefined = undefined
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return
+    this.cancelled = true
+    this.#reason = reason
+    this.#controller?.abort(reason)
+    this.#cancelRun?.(reason)
+  }
+
+  /** A signal aborted when the turn is cancelled. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.cancelled) this.#controller.abort(this.#reason)
+    }
+    return this.#controller.signal
+  }
+
+  /** The signal the turn's run needs: none, unless one was made or the turn is cancelled already. */
+  get runSignal(): AbortSignal | undefined {
+    return this.#controller !== undefined || this.cancelled ? this.signal : undefined
+  }
+
+  /** The turn's run has started: cancelling cancels it. */
+  started(cancelRun: (reason: unknown) => void): void {
+    this.#cancelRun = cancelRun
+  }
+}
+
+const noEvents = (): void => undefined
+
+/**
  * Opens a chat: the one the store keeps under `options.id`, or a new one.
  * An answer a killed process was writing (saved as it streamed) is kept:
  * the chat goes on from a head that holds the user message and the text
@@ -201,12 +244,12 @@ export const openChat = (options: ChatOptions): Chat => {
   /**
    * Makes `head` current and a head of the tree, in place of `from` (which
    * it goes on from). With `byId`, a head equal to it (a retry that gave the
-   * same answer) or to `from` is found by vertex id: that hashes the turn's
-   * new vertices, which a plain turn does not need.
+   * same answer) or to `from` is found by vertex id — compared without
+   * hashing the turn's new vertices (see `sameVertex`).
    */
   const commit = (head: Conversation, from: Conversation | undefined, byId = false): void => {
     const same = byId
-      ? (h: Conversation) => h.id === head.id || h.id === from?.id
+      ? (h: Conversation) => sameVertex(h, head) || (from !== undefined && sameVertex(h, from))
       : (h: Conversation) => h === head || h === from
     const heads = state.heads.filter((h) => !same(h))
     heads.push(head)
@@ -240,7 +283,7 @@ export const openChat = (options: ChatOptions): Chat => {
   }
 
   let tail: Promise<unknown> = Promise.resolve()
-  let running: AbortController | undefined
+  let running: TurnControl | undefined
 
   const turn = (
     command: ChatCommand,
@@ -263,17 +306,25 @@ export const openChat = (options: ChatOptions): Chat => {
     const input = message ?? (from?.data.type === 'message' ? from.data.content : undefined)
     if (input === undefined) throw new UsageError('chat.retry', 'there is no message to answer')
     const turnId = randomUUID()
-    const controller = (running = new AbortController())
+    const control = (running = new TurnControl())
     const outer = turnOptions.signal
     const onAbort = () => {
-      controller.abort(outer?.reason)
+      control.cancel(outer?.reason)
     }
     if (outer?.aborted === true) onAbort()
     else outer?.addEventListener('abort', onAbort, { once: true })
-    const listeners = [options.onEvent, turnOptions.onEvent].filter((f) => f !== undefined)
-    const tell = (e: ChatEvent): void => {
-      for (const f of listeners) f(e)
-    }
+    const first = options.onEvent
+    const second = turnOptions.onEvent
+    // Nobody listening: no chat event is built.
+    const listening = first !== undefined || second !== undefined
+    const tell: (e: ChatEvent) => void = !listening
+      ? noEvents
+      : first === undefined || second === undefined
+        ? (first ?? second)!
+        : (e) => {
+            first(e)
+            second(e)
+          }
 
     // The cell the agent's node reads its head from and writes its new one to.
     let agentState: { readonly head: Conversation } | undefined
@@ -304,7 +355,7 @@ export const openChat = (options: ChatOptions): Chat => {
         // A new chat: the agent's first state (system prompt, tools) is the base.
         await interpreters
           .get(target.node.kind)
-          ?.start?.(target.node, { signal: controller.signal, session: registry })
+          ?.start?.(target.node, { signal: control.signal, session: registry })
         base = agentState?.head
       }
       if (base !== undefined) agentState = Object.freeze({ head: base })
@@ -330,14 +381,16 @@ export const openChat = (options: ChatOptions): Chat => {
         store.savePartial(id, partialOf())
       })
     }
-    tell({
-      type: 'started',
-      chatId: id,
-      turnId,
-      command,
-      ...(from !== undefined && { from }),
-      ...(message !== undefined && { message }),
-    })
+    if (listening) {
+      tell({
+        type: 'started',
+        chatId: id,
+        turnId,
+        command,
+        ...(from !== undefined && { from }),
+        ...(message !== undefined && { message }),
+      })
+    }
     const onEvent = (e: RunEvent): void => {
       if (e.type !== 'step_chunk') return
       if (target.type === 'agent' && (e.path.length !== 1 || e.stepId !== target.stepId)) return
@@ -345,7 +398,12 @@ export const openChat = (options: ChatOptions): Chat => {
       if (typeof c === 'string') {
         text += c
         saveSoon()
-        tell({ type: 'delta', chatId: id, turnId, text: c })
+        if (listening) tell({ type: 'delta', chatId: id, turnId, text: c })
+      } else if (!listening) {
+        if (isLlmChunk(c) && c.type === 'thinking') {
+          thinking += c.text
+          saveSoon()
+        }
       } else if (isLlmChunk(c)) {
         if (c.type === 'thinking') {
           thinking += c.text
@@ -370,19 +428,22 @@ export const openChat = (options: ChatOptions): Chat => {
       if (flush !== undefined) clearImmediate(flush)
       flush = undefined
       outer?.removeEventListener('abort', onAbort)
-      if (running === controller) running = undefined
+      if (running === control) running = undefined
     }
     try {
-      const r = await run(g, {
+      const signal = control.runSignal
+      const started = startRun(g, {
         interpreters,
         session: registry,
         input,
-        signal: controller.signal,
         runId: turnId,
         onEvent,
         clock,
+        ...(signal !== undefined && { signal }),
         ...(options.budget !== undefined && { budget: options.budget }),
       })
+      control.started(started.cancel)
+      const r = await started.result
       done()
       const out = r.results[target.stepId]
       let head: Conversation
@@ -399,8 +460,10 @@ export const openChat = (options: ChatOptions): Chat => {
       const usage = d.type === 'stop_reason' ? d.usage : zeroUsage
       commit(head, from, command === 'retry' || command === 'edit')
       const { apiCalls, cost } = r.metrics.usage
-      tell({ type: 'usage', chatId: id, turnId, usage, apiCalls, cost })
-      tell({ type: 'completed', chatId: id, turnId, head, text: answer, stopReason })
+      if (listening) {
+        tell({ type: 'usage', chatId: id, turnId, usage, apiCalls, cost })
+        tell({ type: 'completed', chatId: id, turnId, head, text: answer, stopReason })
+      }
       return Object.freeze({
         turnId,
         status: 'completed',
@@ -413,7 +476,7 @@ export const openChat = (options: ChatOptions): Chat => {
       })
     } catch (e) {
       done()
-      if (!isCancel(e) || !controller.signal.aborted || pendingFrom === undefined) {
+      if (!isCancel(e) || !control.cancelled || pendingFrom === undefined) {
         store.savePartial(id, undefined)
         tell({ type: 'failed', chatId: id, turnId, error: e })
         throw e
@@ -487,7 +550,7 @@ export const openChat = (options: ChatOptions): Chat => {
       },
       cancel: (reason?: unknown) => {
         if (running === undefined) return false
-        running.abort(reason ?? new Error('the chat turn was cancelled'))
+        running.cancel(reason ?? new Error('the chat turn was cancelled'))
         return true
       },
     },

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from './Clock.js'
 import { GraphRun, type GraphOutcome } from './kernel/GraphRun.js'
 import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
-import { BudgetExceeded, InvalidGraph, type RunError } from './RunError.js'
+import { BudgetExceeded, Cancelled, InvalidGraph, type RunError } from './RunError.js'
 import type { RunEvent } from './RunEvent.js'
 import { endRun, RunState } from './RunState.js'
 import type { Trace } from './Trace.js'
@@ -113,7 +113,10 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
     throw new UsageError(api, 'options.signal must be an AbortSignal')
   }
   const budget = checkBudget(api, options.budget)
-  return (listener: ((event: RunEvent) => void) | undefined): Promise<RunResult> => {
+  return (
+    listener: ((event: RunEvent) => void) | undefined,
+    started?: (top: GraphRun) => void,
+  ): Promise<RunResult> => {
     const state = new RunState({
       runId: runId ?? randomUUID(),
       clock: clock ?? systemClock,
@@ -124,7 +127,7 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
       budget,
       onEvent: listener ?? onEvent,
     })
-    return launch(state, g, options.input, maxParallel ?? g.maxParallel, signal)
+    return launch(state, g, options.input, maxParallel ?? g.maxParallel, signal, started)
   }
 }
 
@@ -146,11 +149,13 @@ const launch = (
   input: unknown,
   maxParallel: number,
   signal: AbortSignal | undefined,
+  started: ((top: GraphRun) => void) | undefined,
 ): Promise<RunResult> => {
   const compiled = compile(g)
   if (E.isLeft(compiled)) return Promise.reject(new InvalidGraph([], compiled.left))
   const top = new GraphRun(state, compiled.right, input, maxParallel, signal, undefined)
   state.fail = stopsWith(top)
+  started?.(top)
   const timer = timeLimit(state)
   const done = top.begin()
   const settle = (): void => timer?.abort()
@@ -247,6 +252,46 @@ const result = (state: RunState, outcome: GraphOutcome): RunResult => {
  */
 export const run = (g: Graph, options: RunOptions): Promise<RunResult> =>
   prepare('run', g, options)(undefined)
+
+/**
+ * A run started by {@link startRun}: what it resolves with, and a way to
+ * cancel it that needs no `AbortSignal`.
+ *
+ * @internal
+ */
+export interface StartedRun {
+  readonly result: Promise<RunResult>
+  /**
+   * Cancels the run as aborting its signal would: it rejects with a
+   * `Cancelled` carrying `reason`. Nothing once it has settled.
+   */
+  readonly cancel: (reason: unknown) => void
+}
+
+/**
+ * {@link run}, with a handle to cancel it. For a caller that runs many short
+ * graphs, each of which it may have to cancel (a chat's turns): an
+ * `AbortController` made per run only to be able to cancel it costs more
+ * than a small run.
+ *
+ * @internal
+ */
+export const startRun = (g: Graph, options: RunOptions): StartedRun => {
+  let top: GraphRun | undefined
+  const result = prepare(
+    'run',
+    g,
+    options,
+  )(undefined, (t) => {
+    top = t
+  })
+  return {
+    result,
+    cancel: (reason) => {
+      top?.stop(new Cancelled(top.path, reason))
+    },
+  }
+}
 
 /**
  * Runs a graph inside a step, for interpreters that run graphs (the graph

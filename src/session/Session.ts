@@ -42,6 +42,20 @@ const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
 const NEVER = new AbortController().signal
 
 /**
+ * The one-step graph `name` runs `node` in, made once per node value (a
+ * node is immutable): its compiled form is then memoised too, and an
+ * execute neither builds nor checks a graph.
+ */
+const oneSteps = new WeakMap<Node, { readonly name: string; readonly graph: Graph }>()
+const oneStep = (name: string, node: Node): Graph => {
+  const known = oneSteps.get(node)
+  if (known?.name === name) return known.graph
+  const made = addStep({ id: name, node })(graph(name))
+  oneSteps.set(node, { name, graph: made })
+  return made
+}
+
+/**
  * The one mutable cell of Nerve: nodes registered by name, the lifecycle
  * ({@link NodeState}) and live state of persistent nodes, their state cells,
  * and the events of all that. Build one with {@link createSession}; it is the
@@ -234,7 +248,7 @@ export class Session implements NodeRegistry {
     try {
       if (isGraph(node))
         return (await run(node, executeRunOptions(this, input, options, tracker))).results
-      const one = addStep({ id: name, node })(graph(name))
+      const one = oneStep(name, node)
       try {
         return (await run(one, executeRunOptions(this, input, options, tracker))).results[name]
       } catch (e) {

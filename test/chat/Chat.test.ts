@@ -16,6 +16,7 @@ import {
   openChat,
   tool,
   toolset,
+  zeroUsage,
   type ChatEvent,
   type Conversation,
   type Provider,
@@ -151,6 +152,60 @@ describe('openChat', () => {
     expect(texts(turn.head)).toEqual(['user: tell me', 'assistant: Half an ans'])
     expect(turn.head.data).toMatchObject({ type: 'stop_reason', reason: 'cancelled' })
     expect(events.at(-1)).toMatchObject({ type: 'cancelled', text: 'Half an ans' })
+    expect(chat.head).toBe(turn.head)
+  })
+
+  it('cancels a later turn: mid-answer, from its started event, or by the turn signal', async () => {
+    const slow: Provider = {
+      name: 'slow',
+      call: (request, o) =>
+        request.messages.length === 1
+          ? Promise.resolve({
+              content: [{ type: 'text', text: 'first' }],
+              stopReason: 'end_turn',
+              usage: zeroUsage,
+            })
+          : new Promise((_resolve, reject) => {
+              o.onDelta?.({ type: 'text', text: 'Half' })
+              o.signal.addEventListener('abort', () => {
+                reject(o.signal.reason as Error)
+              })
+            }),
+    }
+    let cancelOn: ChatEvent['type'] | undefined
+    const chat = openChat({
+      id: 'c',
+      agent: llm('a'),
+      interpreters: registry(slow),
+      onEvent: (e) => {
+        if (e.type === cancelOn) expect(chat.cancel('stop')).toBe(true)
+      },
+    })
+    const first = await chat.send('one')
+    expect(first.text).toBe('first')
+    expect(chat.cancel()).toBe(false)
+
+    cancelOn = 'delta'
+    const mid = await chat.send('two')
+    expect(mid.status).toBe('cancelled')
+    expect(texts(mid.head).slice(-2)).toEqual(['user: two', 'assistant: Half'])
+
+    cancelOn = 'started'
+    const before = await chat.send('three')
+    expect(before.status).toBe('cancelled')
+    expect(texts(before.head).slice(-1)).toEqual(['user: three'])
+
+    cancelOn = undefined
+    const controller = new AbortController()
+    const byCaller = chat.send('four', {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'delta') controller.abort(new Error('caller stop'))
+      },
+    })
+    const turn = await byCaller
+    expect(turn.status).toBe('cancelled')
+    expect(texts(turn.head).slice(-2)).toEqual(['user: four', 'assistant: Half'])
     expect(chat.head).toBe(turn.head)
   })
 

@@ -52,6 +52,39 @@ describe('cancellation', () => {
     expect(model.calls).toEqual([])
   })
 
+  it("gives a step that reads its signal only after the run stopped one aborted with the run's error", async () => {
+    let late: (() => void) | undefined
+    let seen: { aborted: boolean; reason: unknown } | undefined
+    const slow = fn('slow', async (ctx) => {
+      await new Promise<void>((resolve) => (late = resolve))
+      seen = { aborted: ctx.signal.aborted, reason: ctx.signal.reason }
+      return 1
+    })
+    const broken = fn('broken', async () => {
+      await Promise.resolve()
+      throw new Error('down')
+    })
+    const g = pipe(graph('g'), addStep({ id: 'a', node: slow }), addStep({ id: 'b', node: broken }))
+    const error = (await run(g, { interpreters: defaultInterpreters }).catch(
+      (e: unknown) => e,
+    )) as RunError
+    expect(error).toMatchObject({ _tag: 'StepFailed', path: ['b'] })
+    late!()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(seen).toEqual({ aborted: true, reason: error })
+  })
+
+  it('leaves the signal of a run that completed unaborted, read during or after it', async () => {
+    const signals: AbortSignal[] = []
+    const keep = fn('keep', (ctx) => {
+      signals.push(ctx.signal)
+      return 1
+    })
+    const g = pipe(graph('g'), addStep({ id: 'a', node: keep }))
+    await run(g, { interpreters: defaultInterpreters })
+    expect(signals[0]!.aborted).toBe(false)
+  })
+
   it('settles even when a running step ignores its signal', async () => {
     const deaf = fn('deaf', () => new Promise(() => undefined))
     const g = pipe(graph('g'), addStep({ id: 'a', node: deaf }))

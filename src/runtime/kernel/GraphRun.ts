@@ -39,6 +39,9 @@ export interface GraphOutcome {
 
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
 
+/** Up to this many steps, a graph's results are a plain object (see `#finish`). */
+const SMALL_GRAPH = 16
+
 /**
  * The latest root graph run and one of its step contexts, kept until the
  * next run. V8's optimised code for the kernel refers to what it was
@@ -84,8 +87,10 @@ export class GraphRun implements StepHost {
   readonly parentIndex: number
   /** The context of the attempt that runs this graph, when nested. */
   readonly owner: StepContext | undefined
-  readonly controller = new AbortController()
-  readonly signal: AbortSignal
+  /** Made when someone first asks for {@link signal}: most runs never do. */
+  #controller: AbortController | undefined = undefined
+  /** Why the graph stopped; `undefined` while it runs or after it completed. */
+  #stopped: RunError | undefined = undefined
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
   readonly outputs: unknown[]
@@ -134,9 +139,6 @@ export class GraphRun implements StepHost {
     this.path = owner === undefined ? [] : owner.path
     this.parent = owner?.run as GraphRun | undefined
     this.parentIndex = owner === undefined ? -1 : owner.index
-    this.signal = this.controller.signal
-    // Every running attempt with a timeout, retry wait and nested graph listens to it.
-    setMaxListeners(Infinity, this.signal)
     this.#parentSignal = parentSignal
     const n = compiled.steps.length
     this.#slots = new Slots(maxParallel, n)
@@ -162,6 +164,28 @@ export class GraphRun implements StepHost {
       this.#remaining[i] = count
       if (count === 0) this.#queue[this.#tail++] = i
     }
+  }
+
+  /**
+   * Aborted with the run's error when the graph stops. An `AbortSignal`
+   * costs microseconds to make, so it is made on first read: a graph whose
+   * interpreters never look at their signal makes none, and one asked for
+   * after the graph stopped comes aborted.
+   */
+  get signal(): AbortSignal {
+    let c = this.#controller
+    if (c === undefined) {
+      c = this.#controller = new AbortController()
+      // Every running attempt with a timeout, retry wait and nested graph listens to it.
+      setMaxListeners(Infinity, c.signal)
+      if (this.#stopped !== undefined) c.abort(this.#stopped)
+    }
+    return c.signal
+  }
+
+  /** The error the graph stopped with, if it stopped: its signal's reason, without making the signal. */
+  get stopped(): RunError | undefined {
+    return this.#stopped
   }
 
   /** Starts the graph; settles when every step finished or the run stopped. */
@@ -263,7 +287,7 @@ export class GraphRun implements StepHost {
     st.attempts++
     this.attemptsOf[i] = 1
     emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
-    const ctx = new StepContext(this, i, input, this.signal, 1, undefined)
+    const ctx = new StepContext(this, i, input, undefined, 1, undefined)
     if (this.owner === undefined) latest.ctx = ctx
     let out: unknown
     try {
@@ -431,12 +455,20 @@ export class GraphRun implements StepHost {
     this.done = true
     this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     const trace = this.#trace('completed', this.state.clock.now())
-    // Filled without a prototype, then given Object's: V8 keeps such an object a hash
-    // table from the start, where a plain {} takes hundreds of keys one hidden class at a
-    // time before it gives up on them (2–8× slower for 10³ steps).
-    const results = Object.create(null) as Record<string, unknown>
-    for (let i = 0; i < this.ids.length; i++) results[this.ids[i]!] = this.outputs[i]
-    Object.setPrototypeOf(results, Object.prototype)
+    const n = this.ids.length
+    let results: Record<string, unknown>
+    if (n <= SMALL_GRAPH) {
+      results = {}
+      for (let i = 0; i < n; i++) results[this.ids[i]!] = this.outputs[i]
+    } else {
+      // Filled without a prototype, then given Object's: V8 keeps such an object a hash
+      // table from the start, where a plain {} takes hundreds of keys one hidden class at a
+      // time before it gives up on them (2–8× slower for 10³ steps). Changing a prototype
+      // costs more than filling a few keys, hence the small graphs' plain object.
+      results = Object.create(null) as Record<string, unknown>
+      for (let i = 0; i < n; i++) results[this.ids[i]!] = this.outputs[i]
+      Object.setPrototypeOf(results, Object.prototype)
+    }
     this.#completed('completed', undefined, trace)
     this.#resolve({ results: Object.freeze(results), trace })
     // Every step has finished: the results and the trace hold what is needed.
@@ -456,7 +488,8 @@ export class GraphRun implements StepHost {
     if (this.done) return
     this.done = true
     this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
-    this.controller.abort(error)
+    this.#stopped = error
+    this.#controller?.abort(error)
     const end = this.state.clock.now()
     for (let i = 0; i < this.phase.length; i++) {
       if (this.phase[i] !== RUNNING) continue

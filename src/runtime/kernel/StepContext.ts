@@ -32,7 +32,6 @@ const checkUsage = (usage: UsageReport): UsageReport => {
  */
 export class StepContext implements NodeContext {
   readonly input: unknown
-  readonly signal: AbortSignal
   readonly attempt: number
   declare readonly parser?: string
   /** @internal the graph run of the step. */
@@ -44,23 +43,30 @@ export class StepContext implements NodeContext {
   /** @internal the trace of the graph this attempt ran, if it ran one. */
   nested: Trace | undefined = undefined
   #path: readonly string[] | undefined = undefined
+  /** The attempt's own signal (one with a timeout); `undefined`: the graph run's. */
+  readonly #signal: AbortSignal | undefined
 
   constructor(
     run: StepHost,
     index: number,
     input: unknown,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     attempt: number,
     linkStack: readonly number[] | undefined,
   ) {
     this.run = run
     this.index = index
     this.input = input
-    this.signal = signal
+    this.#signal = signal
     this.attempt = attempt
     this.linkStack = linkStack
     const parser = run.steps[index]!.parser ?? run.state.parser
     if (parser !== undefined) (this as { parser?: string }).parser = parser
+  }
+
+  /** The attempt's signal, else the graph run's, made when first read. */
+  get signal(): AbortSignal {
+    return this.#signal ?? this.run.signal
   }
 
   get upstream(): Upstream {

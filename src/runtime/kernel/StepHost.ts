@@ -25,8 +25,10 @@ export interface StepHost {
   readonly compiled: CompiledGraph
   readonly steps: readonly Step[]
   readonly ids: readonly string[]
-  /** Aborted when the graph stops. */
+  /** Aborted when the graph stops (made on first read). */
   readonly signal: AbortSignal
+  /** The error the graph stopped with, if it stopped: what `signal` is aborted with. */
+  readonly stopped: RunError | undefined
   /** One phase byte (see `phase.ts`) per step. */
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array

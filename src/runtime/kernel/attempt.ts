@@ -77,7 +77,7 @@ const attemptOnce = async (
   // reads the clock as often whichever way its interpreter runs (a replay answers by `execute`).
   const at = attempt === 1 ? run.startOf(i) : st.clock.now()
   emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, at)
-  let signal = run.signal
+  let signal: AbortSignal | undefined
   let attemptController: AbortController | undefined
   let timer: AbortController | undefined
   const onRunAbort = (): void => {
@@ -102,13 +102,15 @@ const attemptOnce = async (
       interpreter.executeStream !== undefined
         ? drain(interpreter.executeStream(node, ctx), ctx)
         : Promise.resolve(interpreter.execute!(node, ctx))
-    if (attemptController !== undefined) work = untilAborted(work, signal)
+    if (attemptController !== undefined) work = untilAborted(work, attemptController.signal)
     return { ok: true, output: await work, ctx }
   } catch (error) {
     return { ok: false, error, ctx }
   } finally {
-    timer?.abort()
-    run.signal.removeEventListener('abort', onRunAbort)
+    if (timer !== undefined) {
+      timer.abort()
+      run.signal.removeEventListener('abort', onRunAbort)
+    }
   }
 }
 

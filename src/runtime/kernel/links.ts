@@ -73,23 +73,30 @@ const waitCycle = (run: StepHost, waiter: number, t: number): number[] | undefin
   return undefined
 }
 
-const materialize = async (
-  run: StepHost,
-  t: number,
-  stack: readonly number[],
-): Promise<unknown> => {
-  await run.whenDone(t)
+/** The artifact of step `t`, finished: its output through its interpreter's `materialize`. */
+const materializeDone = (run: StepHost, t: number, stack: readonly number[]): Promise<unknown> => {
   const st = run.state
   // The graph may have stopped between `t` finishing and this continuation: nothing new starts.
-  if (run.signal.aborted) throw run.signal.reason
+  if (run.stopped !== undefined) return Promise.reject(run.stopped)
   st.materializations++
   const node = run.nodes[t]!
   const output = run.outputs[t]
   const interpreter = st.interpreters.get(node.kind)
-  if (interpreter?.materialize === undefined) return output
-  const ctx = new StepContext(run, t, run.inputs[t], run.signal, run.attemptsOf[t]!, stack)
-  return interpreter.materialize(node, output, ctx)
+  if (interpreter?.materialize === undefined) return Promise.resolve(output)
+  const ctx = new StepContext(run, t, run.inputs[t], undefined, run.attemptsOf[t]!, stack)
+  try {
+    return Promise.resolve(interpreter.materialize(node, output, ctx))
+  } catch (e) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- pass on what was thrown
+    return Promise.reject(e)
+  }
 }
+
+/** The artifact of step `t`, once it has finished (at once when it has). */
+const materialize = (run: StepHost, t: number, stack: readonly number[]): Promise<unknown> =>
+  run.phase[t] === DONE
+    ? materializeDone(run, t, stack)
+    : run.whenDone(t).then(() => materializeDone(run, t, stack))
 
 const artifact = (run: StepHost, t: number, stack: readonly number[]): Promise<unknown> => {
   const waiter = stack[stack.length - 1]!
@@ -159,12 +166,15 @@ export const resolveLinks = (
   }
   // Waits for every artifact, even after one failed: the asking step is
   // still waiting while the others materialize (and report their usage).
-  const all = Promise.allSettled(artifacts).then((settled) =>
-    settled.map((r) => {
-      if (r.status === 'rejected') throw r.reason
-      return r.value
-    }),
-  )
+  const all =
+    artifacts.length === 1
+      ? artifacts[0]!.then((value) => [value])
+      : Promise.allSettled(artifacts).then((settled) =>
+          settled.map((r) => {
+            if (r.status === 'rejected') throw r.reason
+            return r.value
+          }),
+        )
   // The asking step is the first of the stack: it runs while the rest materialize.
   const asker = stack[0]!
   if (blocks) run.releaseSlot(asker)
@@ -172,7 +182,7 @@ export const resolveLinks = (
   const resume = <T>(go: () => T): T | Promise<T> => {
     const slot = blocks ? run.takeSlot(asker) : undefined
     const after = (): T => {
-      if (run.signal.aborted) throw run.signal.reason
+      if (run.stopped !== undefined) throw run.stopped
       return go()
     }
     return slot === undefined ? after() : slot.then(after)

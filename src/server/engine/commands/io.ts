@@ -58,7 +58,14 @@ const execute = async (
           own.abort(new RequestTimeout(p.timeout!))
         }, p.timeout)
   const untrack = kit.track(p.nodeId, own)
-  const combined = signal === undefined ? own.signal : AbortSignal.any([signal, own.signal])
+  // The request's signal aborts ours: cheaper than `AbortSignal.any`, which makes one more
+  // signal and tracks its sources weakly, on every execute.
+  const forward = (): void => {
+    own.abort(signal?.reason)
+  }
+  if (signal?.aborted === true) forward()
+  else signal?.addEventListener('abort', forward, { once: true })
+  const combined = own.signal
   /** The end of the text output so far: the partial answer a timeout reports. */
   let partial = ''
   const publish = (event: EngineEvent): void => {
@@ -94,6 +101,7 @@ const execute = async (
     throw reason
   } finally {
     clearTimeout(timer)
+    signal?.removeEventListener('abort', forward)
     untrack()
   }
 }

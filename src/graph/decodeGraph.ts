@@ -16,7 +16,6 @@ import {
   type EdgeFile,
   type GraphFile,
   type GraphNodeDescription,
-  type OtherNodeDescription,
   type PolicyFile,
   type StepFile,
 } from './GraphFile.js'
@@ -419,7 +418,7 @@ export const decodeGraph = (
       continue
     }
     if (idErrors.length > 0 || kindErrors.length > 0) continue
-    const node = describedNode(id, desc as OtherNodeDescription, at, errors, kinds)
+    const node = describedNode(id, desc, at, errors, kinds)
     if (node !== undefined) described.set(id, node)
     else broken.add(id) // its errors are told; references to it are not errors too
   }

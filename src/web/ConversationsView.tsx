@@ -7,7 +7,7 @@
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
-import { layout } from './layout.js'
+import { useLayout } from './layoutClient.js'
 import { attempt, problem } from './problem.js'
 import { client, onEvent } from './session.js'
 import { nodes } from './state.js'
@@ -70,12 +70,12 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
     })
   }, [nodeId])
   const byId = new Map(vertices.map((v) => [v.id, v]))
-  const d = layout(
+  const d = useLayout(
+    `conversation:${nodeId}`,
     vertices.map((v) => v.id),
     vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
-    'TB',
-    BOX,
-  )
+    { direction: 'TB', box: BOX, when: 'changed' },
+  ).drawing
   const picked = chosen === undefined ? undefined : byId.get(chosen)
   return (
     <section

@@ -7,7 +7,8 @@
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
-import { BOX, layout } from './layout.js'
+import { BOX } from './drawing.js'
+import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { attempt, problem } from './problem.js'
 import { client } from './session.js'
@@ -31,67 +32,87 @@ const edit = (networkId: string, patches: readonly object[]): void => {
   attempt(() => client().call('EDIT_NETWORK', { networkId, patches: patches as never }))
 }
 
+/**
+ * The topology, laid out in full when first shown and when asked; an edit
+ * keeps every box where it is and draws only what it added.
+ */
 const Topology = ({ net }: { net: NetView }) => {
   const ids = Object.keys(net.network.nodes)
   const edges = edgesOf(net)
-  const d = layout(
+  const {
+    drawing: d,
+    laying,
+    relayout,
+  } = useLayout(
+    `network:${net.networkId}`,
     ids,
     edges.map((e) => [e.from, e.to] as const),
+    { when: 'asked' },
   )
   const both = new Set(edges.filter((e) => e.direction === 'both').map((e) => `${e.from}>${e.to}`))
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={`Topology of ${net.networkId}`}
-      width={d.width}
-      height={d.height}
-      viewBox={`0 0 ${d.width} ${d.height}`}
-    >
-      <defs>
-        <marker
-          id="arrow-net"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="8"
-          markerHeight="8"
-          orient="auto-start-reverse"
-        >
-          <path d="M0,0 L8,4 L0,8 z" />
-        </marker>
-      </defs>
-      {d.lines.map((l) => (
-        <polyline
-          key={`${l.from}>${l.to}`}
-          class="edge"
-          data-edge={`${l.from}>${l.to}`}
-          points={l.points}
-          marker-end="url(#arrow-net)"
-          {...(both.has(`${l.from}>${l.to}`) && { 'marker-start': 'url(#arrow-net)' })}
-        />
-      ))}
-      {d.boxes.map((b) => {
-        const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
-        return (
-          <g
-            key={b.id}
-            class={`box ${state}`}
-            data-netnode={b.id}
-            data-state={state}
-            transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+    <>
+      <p class="buttons">
+        <button type="button" disabled={laying} onClick={relayout}>
+          Lay out again
+        </button>{' '}
+        <span role="status" data-laying={laying}>
+          {laying ? 'Laying out…' : ''}
+        </span>
+      </p>
+      <svg
+        class="graph"
+        role="img"
+        aria-label={`Topology of ${net.networkId}`}
+        width={d.width}
+        height={d.height}
+        viewBox={`0 0 ${d.width} ${d.height}`}
+      >
+        <defs>
+          <marker
+            id="arrow-net"
+            viewBox="0 0 8 8"
+            refX="8"
+            refY="4"
+            markerWidth="8"
+            markerHeight="8"
+            orient="auto-start-reverse"
           >
-            <rect width={BOX.width} height={BOX.height} rx="6" />
-            <text x="10" y="17">
-              {b.id}
-            </text>
-            <text x="10" y="32" class="sub">
-              {net.network.nodes[b.id]?.role ?? ''} · {state}
-            </text>
-          </g>
-        )
-      })}
-    </svg>
+            <path d="M0,0 L8,4 L0,8 z" />
+          </marker>
+        </defs>
+        {d.lines.map((l) => (
+          <polyline
+            key={`${l.from}>${l.to}`}
+            class="edge"
+            data-edge={`${l.from}>${l.to}`}
+            points={l.points}
+            marker-end="url(#arrow-net)"
+            {...(both.has(`${l.from}>${l.to}`) && { 'marker-start': 'url(#arrow-net)' })}
+          />
+        ))}
+        {d.boxes.map((b) => {
+          const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
+          return (
+            <g
+              key={b.id}
+              class={`box ${state}`}
+              data-netnode={b.id}
+              data-state={state}
+              transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+            >
+              <rect width={BOX.width} height={BOX.height} rx="6" />
+              <text x="10" y="17">
+                {b.id}
+              </text>
+              <text x="10" y="32" class="sub">
+                {net.network.nodes[b.id]?.role ?? ''} · {state}
+              </text>
+            </g>
+          )
+        })}
+      </svg>
+    </>
   )
 }
 

@@ -6,7 +6,8 @@
  */
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
-import { BOX, layout } from './layout.js'
+import { BOX } from './drawing.js'
+import { useLayout } from './layoutClient.js'
 import { attempt, problem } from './problem.js'
 import { client } from './session.js'
 import { addRun, applyTrace, runs, type RunView } from './state.js'
@@ -62,7 +63,7 @@ const StepDetail = ({ run }: { run: RunView }) => {
 
 const RunGraph = ({ run }: { run: RunView }) => {
   const ids = [...run.steps.keys()]
-  const d = layout(ids, run.edges)
+  const d = useLayout(`run:${run.runId}`, ids, run.edges, { when: 'changed' }).drawing
   return (
     <svg
       class="graph"

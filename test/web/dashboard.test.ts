@@ -240,6 +240,58 @@ describe('networks', () => {
     await b.context.close()
   })
 
+  it('draws an edit at once where the drawing is, every box kept in place, and lays out again when asked', async () => {
+    const file = join(dir, 'chain.network.json')
+    const ids = ['a', 'b', 'c', 'd']
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'nerve/network',
+        version: 1,
+        id: 'chain',
+        nodes: ids.map((id) => ({ id, role: 'Coder', provider: { type: 'mock', script: [] } })),
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'c' },
+          { from: 'c', to: 'd' },
+        ],
+      }),
+    )
+    const a = await open(await handover())
+    await a.page.getByRole('button', { name: 'Networks' }).click()
+    await a.page.getByLabel('Workspace').fill(dir)
+    await a.page.getByLabel('Start a network file').setInputFiles(file)
+    await a.page.locator('[data-network="chain"] [data-netnode="d"]').waitFor()
+    const b = await open(await handover())
+    await b.page.getByRole('button', { name: 'Networks' }).click()
+    await b.page.locator('[data-network]').first().waitFor()
+    await b.page.getByRole('button', { name: /^chain/ }).click()
+    const net = b.page.locator('[data-network="chain"]')
+    await net.locator('[data-netnode="d"]').waitFor()
+    const places = () =>
+      Promise.all(ids.map((id) => net.locator(`[data-netnode="${id}"]`).getAttribute('transform')))
+    const before = await places()
+    // Drawn as it is: a straight line from a to d, no box moved (dagre would route it through three layers).
+    const adding = a.page
+      .locator('[data-network="chain"] form')
+      .filter({ has: a.page.getByRole('button', { name: 'Add edge' }) })
+    await adding.getByLabel(/^From/).selectOption('a')
+    await adding.getByLabel(/^To/).selectOption('d')
+    await adding.getByRole('button', { name: 'Add edge' }).click()
+    const added = net.locator('[data-edge="a>d"]')
+    await added.waitFor({ state: 'attached' })
+    expect((await added.getAttribute('points'))!.split(' ')).toHaveLength(2)
+    expect(await places()).toEqual(before)
+    await net.getByRole('button', { name: 'Lay out again' }).click()
+    await expect
+      .poll(async () => (await added.getAttribute('points'))!.split(' ').length)
+      .toBeGreaterThan(2)
+    await b.page.screenshot({ path: join(shots, 'networks-edit.png'), fullPage: true })
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+
   it('shows an approval a node asks for and approves it from the page', async () => {
     const workspace = join(dir, 'plan')
     mkdirSync(workspace)

@@ -38,6 +38,19 @@ const follow = async (c: NerveClient, networkId: string): Promise<void> => {
   }
 }
 
+/** Networks whose value is read again soon (their inbox counts change with their events). */
+const stale = new Set<string>()
+
+/** Reads a network again a moment after its events, once for all that come meanwhile. */
+const refresh = (c: NerveClient, networkId: string): void => {
+  if (stale.has(networkId)) return
+  stale.add(networkId)
+  setTimeout(() => {
+    stale.delete(networkId)
+    c.call('GET_NETWORK', { networkId }).then(setNetwork, () => undefined)
+  }, 250)
+}
+
 /**
  * Connects over `socket` (opened by the entry), subscribes and lists the nodes (one round trip: the daemon runs
  * a connection's calls in order, so the subscription is in place before
@@ -68,6 +81,7 @@ export const start = async (socket: WebSocket): Promise<void> => {
         if ('networkId' in e) {
           // A network this page has not seen yet: its whole value first.
           if (applyNetworkEvent(e)) void follow(c, e.networkId)
+          else refresh(c, e.networkId)
         } else apply(e)
         for (const f of listeners) f(e)
       }

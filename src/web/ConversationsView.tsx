@@ -3,7 +3,9 @@
  * when the node answers), two side by side. Choosing a vertex shows it
  * whole; "Fork here" makes a new node whose conversation keeps the
  * messages up to that vertex (`FORK_NODE` with `at`), and a message sent
- * to it grows a branch of its own.
+ * to it grows a branch of its own. A user message chosen can be edited
+ * and retried: a fork that keeps the messages before it is told the
+ * edited text.
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
@@ -50,6 +52,32 @@ const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number
     stack.push(...v.parents)
   }
   return count
+}
+
+/** A user message edited, sent again as a new branch (a fork before it, told the edited text). */
+const EditRetry = ({ text, retry }: { text: string; retry: (edited: string) => void }) => {
+  const [edited, setEdited] = useState(text)
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        retry(edited)
+      }}
+    >
+      <label>
+        Edit the message{' '}
+        <input
+          value={edited}
+          required
+          onInput={(e) => {
+            setEdited(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <button type="submit">Edit and retry</button>
+    </form>
+  )
 }
 
 const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) => {
@@ -173,6 +201,26 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
             </label>
             <button type="submit">Fork here</button>
           </form>
+          {picked.data.type === 'message' && picked.data.role === 'user' && (
+            <EditRetry
+              key={picked.id}
+              text={textOf(picked.data.content)}
+              retry={(edited) => {
+                attempt(async () => {
+                  // The messages before this one, then the edited one, on a node of its own.
+                  await client().call('FORK_NODE', {
+                    sourceId: nodeId,
+                    targetId: target,
+                    at: messagesUpTo(byId, picked.id) - 1,
+                  })
+                  const next = [...columns.value]
+                  next[column === 0 ? 1 : column] = target
+                  columns.value = next
+                  await client().call('RUN_COMMAND', { nodeId: target, input: edited })
+                })
+              }}
+            />
+          )}
         </div>
       )}
     </section>

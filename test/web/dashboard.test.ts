@@ -172,9 +172,43 @@ describe('graph runs', () => {
     await expect
       .poll(() => page.locator('[data-step="optional"]').getAttribute('data-state'))
       .toBe('skipped')
+    // The timeline: a bar per step that ran, on a time axis.
+    const timeline = page.locator('[data-timeline]')
+    for (const id of ['prepare', 'a', 'b', 'join'])
+      await timeline.locator(`[data-bar="${id}"]`).waitFor()
+    expect(await timeline.locator('[data-tick]').count()).toBe(5)
     await page.locator('[data-step="a"]').click()
     await expect.poll(() => page.locator('[data-detail="a"]').innerText()).toContain('a')
     await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('shows a step retried, in the graph and on the timeline', async () => {
+    const mark = join(dir, 'flaky-mark')
+    const file = join(dir, 'flaky.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'flaky',
+        nodes: { sh: { kind: 'bash' } },
+        steps: [
+          {
+            id: 'flaky',
+            node: 'sh',
+            input: `test -f ${mark} || { touch ${mark}; exit 1; }; echo recovered`,
+            onError: { type: 'retry', count: 2, delayMs: 50 },
+          },
+        ],
+      }),
+    )
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(file)
+    await page.locator('[data-run][data-state="completed"]').waitFor()
+    await page.locator('[data-bar="flaky"][data-retries="1"]').waitFor()
+    await expect.poll(() => page.locator('[data-step="flaky"]').textContent()).toContain('↻1')
+    await page.screenshot({ path: join(shots, 'runs-retry.png'), fullPage: true })
     expect(errors).toEqual([])
     await context.close()
   })
@@ -221,6 +255,17 @@ describe('networks', () => {
     await b.page.locator('[data-network="review"]').waitFor()
     await b.page.locator('[data-envelope]').nth(3).waitFor()
     expect(await b.page.locator('[data-envelope]').first().innerText()).toContain('Write a haiku')
+    // Inbox counts per edge: in the edge's row and on its line.
+    await expect
+      .poll(async () =>
+        Number(
+          await b.page
+            .locator('[data-edgerow="writer<->reviewer"] [data-sent]')
+            .getAttribute('data-sent'),
+        ),
+      )
+      .toBeGreaterThan(0)
+    await b.page.locator('[data-inbox="writer<->reviewer"]').waitFor()
 
     const delivery = (p: Page) => p.getByLabel('Delivery of writer<->reviewer')
     await delivery(a.page).selectOption('latest')
@@ -365,6 +410,16 @@ describe('conversations', () => {
     // The source keeps its own branch.
     expect(await chat.getByText('user: other').count()).toBe(0)
     expect(await chat.getByText('user: again').count()).toBe(1)
+    // Edit a user message and retry: a new branch with the edited message, the earlier ones kept.
+    await chat.getByText('user: again').click()
+    await page.getByLabel('Fork here as').fill('chat-c')
+    await page.getByLabel('Edit the message').fill('changed')
+    await page.getByRole('button', { name: 'Edit and retry' }).click()
+    const edited = page.locator('[data-conversation="chat-c"]')
+    await edited.getByText('assistant: echo: changed').waitFor()
+    expect(await edited.getByText('user: hello').count()).toBe(1)
+    expect(await edited.getByText('user: again').count()).toBe(0)
+    expect(await chat.getByText('user: changed').count()).toBe(0)
     await page.screenshot({ path: join(shots, 'conversations.png'), fullPage: true })
     expect(errors).toEqual([])
     await context.close()

@@ -23,7 +23,8 @@ export const RunTimeline = ({ run }: { run: RunView }) => {
   steps.sort((a, b) => a.startedAt - b.startedAt)
   const t0 = steps[0]!.startedAt
   const t1 = Math.max(t0 + 1, ...steps.map((s) => s.endedAt ?? now))
-  const scale = (WIDTH - LABEL - 8) / (t1 - t0)
+  // Room on the right for the last tick's label and a retried bar's mark.
+  const scale = (WIDTH - LABEL - 48) / (t1 - t0)
   const x = (t: number) => LABEL + (t - t0) * scale
   const ticks = Array.from({ length: 5 }, (_, i) => ((t1 - t0) * i) / 4)
   const height = AXIS + steps.length * ROW + 4

@@ -8,5 +8,8 @@ import './style.css'
 
 const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
 const socket = new WebSocket(`${scheme}://${location.host}/ws`)
+// Marks of the load's stages (read by the bench and the browser's tools).
+socket.addEventListener('open', () => performance.mark('nerve:socket'), { once: true })
 const { boot } = await import('./boot.js')
+performance.mark('nerve:code')
 boot(socket, document.getElementById('app')!)

@@ -205,7 +205,7 @@ describe('graph runs', () => {
     const { page, context, errors } = await open(await handover())
     await page.getByRole('button', { name: 'Graph runs' }).click()
     await page.getByLabel('Run a graph file').setInputFiles(file)
-    await page.locator('[data-run][data-state="completed"]').waitFor()
+    await page.locator('[data-step="flaky"][data-state="done"]').waitFor()
     await page.locator('[data-bar="flaky"][data-retries="1"]').waitFor()
     await expect.poll(() => page.locator('[data-step="flaky"]').textContent()).toContain('↻1')
     await page.screenshot({ path: join(shots, 'runs-retry.png'), fullPage: true })

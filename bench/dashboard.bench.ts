@@ -19,8 +19,14 @@
  * - `dashboard.network`: a network of 200 nodes and 400 edges, from opening
  *   the Networks view to its topology laid out and drawn, against dagre
  *   laying out the same graph in Node. Goal: ≤ 1000 ms.
- * - `dashboard.patch`: one edge added (`EDIT_NETWORK`) until the page draws
- *   it, against the same edit's answer to the SDK. Goal: ≤ 50 ms.
+ * - `dashboard.network.longtask`: the longest main-thread task of the page
+ *   meanwhile (the layout runs in a worker), against the 50 ms at which the
+ *   browser calls a task long. Goal: ≤ 100 ms.
+ * - `dashboard.patch`: one edge added (`EDIT_NETWORK`): from the daemon
+ *   publishing its `NETWORK_PATCHED` (the event's time) until the page has
+ *   drawn the edge (a MutationObserver's clock), against the same event
+ *   reaching an SDK client in Node. Goal: ≤ 50 ms. The edit's own answer
+ *   (the daemon applying it) is logged.
  * - `dashboard.terminal`: `seq 1 1000000` run on a bash node with a
  *   terminal attached on the page, until the page shows the last line,
  *   against the same command run through the SDK with no page. Goal: ratio ≤ 3.
@@ -291,7 +297,7 @@ const dagre = dagreModule as unknown as {
 
 const network: Benchmark = {
   name: 'dashboard.network',
-  run: async ({ rounds }) => {
+  run: async ({ rounds, log }) => {
     const r = await rig()
     try {
       const ids = Array.from({ length: 200 }, (_, i) => `n${i}`)
@@ -315,33 +321,49 @@ const network: Benchmark = {
       const draw: number[] = []
       const patch: number[] = []
       const answer: number[] = []
+      const heard: number[] = []
+      const longest: number[] = []
       const laid: number[] = []
       for (let i = 0; i < (rounds ?? 5); i++) {
         const page = await openDashboard(r)
+        await page.evaluate(`(() => {
+          window.longest = 0
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration)
+          }).observe({ type: 'longtask' })
+        })()`)
         const t0 = performance.now()
         await page.getByRole('button', { name: 'Networks' }).click()
         await page.waitForFunction(`document.querySelectorAll('[data-netnode]').length >= 200`)
         draw.push(performance.now() - t0)
-        const t1 = performance.now()
+        longest.push(await page.evaluate<number>('window.longest'))
         const edge = { from: 'n0', to: `n${100 + i}`, direction: 'one-way' }
         const id = `${edge.from}->${edge.to}`
-        const edit = r.client
-          .call('EDIT_NETWORK', {
-            networkId: 'big',
-            patches: [
-              {
-                op: 'add',
-                path: ['edges', id],
-                value: { id, ...edge, delivery: { type: 'queue' } },
-              },
-            ],
-          })
-          .then(() => {
-            answer.push(performance.now() - t1)
-          })
+        // When the page draws the edge, read by a MutationObserver in the page.
+        await page.evaluate(`(() => {
+          window.drawnAt = undefined
+          new MutationObserver(() => {
+            if (window.drawnAt === undefined && document.querySelector('[data-edge="${edge.from}>${edge.to}"]'))
+              window.drawnAt = Date.now()
+          }).observe(document.querySelector('[data-network="big"]'), { subtree: true, childList: true })
+        })()`)
+        const sub = await r.client.subscribe({ networkId: 'big', types: ['NETWORK_PATCHED'] })
+        const published = (async () => {
+          for await (const e of sub) return { time: Date.parse(e.time), heard: Date.now() }
+          throw new Error('dashboard.patch: no NETWORK_PATCHED')
+        })()
+        const t1 = performance.now()
+        await r.client.call('EDIT_NETWORK', {
+          networkId: 'big',
+          patches: [
+            { op: 'add', path: ['edges', id], value: { id, ...edge, delivery: { type: 'queue' } } },
+          ],
+        })
+        answer.push(performance.now() - t1)
+        const event = await published
+        heard.push(event.heard - event.time)
         await page.locator(`[data-edge="${edge.from}>${edge.to}"]`).waitFor({ state: 'attached' })
-        patch.push(performance.now() - t1)
-        await edit
+        patch.push((await page.evaluate<number>('window.drawnAt')) - event.time)
         await page.context().close()
         const t2 = performance.now()
         const g = new dagre.Graph()
@@ -352,6 +374,9 @@ const network: Benchmark = {
         dagre.layout(g)
         laid.push(performance.now() - t2)
       }
+      log(
+        `dashboard.patch: the edit's answer (the daemon applying it) took ${Math.round(median(answer))} ms`,
+      )
       return [
         {
           name: 'dashboard.network',
@@ -362,11 +387,19 @@ const network: Benchmark = {
           target: { median: 1000 },
         },
         {
+          name: 'dashboard.network.longtask',
+          unit: 'ms',
+          median: median(longest),
+          baseline: 'long-task threshold',
+          baselineMedian: 50,
+          target: { median: 100 },
+        },
+        {
           name: 'dashboard.patch',
           unit: 'ms',
           median: median(patch),
-          baseline: "the edit's answer to the SDK",
-          baselineMedian: median(answer),
+          baseline: 'the same event reaching an SDK client in Node',
+          baselineMedian: median(heard),
           target: { median: 50 },
         },
       ]

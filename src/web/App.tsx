@@ -1,13 +1,52 @@
 /**
  * The dashboard's frame: a header with the views and the connection's
- * state, and the view chosen.
+ * state, and the view chosen. The node list is in the first script; the
+ * other views are chunks of their own, loaded once the list is drawn (or
+ * when chosen first), so the page's first drawing waits for no graph code.
  */
-import { signal } from '@preact/signals'
-import { ConversationsView } from './ConversationsView.js'
-import { NetworksView } from './NetworksView.js'
+import { signal, type Signal } from '@preact/signals'
+import type { FunctionComponent } from 'preact'
 import { NodesView } from './NodesView.js'
-import { RunsView } from './RunsView.js'
+import { problem } from './problem.js'
 import { connection } from './state.js'
+
+/** A view in a chunk of its own: drawn once loaded, loading it when first asked. */
+interface Later {
+  readonly view: Signal<FunctionComponent | undefined>
+  load(): void
+}
+
+const later = (load: () => Promise<FunctionComponent>): Later => {
+  const view = signal<FunctionComponent | undefined>(undefined)
+  let started = false
+  return {
+    view,
+    load: () => {
+      if (started) return
+      started = true
+      load().then(
+        (v) => {
+          view.value = v
+        },
+        (e: unknown) => {
+          started = false
+          problem.value = `Cannot load the view: ${e instanceof Error ? e.message : String(e)}`
+        },
+      )
+    },
+  }
+}
+
+const chunks = {
+  runs: later(() => import('./RunsView.js').then((m) => m.RunsView)),
+  networks: later(() => import('./NetworksView.js').then((m) => m.NetworksView)),
+  conversations: later(() => import('./ConversationsView.js').then((m) => m.ConversationsView)),
+}
+
+/** Loads every view's chunk (after the first drawing), so choosing one later waits for nothing. */
+export const loadViews = (): void => {
+  for (const c of Object.values(chunks)) c.load()
+}
 
 const views = {
   nodes: 'Nodes',
@@ -17,6 +56,15 @@ const views = {
 } as const
 type View = keyof typeof views
 const view = signal<View>('nodes')
+
+const Chosen = () => {
+  const v = view.value
+  if (v === 'nodes') return <NodesView />
+  const chunk = chunks[v]
+  chunk.load()
+  const Loaded = chunk.view.value
+  return Loaded === undefined ? <p class="status">Loading…</p> : <Loaded />
+}
 
 export const App = () => (
   <>
@@ -42,15 +90,7 @@ export const App = () => (
       </span>
     </header>
     <main>
-      {view.value === 'nodes' ? (
-        <NodesView />
-      ) : view.value === 'runs' ? (
-        <RunsView />
-      ) : view.value === 'networks' ? (
-        <NetworksView />
-      ) : (
-        <ConversationsView />
-      )}
+      <Chosen />
     </main>
   </>
 )

@@ -3,11 +3,13 @@
  * when the node answers), two side by side. Choosing a vertex shows it
  * whole; "Fork here" makes a new node whose conversation keeps the
  * messages up to that vertex (`FORK_NODE` with `at`), and a message sent
- * to it grows a branch of its own.
+ * to it grows a branch of its own. A user message chosen can be edited
+ * and retried: a fork that keeps the messages before it is told the
+ * edited text.
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
-import { layout } from './layout.js'
+import { useLayout } from './layoutClient.js'
 import { attempt, problem } from './problem.js'
 import { client, onEvent } from './session.js'
 import { nodes } from './state.js'
@@ -52,6 +54,32 @@ const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number
   return count
 }
 
+/** A user message edited, sent again as a new branch (a fork before it, told the edited text). */
+const EditRetry = ({ text, retry }: { text: string; retry: (edited: string) => void }) => {
+  const [edited, setEdited] = useState(text)
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        retry(edited)
+      }}
+    >
+      <label>
+        Edit the message{' '}
+        <input
+          value={edited}
+          required
+          onInput={(e) => {
+            setEdited(e.currentTarget.value)
+          }}
+        />
+      </label>
+      <button type="submit">Edit and retry</button>
+    </form>
+  )
+}
+
 const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) => {
   const [vertices, setVertices] = useState<readonly VertexJson[]>([])
   const [chosen, setChosen] = useState<string | undefined>(undefined)
@@ -70,12 +98,12 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
     })
   }, [nodeId])
   const byId = new Map(vertices.map((v) => [v.id, v]))
-  const d = layout(
+  const d = useLayout(
+    `conversation:${nodeId}`,
     vertices.map((v) => v.id),
     vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
-    'TB',
-    BOX,
-  )
+    { direction: 'TB', box: BOX, when: 'changed' },
+  ).drawing
   const picked = chosen === undefined ? undefined : byId.get(chosen)
   return (
     <section
@@ -173,6 +201,26 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
             </label>
             <button type="submit">Fork here</button>
           </form>
+          {picked.data.type === 'message' && picked.data.role === 'user' && (
+            <EditRetry
+              key={picked.id}
+              text={textOf(picked.data.content)}
+              retry={(edited) => {
+                attempt(async () => {
+                  // The messages before this one, then the edited one, on a node of its own.
+                  await client().call('FORK_NODE', {
+                    sourceId: nodeId,
+                    targetId: target,
+                    at: messagesUpTo(byId, picked.id) - 1,
+                  })
+                  const next = [...columns.value]
+                  next[column === 0 ? 1 : column] = target
+                  columns.value = next
+                  await client().call('RUN_COMMAND', { nodeId: target, input: edited })
+                })
+              }}
+            />
+          )}
         </div>
       )}
     </section>

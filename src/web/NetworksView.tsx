@@ -1,13 +1,14 @@
 /**
  * Live networks: start a network file, the topology laid out (each node's
- * role, firing or done; each edge's delivery), envelopes as they are
+ * role, firing or done; each edge's delivery and its inbox counts), envelopes as they are
  * delivered, the approvals waiting (approve, deny), pause, resume, stop,
  * cancel, and edits of the topology sent as the patches `EDIT_NETWORK`
  * takes (add or remove an edge, change its delivery), with undo.
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
-import { BOX, layout } from './layout.js'
+import { BOX } from './drawing.js'
+import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { attempt, problem } from './problem.js'
 import { client } from './session.js'
@@ -24,6 +25,22 @@ interface EdgeValue {
 
 const edgesOf = (n: NetView): readonly EdgeValue[] => Object.values(n.network.edges)
 
+/** What waits in an edge's inboxes (both ways) and what they delivered. */
+const countsOf = (n: NetView, edgeId: string): { waiting: number; delivered: number } =>
+  n.inboxes
+    .filter((i) => i.route.edgeId === edgeId)
+    .reduce(
+      (sum, i) => ({ waiting: sum.waiting + i.waiting, delivered: sum.delivered + i.delivered }),
+      { waiting: 0, delivered: 0 },
+    )
+
+/** The middle point of an SVG `points` value. */
+const middle = (points: string): { x: number; y: number } => {
+  const ps = points.split(' ').map((p) => p.split(',').map(Number))
+  const [a, b] = [ps[Math.floor((ps.length - 1) / 2)]!, ps[Math.ceil((ps.length - 1) / 2)]!]
+  return { x: ((a[0] ?? 0) + (b[0] ?? 0)) / 2, y: ((a[1] ?? 0) + (b[1] ?? 0)) / 2 }
+}
+
 const deliveries = ['queue', 'latest', 'debounce'] as const
 const deliveryOf = (type: string) => (type === 'debounce' ? { type, ms: 500 } : { type })
 
@@ -31,67 +48,99 @@ const edit = (networkId: string, patches: readonly object[]): void => {
   attempt(() => client().call('EDIT_NETWORK', { networkId, patches: patches as never }))
 }
 
+/**
+ * The topology, laid out in full when first shown and when asked; an edit
+ * keeps every box where it is and draws only what it added.
+ */
 const Topology = ({ net }: { net: NetView }) => {
   const ids = Object.keys(net.network.nodes)
   const edges = edgesOf(net)
-  const d = layout(
+  const {
+    drawing: d,
+    laying,
+    relayout,
+  } = useLayout(
+    `network:${net.networkId}`,
     ids,
     edges.map((e) => [e.from, e.to] as const),
+    { when: 'asked' },
   )
   const both = new Set(edges.filter((e) => e.direction === 'both').map((e) => `${e.from}>${e.to}`))
+  const edgeOf = new Map(edges.map((e) => [`${e.from}>${e.to}`, e.id]))
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={`Topology of ${net.networkId}`}
-      width={d.width}
-      height={d.height}
-      viewBox={`0 0 ${d.width} ${d.height}`}
-    >
-      <defs>
-        <marker
-          id="arrow-net"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="8"
-          markerHeight="8"
-          orient="auto-start-reverse"
-        >
-          <path d="M0,0 L8,4 L0,8 z" />
-        </marker>
-      </defs>
-      {d.lines.map((l) => (
-        <polyline
-          key={`${l.from}>${l.to}`}
-          class="edge"
-          data-edge={`${l.from}>${l.to}`}
-          points={l.points}
-          marker-end="url(#arrow-net)"
-          {...(both.has(`${l.from}>${l.to}`) && { 'marker-start': 'url(#arrow-net)' })}
-        />
-      ))}
-      {d.boxes.map((b) => {
-        const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
-        return (
-          <g
-            key={b.id}
-            class={`box ${state}`}
-            data-netnode={b.id}
-            data-state={state}
-            transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+    <>
+      <p class="buttons">
+        <button type="button" disabled={laying} onClick={relayout}>
+          Lay out again
+        </button>{' '}
+        <span role="status" data-laying={laying}>
+          {laying ? 'Laying out…' : ''}
+        </span>
+      </p>
+      <svg
+        class="graph"
+        role="img"
+        aria-label={`Topology of ${net.networkId}`}
+        width={d.width}
+        height={d.height}
+        viewBox={`0 0 ${d.width} ${d.height}`}
+      >
+        <defs>
+          <marker
+            id="arrow-net"
+            viewBox="0 0 8 8"
+            refX="8"
+            refY="4"
+            markerWidth="8"
+            markerHeight="8"
+            orient="auto-start-reverse"
           >
-            <rect width={BOX.width} height={BOX.height} rx="6" />
-            <text x="10" y="17">
-              {b.id}
+            <path d="M0,0 L8,4 L0,8 z" />
+          </marker>
+        </defs>
+        {d.lines.map((l) => (
+          <polyline
+            key={`${l.from}>${l.to}`}
+            class="edge"
+            data-edge={`${l.from}>${l.to}`}
+            points={l.points}
+            marker-end="url(#arrow-net)"
+            {...(both.has(`${l.from}>${l.to}`) && { 'marker-start': 'url(#arrow-net)' })}
+          />
+        ))}
+        {d.lines.map((l) => {
+          const id = edgeOf.get(`${l.from}>${l.to}`)
+          const c = id === undefined ? undefined : countsOf(net, id)
+          if (c === undefined || c.waiting + c.delivered === 0) return null
+          const m = middle(l.points)
+          return (
+            <text key={`count ${id}`} class="count" data-inbox={id} x={m.x} y={m.y - 4}>
+              {c.delivered} sent{c.waiting > 0 && ` · ${c.waiting} waiting`}
             </text>
-            <text x="10" y="32" class="sub">
-              {net.network.nodes[b.id]?.role ?? ''} · {state}
-            </text>
-          </g>
-        )
-      })}
-    </svg>
+          )
+        })}
+        {d.boxes.map((b) => {
+          const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
+          return (
+            <g
+              key={b.id}
+              class={`box ${state}`}
+              data-netnode={b.id}
+              data-state={state}
+              transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+            >
+              <rect width={BOX.width} height={BOX.height} rx="6" />
+              <text x="10" y="17">
+                {b.id}
+              </text>
+              <text x="10" y="32" class="sub">
+                {net.network.nodes[b.id]?.role ?? ''} · {state}
+              </text>
+            </g>
+          )
+        })}
+      </svg>
+    </>
   )
 }
 
@@ -201,6 +250,79 @@ const Send = ({ net }: { net: NetView }) => {
   )
 }
 
+/** The most edges listed before the list is folded (a large network opens faster). */
+const LISTED = 50
+
+/** The edges with their delivery and inbox counts, each one changed or removed here. */
+const Edges = ({ net, live }: { net: NetView; live: boolean }) => {
+  const networkId = net.networkId
+  const edges = edgesOf(net)
+  const [open, setOpen] = useState(edges.length <= LISTED)
+  return (
+    <details
+      open={open}
+      onToggle={(e) => {
+        setOpen(e.currentTarget.open)
+      }}
+    >
+      <summary>Edges ({edges.length})</summary>
+      {open && (
+        <table class="nodes" aria-label="Edges">
+          <thead>
+            <tr>
+              <th scope="col">Edge</th>
+              <th scope="col">Delivery</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Waiting</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {edgesOf(net).map((e) => (
+              <tr key={e.id} data-edgerow={e.id}>
+                <th scope="row">{e.id}</th>
+                <td>
+                  <select
+                    aria-label={`Delivery of ${e.id}`}
+                    value={e.delivery.type}
+                    disabled={!live}
+                    onChange={(ev) => {
+                      edit(networkId, [
+                        {
+                          op: 'replace',
+                          path: ['edges', e.id, 'delivery'],
+                          value: deliveryOf(ev.currentTarget.value),
+                        },
+                      ])
+                    }}
+                  >
+                    {deliveries.map((d) => (
+                      <option key={d}>{d}</option>
+                    ))}
+                  </select>
+                </td>
+                <td data-sent={countsOf(net, e.id).delivered}>{countsOf(net, e.id).delivered}</td>
+                <td data-waiting={countsOf(net, e.id).waiting}>{countsOf(net, e.id).waiting}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={!live}
+                    onClick={() => {
+                      edit(networkId, [{ op: 'remove', path: ['edges', e.id] }])
+                    }}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </details>
+  )
+}
+
 const Network = ({ net }: { net: NetView }) => {
   const networkId = net.networkId
   const control = (
@@ -271,53 +393,7 @@ const Network = ({ net }: { net: NetView }) => {
       <Topology net={net} />
       {live && <Send net={net} />}
       {live && <AddEdge net={net} />}
-      <table class="nodes" aria-label="Edges">
-        <thead>
-          <tr>
-            <th scope="col">Edge</th>
-            <th scope="col">Delivery</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {edgesOf(net).map((e) => (
-            <tr key={e.id} data-edgerow={e.id}>
-              <th scope="row">{e.id}</th>
-              <td>
-                <select
-                  aria-label={`Delivery of ${e.id}`}
-                  value={e.delivery.type}
-                  disabled={!live}
-                  onChange={(ev) => {
-                    edit(networkId, [
-                      {
-                        op: 'replace',
-                        path: ['edges', e.id, 'delivery'],
-                        value: deliveryOf(ev.currentTarget.value),
-                      },
-                    ])
-                  }}
-                >
-                  {deliveries.map((d) => (
-                    <option key={d}>{d}</option>
-                  ))}
-                </select>
-              </td>
-              <td>
-                <button
-                  type="button"
-                  disabled={!live}
-                  onClick={() => {
-                    edit(networkId, [{ op: 'remove', path: ['edges', e.id] }])
-                  }}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Edges net={net} live={live} />
       <h4>Approvals</h4>
       <ul class="approvals" aria-label="Approvals waiting">
         {net.pending.map((r) => (

@@ -1,13 +1,16 @@
 /**
  * Graph runs: the list (newest first), a graph file to run, and the chosen
- * run's graph laid out with each step's state as it changes; a step chosen
+ * run's graph laid out with each step's state (and retries) as it changes,
+ * its timeline on a time axis; a step chosen
  * shows its output (streamed chunks, then the value) or its error; a
  * running run can be cancelled.
  */
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
-import { BOX, layout } from './layout.js'
+import { BOX } from './drawing.js'
+import { useLayout } from './layoutClient.js'
 import { attempt, problem } from './problem.js'
+import { RunTimeline } from './RunTimeline.js'
 import { client } from './session.js'
 import { addRun, applyTrace, runs, type RunView } from './state.js'
 
@@ -47,6 +50,7 @@ const StepDetail = ({ run }: { run: RunView }) => {
       </h3>
       <p>
         node {step.nodeId ?? '?'} · attempt {step.attempts}
+        {step.retries > 0 && ` (retried ${step.retries}×)`}
         {step.durationMs !== undefined && ` · ${Math.round(step.durationMs)} ms`}
       </p>
       {step.error !== undefined && (
@@ -62,7 +66,7 @@ const StepDetail = ({ run }: { run: RunView }) => {
 
 const RunGraph = ({ run }: { run: RunView }) => {
   const ids = [...run.steps.keys()]
-  const d = layout(ids, run.edges)
+  const d = useLayout(`run:${run.runId}`, ids, run.edges, { when: 'changed' }).drawing
   return (
     <svg
       class="graph"
@@ -118,6 +122,7 @@ const RunGraph = ({ run }: { run: RunView }) => {
             <text x="10" y="32" class="sub">
               {s.state}
               {s.durationMs !== undefined && ` · ${Math.round(s.durationMs)} ms`}
+              {s.retries > 0 && ` · ↻${s.retries}`}
             </text>
           </g>
         )
@@ -156,6 +161,8 @@ const RunPanel = ({ run }: { run: RunView }) => {
         )}
       </h3>
       <RunGraph run={run} />
+      <h4>Timeline</h4>
+      <RunTimeline run={run} />
       <StepDetail run={run} />
     </section>
   )

@@ -6,33 +6,41 @@
 import { ConnectionError } from '../client/ConnectionError.js'
 import type { WireOpener } from '../client/wire.js'
 
-/** A wire to `url` (`ws://host/ws`); rejects when the daemon refuses the upgrade. */
+/**
+ * A wire over `socket` (to `ws://host/ws`, opened by the caller: the page
+ * opens it before its code has loaded, so the two overlap); rejects when
+ * the daemon refuses the upgrade.
+ */
 export const browserWire =
-  (url: string): WireOpener =>
+  (socket: WebSocket): WireOpener =>
   (handlers) =>
     new Promise((resolve, reject) => {
-      const ws = new WebSocket(url)
+      const url = socket.url
       let opened = false
-      ws.onopen = () => {
+      const open = () => {
         opened = true
         resolve({
           address: url,
           events: true,
           send: (line) => {
-            ws.send(line)
+            socket.send(line)
           },
           close: () => {
-            ws.close()
+            socket.close()
           },
         })
       }
-      ws.onmessage = (m: MessageEvent<unknown>) => {
+      socket.onmessage = (m: MessageEvent<unknown>) => {
         if (typeof m.data !== 'string') return
         for (const line of m.data.split('\n')) if (line.trim() !== '') handlers.line(line)
       }
-      ws.onclose = (e) => {
+      socket.onclose = (e) => {
         const error = new ConnectionError(url, `closed (${e.code}${e.reason && `: ${e.reason}`})`)
         if (opened) handlers.closed(error)
         else reject(error)
       }
+      if (socket.readyState === WebSocket.OPEN) open()
+      else if (socket.readyState !== WebSocket.CONNECTING)
+        reject(new ConnectionError(url, 'closed before it was used'))
+      else socket.onopen = open
     })

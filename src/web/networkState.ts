@@ -10,6 +10,7 @@ import type * as t from 'io-ts'
 import type {
   ApprovalRequestCodec,
   EnvelopeCodec,
+  InboxInfoCodec,
   NetworkEngineEvent,
   NetworkInfo,
 } from '../protocol/index.js'
@@ -18,6 +19,8 @@ enablePatches()
 
 type Envelope = t.TypeOf<typeof EnvelopeCodec>
 type Approval = t.TypeOf<typeof ApprovalRequestCodec>
+/** One way of an edge (or a node's messages from the user): what waits, what went. */
+export type Inbox = t.TypeOf<typeof InboxInfoCodec>
 
 /** A network as drawn. */
 export interface NetView {
@@ -30,6 +33,8 @@ export interface NetView {
   readonly firing: ReadonlySet<string>
   readonly done: ReadonlySet<string>
   readonly pending: readonly Approval[]
+  /** The inboxes as the daemon last told them (read again after the network's events, at most 4 times a second). */
+  readonly inboxes: readonly Inbox[]
 }
 
 /** The most envelopes kept per network. */
@@ -50,6 +55,7 @@ export const setNetwork = (info: NetworkInfo): void => {
     firing: known?.firing ?? new Set(),
     done: new Set(info.done),
     pending: info.pending,
+    inboxes: info.inboxes,
   })
   networks.value = next
 }

@@ -38,31 +38,50 @@ const follow = async (c: NerveClient, networkId: string): Promise<void> => {
   }
 }
 
-/** Connects, subscribes, then loads the nodes and runs there are. */
-export const start = async (): Promise<void> => {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
-  const c = await NerveClient.open(browserWire(`${scheme}://${location.host}/ws`))
+/** Networks whose value is read again soon (their inbox counts change with their events). */
+const stale = new Set<string>()
+
+/** Reads a network again a moment after its events, once for all that come meanwhile. */
+const refresh = (c: NerveClient, networkId: string): void => {
+  if (stale.has(networkId)) return
+  stale.add(networkId)
+  setTimeout(() => {
+    stale.delete(networkId)
+    c.call('GET_NETWORK', { networkId }).then(setNetwork, () => undefined)
+  }, 250)
+}
+
+/**
+ * Connects over `socket` (opened by the entry), subscribes and lists the nodes (one round trip: the daemon runs
+ * a connection's calls in order, so the subscription is in place before
+ * the list is made), then resolves, so the node list is drawn at once; the
+ * runs and networks are listed next, and then the events applied (the
+ * connection's state turns `open`).
+ */
+export const start = async (socket: WebSocket): Promise<void> => {
+  const c = await NerveClient.open(browserWire(socket))
   current = c
   // Subscribed first: nothing that happens while the lists load is missed.
-  const events = await c.subscribe({})
-  const [list, runList, netList] = await Promise.all([
-    c.call('LIST_NODES', {}),
-    c.call('LIST_RUNS', {}),
-    c.call('LIST_NETWORKS', {}),
-  ])
+  const [events, list] = await Promise.all([c.subscribe({}), c.call('LIST_NODES', {})])
   setNodes(list.nodes.map((n) => ({ id: n.id, kind: n.type, state: n.state })))
-  for (const r of runList.runs) addRun(r)
-  for (const n of netList.networks) {
-    setNetwork(n)
-    void follow(c, n.networkId)
-  }
-  connection.value = 'open'
+  performance.mark('nerve:nodes')
   void (async () => {
     try {
+      const [runList, netList] = await Promise.all([
+        c.call('LIST_RUNS', {}),
+        c.call('LIST_NETWORKS', {}),
+      ])
+      for (const r of runList.runs) addRun(r)
+      for (const n of netList.networks) {
+        setNetwork(n)
+        void follow(c, n.networkId)
+      }
+      connection.value = 'open'
       for await (const e of events) {
         if ('networkId' in e) {
           // A network this page has not seen yet: its whole value first.
           if (applyNetworkEvent(e)) void follow(c, e.networkId)
+          else refresh(c, e.networkId)
         } else apply(e)
         for (const f of listeners) f(e)
       }

@@ -31,6 +31,11 @@ export interface StepView {
   readonly error: { readonly tag: string; readonly message: string } | undefined
   /** The text the step streamed, its last 64 KiB. */
   readonly chunks: string
+  /** When its first attempt started and when it ended (ms since the epoch), when the page saw it. */
+  readonly startedAt: number | undefined
+  readonly endedAt: number | undefined
+  /** The attempts that failed and were retried. */
+  readonly retries: number
 }
 
 /** A graph run as drawn. */
@@ -61,6 +66,9 @@ const emptyStep = (id: string): StepView => ({
   output: undefined,
   error: undefined,
   chunks: '',
+  startedAt: undefined,
+  endedAt: undefined,
+  retries: 0,
 })
 
 const withStep = (run: RunView, id: string, f: (s: StepView) => StepView): RunView => {
@@ -121,6 +129,7 @@ export const applyTrace = (trace: TraceJson): void => {
         state: stepStateOf(s.status),
         nodeId: s.nodeId,
         attempts: s.attempts,
+        retries: Math.max(known.retries, s.attempts - 1),
         durationMs: s.durationMs,
         output: s.output,
         error: s.error,
@@ -184,6 +193,8 @@ export const apply = (e: EngineEvent): void => {
             state: 'running',
             nodeId: e.nodeId,
             attempts: e.attempt,
+            startedAt: s.startedAt ?? Date.parse(e.time),
+            endedAt: undefined,
           })),
         )
       return
@@ -195,6 +206,7 @@ export const apply = (e: EngineEvent): void => {
             state: stepStateOf(e.status),
             output: e.output,
             durationMs: e.durationMs,
+            endedAt: Date.parse(e.time),
           })),
         )
       return
@@ -205,6 +217,7 @@ export const apply = (e: EngineEvent): void => {
             ...s,
             state: e.final ? 'failed' : 'retrying',
             error: e.error,
+            ...(e.final ? { endedAt: Date.parse(e.time) } : { retries: s.retries + 1 }),
           })),
         )
       return

@@ -172,9 +172,43 @@ describe('graph runs', () => {
     await expect
       .poll(() => page.locator('[data-step="optional"]').getAttribute('data-state'))
       .toBe('skipped')
+    // The timeline: a bar per step that ran, on a time axis.
+    const timeline = page.locator('[data-timeline]')
+    for (const id of ['prepare', 'a', 'b', 'join'])
+      await timeline.locator(`[data-bar="${id}"]`).waitFor()
+    expect(await timeline.locator('[data-tick]').count()).toBe(5)
     await page.locator('[data-step="a"]').click()
     await expect.poll(() => page.locator('[data-detail="a"]').innerText()).toContain('a')
     await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('shows a step retried, in the graph and on the timeline', async () => {
+    const mark = join(dir, 'flaky-mark')
+    const file = join(dir, 'flaky.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'flaky',
+        nodes: { sh: { kind: 'bash' } },
+        steps: [
+          {
+            id: 'flaky',
+            node: 'sh',
+            input: `test -f ${mark} || { touch ${mark}; exit 1; }; echo recovered`,
+            onError: { type: 'retry', count: 2, delayMs: 50 },
+          },
+        ],
+      }),
+    )
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(file)
+    await page.locator('[data-step="flaky"][data-state="done"]').waitFor()
+    await page.locator('[data-bar="flaky"][data-retries="1"]').waitFor()
+    await expect.poll(() => page.locator('[data-step="flaky"]').textContent()).toContain('↻1')
+    await page.screenshot({ path: join(shots, 'runs-retry.png'), fullPage: true })
     expect(errors).toEqual([])
     await context.close()
   })
@@ -221,6 +255,17 @@ describe('networks', () => {
     await b.page.locator('[data-network="review"]').waitFor()
     await b.page.locator('[data-envelope]').nth(3).waitFor()
     expect(await b.page.locator('[data-envelope]').first().innerText()).toContain('Write a haiku')
+    // Inbox counts per edge: in the edge's row and on its line.
+    await expect
+      .poll(async () =>
+        Number(
+          await b.page
+            .locator('[data-edgerow="writer<->reviewer"] [data-sent]')
+            .getAttribute('data-sent'),
+        ),
+      )
+      .toBeGreaterThan(0)
+    await b.page.locator('[data-inbox="writer<->reviewer"]').waitFor()
 
     const delivery = (p: Page) => p.getByLabel('Delivery of writer<->reviewer')
     await delivery(a.page).selectOption('latest')
@@ -235,6 +280,58 @@ describe('networks', () => {
     await a.page.getByRole('button', { name: 'Undo edit' }).click()
     await expect.poll(() => delivery(b.page).inputValue()).toBe('queue')
     await a.page.screenshot({ path: join(shots, 'networks.png'), fullPage: true })
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+
+  it('draws an edit at once where the drawing is, every box kept in place, and lays out again when asked', async () => {
+    const file = join(dir, 'chain.network.json')
+    const ids = ['a', 'b', 'c', 'd']
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'nerve/network',
+        version: 1,
+        id: 'chain',
+        nodes: ids.map((id) => ({ id, role: 'Coder', provider: { type: 'mock', script: [] } })),
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'c' },
+          { from: 'c', to: 'd' },
+        ],
+      }),
+    )
+    const a = await open(await handover())
+    await a.page.getByRole('button', { name: 'Networks' }).click()
+    await a.page.getByLabel('Workspace').fill(dir)
+    await a.page.getByLabel('Start a network file').setInputFiles(file)
+    await a.page.locator('[data-network="chain"] [data-netnode="d"]').waitFor()
+    const b = await open(await handover())
+    await b.page.getByRole('button', { name: 'Networks' }).click()
+    await b.page.locator('[data-network]').first().waitFor()
+    await b.page.getByRole('button', { name: /^chain/ }).click()
+    const net = b.page.locator('[data-network="chain"]')
+    await net.locator('[data-netnode="d"]').waitFor()
+    const places = () =>
+      Promise.all(ids.map((id) => net.locator(`[data-netnode="${id}"]`).getAttribute('transform')))
+    const before = await places()
+    // Drawn as it is: a straight line from a to d, no box moved (dagre would route it through three layers).
+    const adding = a.page
+      .locator('[data-network="chain"] form')
+      .filter({ has: a.page.getByRole('button', { name: 'Add edge' }) })
+    await adding.getByLabel(/^From/).selectOption('a')
+    await adding.getByLabel(/^To/).selectOption('d')
+    await adding.getByRole('button', { name: 'Add edge' }).click()
+    const added = net.locator('[data-edge="a>d"]')
+    await added.waitFor({ state: 'attached' })
+    expect((await added.getAttribute('points'))!.split(' ')).toHaveLength(2)
+    expect(await places()).toEqual(before)
+    await net.getByRole('button', { name: 'Lay out again' }).click()
+    await expect
+      .poll(async () => (await added.getAttribute('points'))!.split(' ').length)
+      .toBeGreaterThan(2)
+    await b.page.screenshot({ path: join(shots, 'networks-edit.png'), fullPage: true })
     expect([...a.errors, ...b.errors]).toEqual([])
     await a.context.close()
     await b.context.close()
@@ -313,6 +410,16 @@ describe('conversations', () => {
     // The source keeps its own branch.
     expect(await chat.getByText('user: other').count()).toBe(0)
     expect(await chat.getByText('user: again').count()).toBe(1)
+    // Edit a user message and retry: a new branch with the edited message, the earlier ones kept.
+    await chat.getByText('user: again').click()
+    await page.getByLabel('Fork here as').fill('chat-c')
+    await page.getByLabel('Edit the message').fill('changed')
+    await page.getByRole('button', { name: 'Edit and retry' }).click()
+    const edited = page.locator('[data-conversation="chat-c"]')
+    await edited.getByText('assistant: echo: changed').waitFor()
+    expect(await edited.getByText('user: hello').count()).toBe(1)
+    expect(await edited.getByText('user: again').count()).toBe(0)
+    expect(await chat.getByText('user: changed').count()).toBe(0)
     await page.screenshot({ path: join(shots, 'conversations.png'), fullPage: true })
     expect(errors).toEqual([])
     await context.close()

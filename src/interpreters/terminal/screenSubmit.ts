@@ -28,8 +28,10 @@ export interface SubmitTarget {
  * program took the text) — or, with `submitDelayMs`, once the screen shows
  * the text and that long after — the parser's submit key: sent together, an
  * Ink-style input would read the key as part of a paste. Text left in the
- * box is cleared first (`keys.clear`, when `draft` finds some); a submitted
- * input still in the box a moment later is submitted again, twice at most.
+ * box is cleared first (`keys.clear`, when `draft` finds some), and so is
+ * text the program puts back late in front of the typed input (then typed
+ * again, once); a submitted input still in the box a moment later is
+ * submitted again, twice at most.
  *
  * @internal
  */
@@ -40,9 +42,22 @@ export const typeAndSubmit = ({ input, parser, screen, write, live }: SubmitTarg
     write(key)
     return
   }
+  const clear = parser.keys?.clear
+  let retyped = false
   // Sent again (twice at most) while the parser still reads the very input in the box.
   const send = (tries = 0): void => {
     if (!live()) return
+    // Text the program put back in the box late (a prompt restored after an interrupt) ran
+    // into ours: cleared, and ours typed again, once.
+    const draft = parser.draft?.(screen.text())
+    const wanted = input.trim()
+    if (tries === 0 && clear !== undefined && !retyped && draft !== undefined) {
+      if (draft !== wanted && draft.endsWith(wanted)) {
+        retyped = true
+        clearThen(type)
+        return
+      }
+    }
     write(key)
     if (parser.draft === undefined || tries >= 2) return
     setTimeout(() => {
@@ -70,24 +85,31 @@ export const typeAndSubmit = ({ input, parser, screen, write, live }: SubmitTarg
       write(typed)
       return
     }
-    const off = screen.onChange(() => {
-      if (screen.version <= from) return
+    // Enter once the box shows the text (where the parser reads the box), or a moment later.
+    const last = input.split('\n').at(-1)!.trim()
+    const echoed = (): boolean => parser.draft?.(screen.text()).endsWith(last) ?? true
+    const go = (): void => {
       off()
+      clearTimeout(fallback)
       send()
+    }
+    const off = screen.onChange(() => {
+      if (screen.version > from && echoed()) go()
     })
+    const fallback = setTimeout(go, ECHO_WAIT_MS)
     write(typed)
   }
-  const clear = parser.keys?.clear
-  if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') {
-    type()
-    return
+  // Clears the input box, then `next` once the parser reads it empty.
+  function clearThen(next: () => void): void {
+    const from = screen.version
+    const off = screen.onChange(() => {
+      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
+      off()
+      if (live()) next()
+    })
+    write(clear!)
   }
-  // Text left in the box (a prompt put back after an interrupt): clear it first.
-  const from = screen.version
-  const off = screen.onChange(() => {
-    if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
-    off()
-    if (live()) type()
-  })
-  write(clear)
+  if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') type()
+  // Text left in the box (a prompt put back after an interrupt): cleared first.
+  else clearThen(type)
 }

@@ -144,6 +144,28 @@ const Topology = ({ net }: { net: NetView }) => {
   )
 }
 
+/** A labelled choice among `options`. */
+const Choice = <A extends string>(props: {
+  readonly label: string
+  readonly value: A
+  readonly options: readonly A[]
+  readonly onChange: (value: A) => void
+}) => (
+  <label>
+    {props.label}{' '}
+    <select
+      value={props.value}
+      onChange={(e) => {
+        props.onChange(e.currentTarget.value as A)
+      }}
+    >
+      {props.options.map((o) => (
+        <option key={o}>{o}</option>
+      ))}
+    </select>
+  </label>
+)
+
 const AddEdge = ({ net }: { net: NetView }) => {
   const ids = Object.keys(net.network.nodes)
   const [from, setFrom] = useState(ids[0] ?? '')
@@ -164,44 +186,14 @@ const AddEdge = ({ net }: { net: NetView }) => {
         ])
       }}
     >
-      <label>
-        From{' '}
-        <select
-          value={from}
-          onChange={(e) => {
-            setFrom(e.currentTarget.value)
-          }}
-        >
-          {ids.map((i) => (
-            <option key={i}>{i}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        To{' '}
-        <select
-          value={to}
-          onChange={(e) => {
-            setTo(e.currentTarget.value)
-          }}
-        >
-          {ids.map((i) => (
-            <option key={i}>{i}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Direction{' '}
-        <select
-          value={direction}
-          onChange={(e) => {
-            setDirection(e.currentTarget.value as 'one-way' | 'both')
-          }}
-        >
-          <option>one-way</option>
-          <option>both</option>
-        </select>
-      </label>
+      <Choice label="From" value={from} options={ids} onChange={setFrom} />
+      <Choice label="To" value={to} options={ids} onChange={setTo} />
+      <Choice
+        label="Direction"
+        value={direction}
+        options={['one-way', 'both'] as const}
+        onChange={setDirection}
+      />
       <button type="submit">Add edge</button>
     </form>
   )
@@ -222,19 +214,7 @@ const Send = ({ net }: { net: NetView }) => {
         })
       }}
     >
-      <label>
-        Send to{' '}
-        <select
-          value={to}
-          onChange={(e) => {
-            setTo(e.currentTarget.value)
-          }}
-        >
-          {ids.map((i) => (
-            <option key={i}>{i}</option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Send to" value={to} options={ids} onChange={setTo} />
       <label>
         Message{' '}
         <input

@@ -16,7 +16,7 @@ afterAll(() => {
 
 describe('npm run build', () => {
   it('leaves dist/cli/main.js executable, so `nerve` runs without naming node, and bundles the dashboard', () => {
-    for (const f of ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const f of ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(join(root, f), join(copy, f), { recursive: true })
     }
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'))

@@ -121,6 +121,12 @@ export class NodeTable {
     return entry
   }
 
+  /** The lifecycle a run's step of `node` keeps busy: the persistent node registered under its id, else inside a graph. */
+  runningOf(node: Node): Live | undefined {
+    const entry = this.registered.get(node.id) ?? this.embedded.get(node.id)
+    return entry?.node.id === node.id && entry.node.persistent ? entry : undefined
+  }
+
   /** The state of a node, registered or inside a graph (`created` when the table has not seen it). */
   stateOf(node: Node): NodeState {
     return (this.#byNode.get(node) ?? this.embedded.get(node.id))?.state ?? 'created'

@@ -12,7 +12,6 @@ import { canTransition, showIllegalTransition, type NodeState } from '../node/No
 import type { Clock } from '../runtime/Clock.js'
 import { StepFailed } from '../runtime/RunError.js'
 import { run } from '../runtime/run.js'
-import { busyTracker } from './busyTracker.js'
 import { executeRunOptions } from './executeRun.js'
 import {
   forkGraphNodes,
@@ -236,26 +235,31 @@ export class Session implements NodeRegistry {
     }
     const node = entry.node
     this.#acquire(entry)
-    const tracker = busyTracker(
-      this.#nodes,
-      (e) => {
-        this.#acquire(e)
-      },
-      (e) => {
-        this.#release(e)
-      },
-    )
     try {
-      if (isGraph(node))
-        return (await run(node, executeRunOptions(this, input, options, tracker))).results
+      if (isGraph(node)) return (await run(node, executeRunOptions(this, input, options))).results
       const one = oneStep(name, node)
       try {
-        return (await run(one, executeRunOptions(this, input, options, tracker))).results[name]
+        return (await run(one, executeRunOptions(this, input, options))).results[name]
       } catch (e) {
         throw e instanceof StepFailed ? e.cause : e
       }
     } finally {
-      tracker?.releaseAll()
+      this.#release(entry)
+    }
+  }
+
+  /**
+   * What the runtime calls as a step starts an attempt on a persistent
+   * node of this session (registered under its id, or inside a registered
+   * graph): the node is `busy` until the returned function is called.
+   * `undefined` for a node the session does not run, or one not `ready`
+   * nor `busy`.
+   */
+  occupy(node: Node): (() => void) | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || (entry.state !== 'ready' && entry.state !== 'busy')) return undefined
+    this.#acquire(entry)
+    return () => {
       this.#release(entry)
     }
   }

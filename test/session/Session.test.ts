@@ -9,6 +9,8 @@ import {
   fn,
   graph,
   interpreters,
+  makeNode,
+  retry,
   UsageError,
   type RunEvent,
 } from '../../src/index.js'
@@ -373,6 +375,46 @@ describe('execute', () => {
     gates[0]!()
     await done
     expect([session.state('g'), session.state('c')]).toEqual(['ready', 'ready'])
+  })
+
+  it('tells busy before each attempt and ready after it, across a retry, in step with the run events', async () => {
+    let calls = 0
+    const flaky = {
+      kind: 'flaky',
+      start: () => Promise.resolve(),
+      execute: () => {
+        if (++calls === 1) throw new Error('once')
+        return 'ok'
+      },
+    }
+    const seen: string[] = []
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), flaky),
+      onEvent: (e) => seen.push(`${e.type} ${e.name}`),
+    })
+    session.register(makeNode({ id: 'f', kind: 'flaky', persistent: true, metadata: {} }))
+    session.register(
+      pipe(graph('g'), addStepRef('use', 'f', { onError: retry({ count: 1, delayMs: 0 }) })),
+    )
+    await session.start()
+    seen.length = 0
+    await session.execute('g', null, {
+      onEvent: (e) => {
+        if (e.type.startsWith('step_')) seen.push(e.type)
+      },
+    })
+    expect(seen).toEqual([
+      'busy g',
+      'busy f',
+      'step_start',
+      'ready f',
+      'step_error',
+      'busy f',
+      'step_start',
+      'ready f',
+      'step_complete',
+      'ready g',
+    ])
   })
 
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {

@@ -23,6 +23,7 @@ import {
 } from '../Trace.js'
 import { settleStep, type Outcome } from './attempt.js'
 import { resolveLinks } from './links.js'
+import { occupy, vacate } from './occupancy.js'
 import { DONE, FAILED, RUNNING } from './phase.js'
 import { Slots } from './Slots.js'
 import { StepContext } from './StepContext.js'
@@ -99,6 +100,7 @@ export class GraphRun implements StepHost {
   readonly records: (Vertex<StepRecord> | undefined)[]
   artifacts: (Promise<unknown> | undefined)[] | undefined = undefined
   linkWaits: (number[] | undefined)[] | undefined = undefined
+  holds: ((() => void) | undefined)[] | undefined = undefined
   done = false
   readonly #remaining: Int32Array
   readonly #queue: Int32Array
@@ -286,6 +288,7 @@ export class GraphRun implements StepHost {
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
+    occupy(this, i, node)
     emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, undefined, 1, undefined)
     if (this.owner === undefined) latest.ctx = ctx
@@ -343,6 +346,7 @@ export class GraphRun implements StepHost {
     node: Node,
   ): void {
     if (this.done) return
+    vacate(this, i)
     this.#slots.finish(i)
     const st = this.state
     const end = st.clock.now()
@@ -493,6 +497,7 @@ export class GraphRun implements StepHost {
     const end = this.state.clock.now()
     for (let i = 0; i < this.phase.length; i++) {
       if (this.phase[i] !== RUNNING) continue
+      vacate(this, i)
       this.records[i] = this.#record(
         i,
         this.pathOf(i),

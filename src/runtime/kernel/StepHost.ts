@@ -39,6 +39,8 @@ export interface StepHost {
   artifacts: (Promise<unknown> | undefined)[] | undefined
   /** What each step's pending link resolutions wait for (step indices, repeated per call). */
   linkWaits: (number[] | undefined)[] | undefined
+  /** What each step's running attempt holds of the session (see `occupancy.ts`), made on first need. */
+  holds: ((() => void) | undefined)[] | undefined
   /** Whether the graph finished or stopped. */
   readonly done: boolean
   pathOf(i: number): readonly string[]

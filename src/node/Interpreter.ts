@@ -156,6 +156,9 @@ export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | unde
  *   (the session drives the {@link NodeState} lifecycle around them).
  * - `fork`: a new persistent node with the given id whose live state starts
  *   as a copy of this one's.
+ * - `live`: what a started persistent node runs on (a terminal kind's
+ *   terminal), which its session hands out as `Session.live`;
+ *   `undefined` when the node is not running.
  *
  * @category interpreters
  */
@@ -167,6 +170,7 @@ export interface Interpreter<N extends Node = Node> {
   start?(node: N, ctx: LifecycleContext): Promise<void>
   stop?(node: N, ctx: LifecycleContext): Promise<void>
   fork?(node: N, id: string, ctx: ForkContext): Promise<N>
+  live?(node: N): unknown
 }
 
 /**

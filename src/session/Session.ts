@@ -161,6 +161,16 @@ export class Session implements NodeRegistry {
     return this.#nodes.registered.has(name)
   }
 
+  /**
+   * What the persistent node registered under `name` runs on while it is
+   * started — a terminal for a terminal kind — as its interpreter's `live`
+   * capability answers; `undefined` for a node that has none.
+   */
+  live(name: string): unknown {
+    const node = this.#nodes.registered.get(name)?.node
+    return node?.persistent === true ? this.interpreters.get(node.kind)?.live?.(node) : undefined
+  }
+
   /** The registered names, in registration order. */
   names(): readonly string[] {
     return [...this.#nodes.registered.keys()]

@@ -417,6 +417,33 @@ describe('execute', () => {
     ])
   })
 
+  it('hands out what a persistent node runs on, as its interpreter holds it', async () => {
+    const running = new Map<string, object>()
+    const held = {
+      kind: 'held',
+      start: (node: { id: string }) => {
+        running.set(node.id, { pid: 42 })
+        return Promise.resolve()
+      },
+      stop: (node: { id: string }) => {
+        running.delete(node.id)
+        return Promise.resolve()
+      },
+      live: (node: { id: string }) => running.get(node.id),
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    session.register(makeNode({ id: 'h', kind: 'held', persistent: true, metadata: {} }))
+    session.register(fn('f', () => 1))
+    expect(session.live('h')).toBeUndefined()
+    await session.start()
+    expect(session.live('h')).toEqual({ pid: 42 })
+    expect([session.live('f'), session.live('nope')]).toEqual([undefined, undefined])
+    await session.stop('h')
+    expect(session.live('h')).toBeUndefined()
+  })
+
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {
     const { session } = withCounters()
     const boom = new Error('boom')

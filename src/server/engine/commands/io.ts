@@ -6,6 +6,7 @@ import {
   UnknownNode,
   type HistoryFilter,
 } from '../../../session/index.js'
+import type { Terminal } from '../../../interpreters/index.js'
 import type { Node } from '../../../node/index.js'
 import type { EngineEvent, Params } from '../../../protocol/index.js'
 import type { Core } from '../Core.js'
@@ -106,12 +107,22 @@ const execute = async (
   }
 }
 
+/** Whether nodes of a kind are terminals. */
+const isTerminalKind = (core: Core, kind: string): boolean =>
+  core.kinds.get(kind)?.capabilities.terminal === true
+
+/** The live terminal of a registered node, as its session hands it out; `undefined` when it is not running. */
+const liveTerminal = (kit: Kit, nodeId: string): Terminal | undefined => {
+  const terminal = kit.session.live(nodeId) as Terminal | undefined
+  return terminal === undefined || terminal.state === 'stopped' ? undefined : terminal
+}
+
 /** The live terminal of a node: NotATerminal for other kinds, NodeStopped when its program is not running. */
-const terminalOf = (kit: Kit, nodeId: string) => {
+const terminalOf = (core: Core, kit: Kit, nodeId: string): Terminal => {
   const node = nodeIn(kit, nodeId)
-  if (!kit.isTerminalKind(node.kind)) throw new NotATerminal(nodeId, node.kind)
-  const terminal = kit.terminal(node)
-  if (terminal === undefined || terminal.state === 'stopped') {
+  if (!isTerminalKind(core, node.kind)) throw new NotATerminal(nodeId, node.kind)
+  const terminal = liveTerminal(kit, nodeId)
+  if (terminal === undefined) {
     throw new NodeStopped(kit.session.id, nodeId, 'stopped')
   }
   return terminal
@@ -140,9 +151,9 @@ export const ioCommands: Commands<IoMethods> = {
   SEND_INTERRUPT: async (p, { core }) => {
     const kit = await core.kit(p.sessionId)
     const node = nodeIn(kit, p.nodeId)
-    if (kit.isTerminalKind(node.kind)) {
-      const terminal = kit.terminal(node)
-      if (terminal === undefined || terminal.state === 'stopped') return { interrupted: false }
+    if (isTerminalKind(core, node.kind)) {
+      const terminal = liveTerminal(kit, p.nodeId)
+      if (terminal === undefined) return { interrupted: false }
       await terminal.interrupt()
       return { interrupted: true }
     }
@@ -152,13 +163,13 @@ export const ioCommands: Commands<IoMethods> = {
   },
 
   WRITE_DATA: async (p, { core }) => {
-    const terminal = terminalOf(await core.kit(p.sessionId), p.nodeId)
+    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     await terminal.write(p.data)
     return { written: p.data.length }
   },
 
   GET_BUFFER: async (p, { core }) => {
-    const terminal = terminalOf(await core.kit(p.sessionId), p.nodeId)
+    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     return { buffer: p.lines === undefined ? terminal.read() : terminal.readTail(p.lines) }
   },
 

@@ -16,6 +16,8 @@ export interface Live {
   state: NodeState
   /** Executes in progress: `busy` while > 0. */
   busy: number
+  /** How to stop each execute the session runs on this node (made on first execute). */
+  running: Set<AbortController> | undefined
   starting: Promise<void> | undefined
   stopping: Promise<void> | undefined
 }
@@ -26,6 +28,7 @@ export const live = (node: Node, name: string, state: NodeState): Live => ({
   name,
   state,
   busy: 0,
+  running: undefined,
   starting: undefined,
   stopping: undefined,
 })

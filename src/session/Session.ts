@@ -22,7 +22,14 @@ import {
 } from './forkNodes.js'
 import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
 import { isoTime } from './isoTime.js'
-import { NameTaken, NodeStopped, SessionClosed, StartFailed, UnknownNode } from './SessionError.js'
+import {
+  ExecuteTimeout,
+  NameTaken,
+  NodeStopped,
+  SessionClosed,
+  StartFailed,
+  UnknownNode,
+} from './SessionError.js'
 import {
   DEFAULT_EVENT_BUFFER,
   EventHub,
@@ -229,7 +236,9 @@ export class Session implements NodeRegistry {
    * the node's own error (the runtime's `StepFailed` is unwrapped), while
    * errors of the run itself (`Cancelled`, `BudgetExceeded`,
    * `MissingInterpreter`) come as they are. {@link NodeStopped} for a node
-   * that is stopped, {@link UnknownNode}, {@link SessionClosed}.
+   * that is stopped, {@link UnknownNode}, {@link SessionClosed}; past
+   * `timeoutMs`, {@link ExecuteTimeout}; stopped by {@link Session.interrupt},
+   * the reason given there.
    */
   async execute(
     name: string,
@@ -243,19 +252,68 @@ export class Session implements NodeRegistry {
     if (entry.state !== 'ready' && entry.state !== 'busy') {
       throw new NodeStopped(this.id, name, entry.state === 'stopping' ? 'stopping' : 'stopped')
     }
-    const node = entry.node
+    const { signal, timeoutMs } = options
+    // The execute's own signal: the caller's forwarded to it, and how an interrupt or the timeout stops it.
+    const own = new AbortController()
+    const forward = (): void => {
+      own.abort(signal?.reason)
+    }
+    if (signal?.aborted === true) forward()
+    else signal?.addEventListener('abort', forward, { once: true })
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            own.abort(new ExecuteTimeout(this.id, name, timeoutMs))
+          }, timeoutMs)
+    const running = (entry.running ??= new Set())
+    running.add(own)
     this.#acquire(entry)
     try {
-      if (isGraph(node)) return (await run(node, executeRunOptions(this, input, options))).results
-      const one = oneStep(name, node)
-      try {
-        return (await run(one, executeRunOptions(this, input, options))).results[name]
-      } catch (e) {
-        throw e instanceof StepFailed ? e.cause : e
-      }
+      return await this.#run(name, entry.node, input, { ...options, signal: own.signal })
+    } catch (e) {
+      // Stopped by an interrupt or the timeout (not by the caller's signal): the reason is the answer.
+      const stopped = own.signal.aborted && signal?.aborted !== true
+      throw stopped ? own.signal.reason : e
     } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', forward)
+      running.delete(own)
       this.#release(entry)
     }
+  }
+
+  /** A graph's results by step id; any other node's result, its own error unwrapped from the runtime's. */
+  async #run(
+    name: string,
+    node: Node,
+    input: unknown,
+    options: SessionExecuteOptions,
+  ): Promise<unknown> {
+    if (isGraph(node)) return (await run(node, executeRunOptions(this, input, options))).results
+    try {
+      return (await run(oneStep(name, node), executeRunOptions(this, input, options))).results[name]
+    } catch (e) {
+      throw e instanceof StepFailed ? e.cause : e
+    }
+  }
+
+  /**
+   * Stops the executes in progress on the node registered under `name`, or
+   * on every node: their runs are cancelled (a terminal is interrupted) and
+   * each rejects with `reason`. Answers how many there were.
+   */
+  interrupt(name: string | undefined, reason: unknown): number {
+    const entries =
+      name === undefined ? [...this.#nodes.registered.values()] : [this.#nodes.registered.get(name)]
+    let count = 0
+    for (const entry of entries) {
+      for (const c of entry?.running ?? []) {
+        c.abort(reason)
+        count++
+      }
+    }
+    return count
   }
 
   /**

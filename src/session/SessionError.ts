@@ -94,6 +94,27 @@ export class NodeStopped extends SessionError {
 }
 
 /**
+ * An execute did not answer within the `timeoutMs` it was given: it was
+ * stopped then (its node's signal aborted, a terminal interrupted).
+ *
+ * @category session errors
+ */
+export class ExecuteTimeout extends SessionError {
+  readonly _tag = 'ExecuteTimeout'
+  readonly nodeName: string
+  readonly timeoutMs: number
+  constructor(sessionId: string, nodeName: string, timeoutMs: number) {
+    super(
+      sessionId,
+      `node "${nodeName}" of session "${sessionId}": no answer within ${timeoutMs} ms`,
+    )
+    this.name = 'ExecuteTimeout'
+    this.nodeName = nodeName
+    this.timeoutMs = timeoutMs
+  }
+}
+
+/**
  * The session is closed: it registers, starts, executes and forks nothing more.
  *
  * @category session errors

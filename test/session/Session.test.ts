@@ -17,6 +17,7 @@ import {
 import { fakeClock } from '../../src/testing/index.js'
 import { createSession } from '../../src/session/createSession.js'
 import {
+  ExecuteTimeout,
   NameTaken,
   NodeStopped,
   SessionClosed,
@@ -473,6 +474,45 @@ describe('execute', () => {
     const done = session.execute('slow', null, { signal: controller.signal })
     controller.abort(new Error('enough'))
     await expect(done).rejects.toBeInstanceOf(Cancelled)
+  })
+
+  const waitsForAbort = (id: string) =>
+    fn(
+      id,
+      (ctx) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            reject(ctx.signal.reason as Error)
+          })
+        }),
+    )
+
+  it('stops the executes in progress on a node with interrupt, each rejecting with the reason', async () => {
+    const { session } = withCounters()
+    session.register(waitsForAbort('slow'))
+    session.register(fn('other', () => 1))
+    expect(session.interrupt('slow', new Error('none running'))).toBe(0)
+    const why = new Error('enough')
+    const runs = [session.execute('slow', null), session.execute('slow', null)]
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(session.interrupt('other', why)).toBe(0)
+    expect(session.interrupt('slow', why)).toBe(2)
+    for (const r of runs) await expect(r).rejects.toBe(why)
+    expect(session.state('slow')).toBe('ready')
+  })
+
+  it('rejects with ExecuteTimeout past timeoutMs, and the node is ready again', async () => {
+    const { session } = withCounters()
+    session.register(waitsForAbort('slow'))
+    const e = await session.execute('slow', null, { timeoutMs: 20 }).catch((x: unknown) => x)
+    expect(e).toBeInstanceOf(ExecuteTimeout)
+    expect(e).toMatchObject({ nodeName: 'slow', timeoutMs: 20 })
+    expect(session.state('slow')).toBe('ready')
+    expect(
+      await session
+        .execute('slow', null, { timeoutMs: 20, signal: AbortSignal.abort() })
+        .catch((x: unknown) => x),
+    ).toBeInstanceOf(Cancelled)
   })
 
   it('passes run events to onEvent', async () => {

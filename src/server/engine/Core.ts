@@ -207,7 +207,7 @@ export class Core {
     const kit = this.#kits.get(id)
     if (kit === undefined) throw new UnknownSession(id)
     this.#kits.delete(id)
-    kit.abortAll(new RequestCancelled('the session was closed'))
+    kit.session?.interrupt(undefined, new RequestCancelled('the session was closed'))
     await this.#manager.close(id)
     await kit.stopTerminals()
     return true
@@ -252,7 +252,7 @@ export class Core {
       await this.networks.stopAll()
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]
-      for (const k of kits) k.abortAll(reason)
+      for (const k of kits) k.session?.interrupt(undefined, reason)
       if (this.#hasStore) {
         await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
       }

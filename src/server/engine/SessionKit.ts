@@ -33,14 +33,13 @@ export interface KitOptions {
 }
 
 /**
- * One session of an engine with what the engine keeps beside it: its
- * interpreter registry and the executes the engine runs on each node (so
- * an interrupt can abort them). A node's live terminal is the session's
- * to hand out (`Session.live`).
+ * One session of an engine with the interpreter registry it was built
+ * with. What a node is doing is the session's to tell: its state, its
+ * executes in progress (`Session.interrupt`), its live terminal
+ * (`Session.live`).
  */
 export class SessionKit {
   readonly registry: InterpreterRegistry
-  readonly #running = new Map<string, Set<AbortController>>()
   session: Session | undefined
 
   constructor(
@@ -77,30 +76,6 @@ export class SessionKit {
       .filter((k) => !replaced.has(k.kind))
       .map((k) => k.interpreter(env))
     this.registry = interpreters(...made, ...options.extra)
-  }
-
-  /** Tracks an execute the engine runs on a node, until `done` is called. */
-  track(nodeId: string, controller: AbortController): () => void {
-    let set = this.#running.get(nodeId)
-    if (set === undefined) this.#running.set(nodeId, (set = new Set()))
-    set.add(controller)
-    return () => {
-      set.delete(controller)
-      if (set.size === 0 && this.#running.get(nodeId) === set) this.#running.delete(nodeId)
-    }
-  }
-
-  /** Aborts the executes the engine runs on a node; how many there were. */
-  abort(nodeId: string, reason: unknown): number {
-    const set = this.#running.get(nodeId)
-    if (set === undefined) return 0
-    for (const c of set) c.abort(reason)
-    return set.size
-  }
-
-  /** Aborts every execute the engine runs in this session. */
-  abortAll(reason: unknown): void {
-    for (const set of this.#running.values()) for (const c of set) c.abort(reason)
   }
 
   /** Stops every terminal the kit's interpreters still hold (those of graph runs included). */

@@ -1,4 +1,5 @@
 import {
+  ExecuteTimeout,
   filterHistory,
   historyPath,
   NodeStopped,
@@ -39,9 +40,9 @@ const nodeIn = (kit: Kit, nodeId: string): Node => {
 
 /**
  * Runs an input on a node as `EXECUTE_INPUT` and `RUN_COMMAND` do: through
- * the session (so the node is busy meanwhile), with the parser, a timeout,
- * the given signal and the engine's own (for `SEND_INTERRUPT`); output
- * chunks and the answer are published.
+ * the session (so the node is busy meanwhile, and `SEND_INTERRUPT` reaches
+ * it), with the parser, the request's timeout and signal; output chunks and
+ * the answer are published.
  */
 const execute = async (
   core: Core,
@@ -51,22 +52,6 @@ const execute = async (
 ): Promise<unknown> => {
   const { session } = kit
   const node = nodeIn(kit, p.nodeId)
-  const own = new AbortController()
-  const timer =
-    p.timeout === undefined
-      ? undefined
-      : setTimeout(() => {
-          own.abort(new RequestTimeout(p.timeout!))
-        }, p.timeout)
-  const untrack = kit.track(p.nodeId, own)
-  // The request's signal aborts ours: cheaper than `AbortSignal.any`, which makes one more
-  // signal and tracks its sources weakly, on every execute.
-  const forward = (): void => {
-    own.abort(signal?.reason)
-  }
-  if (signal?.aborted === true) forward()
-  else signal?.addEventListener('abort', forward, { once: true })
-  const combined = own.signal
   /** The end of the text output so far: the partial answer a timeout reports. */
   let partial = ''
   const publish = (event: EngineEvent): void => {
@@ -78,7 +63,8 @@ const execute = async (
   }
   try {
     const output = await session.execute(p.nodeId, p.input, {
-      signal: combined,
+      ...(signal !== undefined && { signal }),
+      ...(p.timeout !== undefined && { timeoutMs: p.timeout }),
       ...(p.parser !== undefined && { parser: p.parser }),
       onEvent: runEvents(
         session.id,
@@ -96,14 +82,9 @@ const execute = async (
     })
     return output
   } catch (e) {
-    if (!combined.aborted) throw e
-    const reason: unknown = combined.reason
-    if (reason instanceof RequestTimeout) throw new RequestTimeout(reason.timeoutMs, partial)
-    throw reason
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', forward)
-    untrack()
+    if (e instanceof ExecuteTimeout) throw new RequestTimeout(e.timeoutMs, partial)
+    // A cancelled request answers with why it was cancelled.
+    throw signal?.aborted === true ? signal.reason : e
   }
 }
 
@@ -158,7 +139,8 @@ export const ioCommands: Commands<IoMethods> = {
       return { interrupted: true }
     }
     return {
-      interrupted: kit.abort(p.nodeId, new RequestCancelled('the node was interrupted')) > 0,
+      interrupted:
+        kit.session.interrupt(p.nodeId, new RequestCancelled('the node was interrupted')) > 0,
     }
   },
 

@@ -91,7 +91,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const { session } = kit
     if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
-    kit.abort(p.nodeId, new RequestCancelled('the node was stopped'))
+    session.interrupt(p.nodeId, new RequestCancelled('the node was stopped'))
     await session.stop(p.nodeId)
     return infoOf(session, p.nodeId)!
   },
@@ -100,7 +100,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const { session } = kit
     if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
-    kit.abort(p.nodeId, new RequestCancelled('the node was deleted'))
+    session.interrupt(p.nodeId, new RequestCancelled('the node was deleted'))
     await session.stop(p.nodeId)
     session.unregister(p.nodeId)
     return { deleted: true }

@@ -1,7 +1,6 @@
 import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
-import { graph, isGraph, type Graph } from '../graph/Graph.js'
-import { addStep } from '../graph/build.js'
+import { isGraph, type Graph } from '../graph/Graph.js'
 import { graphParts, isStaticName } from '../graph/graphParts.js'
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
@@ -10,8 +9,8 @@ import { isNode, type Node } from '../node/Node.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
 import { canTransition, showIllegalTransition, type NodeState } from '../node/NodeState.js'
 import type { Clock } from '../runtime/Clock.js'
-import { StepFailed } from '../runtime/RunError.js'
 import { run } from '../runtime/run.js'
+import { runNode } from '../runtime/runNode.js'
 import { executeRunOptions } from './executeRun.js'
 import {
   forkGraphNodes,
@@ -46,20 +45,6 @@ const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
 }
 
 const NEVER = new AbortController().signal
-
-/**
- * The one-step graph `name` runs `node` in, made once per node value (a
- * node is immutable): its compiled form is then memoised too, and an
- * execute neither builds nor checks a graph.
- */
-const oneSteps = new WeakMap<Node, { readonly name: string; readonly graph: Graph }>()
-const oneStep = (name: string, node: Node): Graph => {
-  const known = oneSteps.get(node)
-  if (known?.name === name) return known.graph
-  const made = addStep({ id: name, node })(graph(name))
-  oneSteps.set(node, { name, graph: made })
-  return made
-}
 
 /**
  * The one mutable cell of Nerve: nodes registered by name, the lifecycle
@@ -231,8 +216,9 @@ export class Session implements NodeRegistry {
   /**
    * Runs the node registered under `name` on `input`, starting it first if
    * it is `created`; it is `busy` meanwhile. A graph answers its results by
-   * step id and rejects with the run's error. Any other node runs as a
-   * one-step graph and answers its result; when it fails, the rejection is
+   * step id and rejects with the run's error. Any other node runs as the
+   * kernel's one step (its events those of a graph `name` holding only
+   * that step) and answers its result; when it fails, the rejection is
    * the node's own error (the runtime's `StepFailed` is unwrapped), while
    * errors of the run itself (`Cancelled`, `BudgetExceeded`,
    * `MissingInterpreter`) come as they are. {@link NodeStopped} for a node
@@ -283,19 +269,15 @@ export class Session implements NodeRegistry {
     }
   }
 
-  /** A graph's results by step id; any other node's result, its own error unwrapped from the runtime's. */
+  /** A graph's results by step id; any other node's result, by the kernel's one step. */
   async #run(
     name: string,
     node: Node,
     input: unknown,
     options: SessionExecuteOptions,
   ): Promise<unknown> {
-    if (isGraph(node)) return (await run(node, executeRunOptions(this, input, options))).results
-    try {
-      return (await run(oneStep(name, node), executeRunOptions(this, input, options))).results[name]
-    } catch (e) {
-      throw e instanceof StepFailed ? e.cause : e
-    }
+    const runOptions = executeRunOptions(this, input, options)
+    return isGraph(node) ? (await run(node, runOptions)).results : runNode(node, name, runOptions)
   }
 
   /**

@@ -13,7 +13,7 @@ import type { Graph } from '../graph/index.js'
 import { functionInterpreter, isLlmChunk } from '../interpreters/index.js'
 import type { InterpreterRegistry, Node, NodeRegistry, StateCell } from '../node/index.js'
 import { interpreters as registryOf, isNode } from '../node/index.js'
-import { startRun, systemClock, type Budget, type Clock, type RunEvent } from '../runtime/index.js'
+import { startRun, systemClock, type Budget, type Clock, type StepChunk } from '../runtime/index.js'
 import { askedAt, branchesOf, keptTurn, type ChatBranches } from './branches.js'
 import type { ChatCommand, ChatEvent } from './ChatEvent.js'
 import { chatGraph, chatTarget, type ChatTarget } from './chatGraph.js'
@@ -391,8 +391,7 @@ export const openChat = (options: ChatOptions): Chat => {
         ...(message !== undefined && { message }),
       })
     }
-    const onEvent = (e: RunEvent): void => {
-      if (e.type !== 'step_chunk') return
+    const onChunk = (e: StepChunk): void => {
       if (target.type === 'agent' && (e.path.length !== 1 || e.stepId !== target.stepId)) return
       const c = e.chunk
       if (typeof c === 'string') {
@@ -432,16 +431,19 @@ export const openChat = (options: ChatOptions): Chat => {
     }
     try {
       const signal = control.runSignal
-      const started = startRun(g, {
-        interpreters,
-        session: registry,
-        input,
-        runId: turnId,
-        onEvent,
-        clock,
-        ...(signal !== undefined && { signal }),
-        ...(options.budget !== undefined && { budget: options.budget }),
-      })
+      const started = startRun(
+        g,
+        {
+          interpreters,
+          session: registry,
+          input,
+          runId: turnId,
+          clock,
+          ...(signal !== undefined && { signal }),
+          ...(options.budget !== undefined && { budget: options.budget }),
+        },
+        onChunk,
+      )
       control.started(started.cancel)
       const r = await started.result
       done()

@@ -14,7 +14,7 @@ export { nodeInfo } from './NodeInfo.js'
 export type { NodeInfo } from './NodeInfo.js'
 export { nodeRegistry } from './NodeRegistry.js'
 export type { NodeRegistry, StateCell } from './NodeRegistry.js'
-export type { NodeContext, Upstream, UsageReport } from './Interpreter.js'
+export type { Cancellation, NodeContext, Upstream, UsageReport } from './Interpreter.js'
 export { interpreters } from './Interpreter.js'
 export type {
   ChunkStream,

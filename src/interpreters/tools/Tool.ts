@@ -17,6 +17,13 @@ import type { UsageReport } from '../../node/Interpreter.js'
 export interface ToolContext {
   /** Aborting it must stop the tool promptly: kill its processes, end its walks. */
   readonly signal: AbortSignal
+  /**
+   * Whether `signal` is aborted, when the caller can tell without making
+   * it (the agent loop in a runtime step makes the step's signal only when
+   * read): a tool that only checks, never waits on it, reads this
+   * (`ctx.aborted ?? ctx.signal.aborted`).
+   */
+  readonly aborted?: boolean
   /** The `id` of the model's `tool_use` block. */
   readonly toolUseId: string
   /** The sub-agent depth of the calling conversation: 0 at the top. */
@@ -277,7 +284,9 @@ export const callTool = async (
       }`,
     )
   }
-  if (ctx.signal.aborted) return failed(`tool "${call.name}" was interrupted before it started`)
+  if (ctx.aborted ?? ctx.signal.aborted) {
+    return failed(`tool "${call.name}" was interrupted before it started`)
+  }
   try {
     return outputOf(call.name, await found.run(call.input, ctx))
   } catch (e) {

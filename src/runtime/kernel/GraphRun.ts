@@ -39,6 +39,19 @@ export interface GraphOutcome {
 
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
 
+const noop = (): void => undefined
+
+/** Calls a stop listener; what it throws is thrown later, as an abort listener's would be. */
+const tell = (f: () => void): void => {
+  try {
+    f()
+  } catch (e) {
+    queueMicrotask(() => {
+      throw e
+    })
+  }
+}
+
 /** Up to this many steps, a graph's results are a plain object (see `#finish`). */
 const SMALL_GRAPH = 16
 
@@ -91,6 +104,8 @@ export class GraphRun implements StepHost {
   #controller: AbortController | undefined = undefined
   /** Why the graph stopped; `undefined` while it runs or after it completed. */
   #stopped: RunError | undefined = undefined
+  /** Told when the graph stops, without a signal (see {@link onStop}). */
+  #onStop: Set<() => void> | undefined = undefined
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
   readonly outputs: unknown[]
@@ -186,6 +201,15 @@ export class GraphRun implements StepHost {
   /** The error the graph stopped with, if it stopped: its signal's reason, without making the signal. */
   get stopped(): RunError | undefined {
     return this.#stopped
+  }
+
+  onStop(listener: () => void): () => void {
+    if (this.done) return noop
+    const all = (this.#onStop ??= new Set())
+    all.add(listener)
+    return () => {
+      all.delete(listener)
+    }
   }
 
   /** Starts the graph; settles when every step finished or the run stopped. */
@@ -477,6 +501,7 @@ export class GraphRun implements StepHost {
     this.records.fill(undefined)
     this.#upstreams.fill(undefined)
     this.artifacts = undefined
+    this.#onStop = undefined
   }
 
   /**
@@ -490,6 +515,9 @@ export class GraphRun implements StepHost {
     this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     this.#stopped = error
     this.#controller?.abort(error)
+    const told = this.#onStop
+    this.#onStop = undefined
+    if (told !== undefined) for (const f of told) tell(f)
     const end = this.state.clock.now()
     for (let i = 0; i < this.phase.length; i++) {
       if (this.phase[i] !== RUNNING) continue

@@ -223,7 +223,12 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
         : (options.tools as Toolbox)
   const clock = options.clock ?? systemClock
   const own = new Map<string, StateCell>()
-  const queues = new WeakMap<NodeRegistry, Map<string, Promise<unknown>>>()
+  /** Per registry and node: executes not settled yet, and the promise the next waits for. */
+  interface Queue {
+    pending: number
+    tail: Promise<void> | undefined
+  }
+  const queues = new WeakMap<NodeRegistry, Map<string, Queue>>()
 
   const resolved = new WeakMap<LlmNode, { readonly provider: Provider; readonly tools: Toolbox }>()
   const checked = (node: LlmNode) => {
@@ -295,16 +300,22 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
     return held
   }
 
+  /**
+   * Runs `work` once the executes of the node queued before it have
+   * settled: at once when none is pending (no promise is spent waiting).
+   */
   const queued = <T>(session: NodeRegistry, id: string, work: () => Promise<T>): Promise<T> => {
     let byId = queues.get(session)
-    if (byId === undefined) queues.set(session, (byId = new Map<string, Promise<unknown>>()))
-    const before = byId.get(id) ?? Promise.resolve()
-    const mine = before.then(work, work)
-    const tail = mine.catch(() => undefined)
-    byId.set(id, tail)
-    void tail.then(() => {
-      if (byId.get(id) === tail) byId.delete(id)
-    })
+    if (byId === undefined) queues.set(session, (byId = new Map<string, Queue>()))
+    let q = byId.get(id)
+    if (q === undefined) byId.set(id, (q = { pending: 0, tail: undefined }))
+    const queue = q
+    const mine = queue.pending === 0 ? work() : queue.tail!.then(work, work)
+    queue.pending++
+    const settled = (): void => {
+      if (--queue.pending === 0) queue.tail = undefined
+    }
+    queue.tail = mine.then(settled, settled)
     return mine
   }
 

@@ -227,14 +227,18 @@ export class GraphRun implements StepHost {
       this.stop(new Cancelled(this.path, parentSignal.reason))
       return promise
     }
-    parentSignal?.addEventListener('abort', this.#onParentAbort, { once: true })
+    if (parentSignal !== undefined) {
+      this.#onParentAbort = () => {
+        this.stop(new Cancelled(this.path, parentSignal.reason))
+      }
+      parentSignal.addEventListener('abort', this.#onParentAbort, { once: true })
+    }
     this.pump()
     return promise
   }
 
-  readonly #onParentAbort = (): void => {
-    this.stop(new Cancelled(this.path, this.#parentSignal?.reason))
-  }
+  /** Stops the graph when the parent signal aborts; made only when there is one. */
+  #onParentAbort: (() => void) | undefined = undefined
 
   /** Starts ready steps while there is room; finishes the graph when nothing is left. */
   pump(): void {
@@ -477,7 +481,8 @@ export class GraphRun implements StepHost {
 
   #finish(): void {
     this.done = true
-    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
+    if (this.#onParentAbort !== undefined)
+      this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     const trace = this.#trace('completed', this.state.clock.now())
     const n = this.ids.length
     let results: Record<string, unknown>
@@ -512,7 +517,8 @@ export class GraphRun implements StepHost {
   stop(error: RunError): void {
     if (this.done) return
     this.done = true
-    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
+    if (this.#onParentAbort !== undefined)
+      this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     this.#stopped = error
     this.#controller?.abort(error)
     const told = this.#onStop

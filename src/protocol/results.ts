@@ -3,6 +3,7 @@ import type { Network } from '../network/index.js'
 import { chatResultCodecs } from './chat.js'
 import { ApprovalRequestCodec, ListApprovalsCodec } from './approvals.js'
 import type { Method } from './methods.js'
+import { storeResultCodecs } from './store.js'
 import { literals, NodeStateCodec, PatchCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 /**
@@ -193,7 +194,8 @@ const runFields = {
  * record: true }`, `recording` is everything its interpreters, clock and
  * random source answered (`nerve-agents/store`'s `Recording`) and
  * `recordingId` where the engine's store keeps it (`nerve replay ID
- * --store`), when it has one.
+ * --store`), when it has one. A run of `REPLAY_GRAPH` has `replayOf`, the
+ * recording it ran again.
  *
  * @category protocol
  */
@@ -203,6 +205,7 @@ export const RunInfoCodec = struct('RunInfo', runFields, {
   trace: TraceJsonCodec,
   recording: t.unknown,
   recordingId: t.string,
+  replayOf: t.string,
 })
 
 /**
@@ -433,6 +436,7 @@ export const resultCodecs = {
   /** Every envelope so far, in order; `causedBy` links them into a DAG. */
   GET_ENVELOPES: struct('GET_ENVELOPES', { envelopes: t.readonlyArray(EnvelopeCodec) }),
   ...chatResultCodecs,
+  ...storeResultCodecs,
   /** The approvals waiting, of every run, node and network (or of the ones the params name). */
   LIST_APPROVALS: ListApprovalsCodec,
 } as const satisfies Record<Method, t.Mixed>

@@ -3,7 +3,7 @@ import type { NetworkEvent } from '../network/index.js'
 import { chatEventNames, ChatEngineEventCodec } from './chat.js'
 import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
-import { NetworkInfoCodec } from './results.js'
+import { NetworkInfoCodec } from './networkInfo.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an

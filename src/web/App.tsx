@@ -6,6 +6,7 @@
  */
 import { signal, type Signal } from '@preact/signals'
 import type { FunctionComponent } from 'preact'
+import { view, views, type View } from './nav.js'
 import { NodesView } from './NodesView.js'
 import { problem } from './problem.js'
 import { connection } from './state.js'
@@ -41,21 +42,13 @@ const chunks = {
   runs: later(() => import('./RunsView.js').then((m) => m.RunsView)),
   networks: later(() => import('./NetworksView.js').then((m) => m.NetworksView)),
   conversations: later(() => import('./ConversationsView.js').then((m) => m.ConversationsView)),
+  store: later(() => import('./StoreView.js').then((m) => m.StoreView)),
 }
 
 /** Loads every view's chunk (after the first drawing), so choosing one later waits for nothing. */
 export const loadViews = (): void => {
   for (const c of Object.values(chunks)) c.load()
 }
-
-const views = {
-  nodes: 'Nodes',
-  runs: 'Graph runs',
-  networks: 'Networks',
-  conversations: 'Conversations',
-} as const
-type View = keyof typeof views
-const view = signal<View>('nodes')
 
 const Chosen = () => {
   const v = view.value

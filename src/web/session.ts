@@ -78,7 +78,8 @@ export const start = async (socket: WebSocket): Promise<void> => {
       }
       connection.value = 'open'
       for await (const e of events) {
-        if ('networkId' in e) {
+        if (e.type === 'NETWORK_CREATED') setNetwork(e.info)
+        else if ('networkId' in e) {
           // A network this page has not seen yet: its whole value first.
           if (applyNetworkEvent(e)) void follow(c, e.networkId)
           else refresh(c, e.networkId)

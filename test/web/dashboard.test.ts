@@ -363,7 +363,7 @@ describe('networks', () => {
     await a.page.getByLabel('Send to').selectOption('e')
     await a.page.getByLabel('Message').fill('hello e')
     await a.page.getByRole('button', { name: 'Send', exact: true }).click()
-    await b.page.locator('[data-envelope]').filter({ hasText: 'hello e' }).waitFor()
+    await b.page.locator('[data-envelope]').filter({ hasText: 'hello e' }).first().waitFor()
     await b.page.screenshot({ path: join(shots, 'networks-edit.png'), fullPage: true })
     expect([...a.errors, ...b.errors]).toEqual([])
     await a.context.close()

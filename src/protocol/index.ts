@@ -120,5 +120,5 @@ export {
   storeResultCodecs,
 } from './store.js'
 export type { RecordingSummary, SavedNode, SavedSession } from './store.js'
-export { jsonSchema, type JsonSchema } from './jsonSchema.js'
+export { jsonSchemaOf, type JsonSchema } from '../codec/index.js'
 export { RefinedType } from './parts.js'

@@ -14,7 +14,7 @@ export const boot = (socket: WebSocket, root: HTMLElement): void => {
       render(<App />, root)
       performance.mark('nerve:drawn')
       // The other views load once the node list is on the screen: after the next frame is painted.
-      requestAnimationFrame(() => setTimeout(loadViews, 0))
+      requestAnimationFrame(() => setTimeout(() => void loadViews(), 0))
     },
     (e: unknown) => {
       root.innerHTML = ''

@@ -88,6 +88,8 @@ export class Core {
   readonly #kits = new Map<string, SessionKit>()
   readonly #kitOptions: KitOptions
   readonly #hasStore: boolean
+  /** The engine's store when it keeps nodes, conversations and recordings (SQLite). */
+  readonly sqlite: SqliteStore | undefined
   readonly ready: Promise<void>
   /** What the engine brought back from its store at start, by session. */
   readonly restored: Promise<readonly SessionRestored[]>
@@ -121,6 +123,7 @@ export class Core {
     this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
     this.defaultId = options.defaultSession ?? 'default'
     this.#hasStore = options.store !== undefined
+    this.sqlite = isSqlite(options.store) ? options.store : undefined
     const history = options.history === false ? undefined : (options.history ?? {})
     this.#kitOptions = {
       kinds: this.kinds,

@@ -137,6 +137,21 @@ export class NoStore extends EngineError {
   }
 }
 
+/**
+ * No recording with this id: neither in the engine's store nor of a
+ * recorded run it keeps.
+ *
+ * @category engine errors
+ */
+export class UnknownRecording extends EngineError {
+  readonly _tag = 'UnknownRecording'
+  readonly code = ErrorCode.NotFound
+  constructor(readonly recordingId: string) {
+    super(`there is no recording "${recordingId}"`, '/recordingId')
+    this.name = 'UnknownRecording'
+  }
+}
+
 /** The first errors of a file, by path and tag, after `what`: one line. */
 export const fileErrorsLine = (
   what: string,

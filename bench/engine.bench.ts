@@ -10,13 +10,9 @@
  *   (events, busy/ready, history off) against `Session.execute` on a PTY
  *   node in the same process, in ms. Target: ≤ 1.5× the session.
  */
-import {
-  createSession,
-  defaultInterpreters,
-  interpreters,
-  pty,
-  ptyInterpreter,
-} from '../src/index.js'
+import { createSession, defaultInterpreters, pty } from '../src/index.js'
+import { interpreters } from '../src/core.js'
+import { ptyInterpreter } from '../src/interpreters/index.js'
 import { createEngine, type Engine, type EngineConnection } from '../src/server/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 

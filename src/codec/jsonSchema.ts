@@ -51,13 +51,13 @@ let stack: object[] = []
  *
  * @category schemas
  * @example
- * import { jsonSchemaOf } from 'nerve-agents'
+ * import { jsonSchemaOf } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(jsonSchemaOf(t.array(t.keyof({ a: null, b: null }))), {
  *   type: 'array',
- *   items: { enum: ['a', 'b'] },
+ *   items: { type: 'string', enum: ['a', 'b'] },
  * })
  */
 export const jsonSchemaOf = (codec: unknown): JsonSchema => {

@@ -27,7 +27,8 @@ const made = new WeakMap<ToolsetNode, readonly Tool[]>()
  *
  * @category toolsets
  * @example
- * import { toolset, toolsetTools } from 'nerve-agents'
+ * import { toolset } from 'nerve-agents'
+ * import { toolsetTools } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const names = toolsetTools(toolset('fs', { builtin: ['read', 'grep'], root: '.' }))

@@ -92,7 +92,7 @@ export const ApprovalPolicyCodec: t.Type<ApprovalPolicyValue> = optionsCodec<App
  *
  * @category approvals
  * @example
- * import { globMatches } from 'nerve-agents'
+ * import { globMatches } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(globMatches('rm *')('rm -rf build'), true)
@@ -115,7 +115,7 @@ export const globMatches =
  *
  * @category approvals
  * @example
- * import { verdictOf } from 'nerve-agents'
+ * import { verdictOf } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const policy = { rules: [{ tool: 'Bash', pattern: 'rm *', decision: 'deny' as const }] }

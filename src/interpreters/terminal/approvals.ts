@@ -72,7 +72,7 @@ export interface ApprovalRule {
  *
  * @category approvals
  * @example
- * import { approvalRules } from 'nerve-agents'
+ * import { approvalRules } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const policy = approvalRules([

@@ -29,6 +29,11 @@ export interface StepHost {
   readonly signal: AbortSignal
   /** The error the graph stopped with, if it stopped: what `signal` is aborted with. */
   readonly stopped: RunError | undefined
+  /**
+   * Calls `listener` once when the graph stops (not if it has already),
+   * without making `signal`; the function returned takes it back.
+   */
+  onStop(listener: () => void): () => void
   /** One phase byte (see `phase.ts`) per step. */
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array

@@ -40,7 +40,7 @@ export const RiskCodec: t.Type<Risk> = t.keyof({ low: null, medium: null, high: 
  *
  * @category approvals
  * @example
- * import { riskAtLeast } from 'nerve-agents'
+ * import { riskAtLeast } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(riskAtLeast('medium')('high'), true)

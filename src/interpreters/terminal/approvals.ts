@@ -49,7 +49,7 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
  *
  * @category approvals
  * @example
- * import { promptRisk } from 'nerve-agents'
+ * import { promptRisk } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(promptRisk('Bash'), 'high')

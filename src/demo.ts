@@ -22,30 +22,31 @@ import {
   assistant,
   defaultInterpreters,
   empty,
-  explain,
   fn,
   graph,
-  interpreters,
   lowestCommonAncestor,
   messages,
-  parseNano,
   providerFromEnv,
   pty,
-  ptyInterpreter,
-  renderHtml,
-  renderText,
   retry,
   run,
   stop,
-  stringifyConversation,
-  stringifyNano,
-  stripAnsi,
   system,
   toolResults,
   tools,
   usage,
   user,
 } from './index.js'
+import {
+  interpreters,
+  parseNano,
+  renderHtml,
+  renderText,
+  stringifyConversation,
+  stringifyNano,
+} from './core.js'
+import { ptyInterpreter, stripAnsi } from './interpreters/index.js'
+import { explain } from './runtime/index.js'
 
 const USAGE = 'usage: npm run demo -- [--live] [out-dir]'
 const args = process.argv.slice(2)

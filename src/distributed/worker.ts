@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import { defaultInterpreters } from '../interpreters/index.js'
 import { UnknownLinkHandle } from '../runtime/index.js'
 import {
@@ -62,19 +62,9 @@ export interface NerveWorker {
   close(force?: boolean): Promise<void>
 }
 
-class StepCancelled extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'Cancelled'
-  }
-}
+class StepCancelled extends taggedError('Cancelled', 'cancelled') {}
 
-class OverBudgetShare extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'BudgetExceeded'
-  }
-}
+class OverBudgetShare extends taggedError('BudgetExceeded', 'failed') {}
 
 const nodeOf = (job: StepJob, functions: Readonly<Record<string, NodeFunction>>): Node => {
   const d = job.node

@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ImageBlock, TextBlock, ToolResultContent } from '../conversation/Entry.js'
 import type { Interpreter, NodeContext } from '../node/Interpreter.js'
@@ -10,15 +11,16 @@ import type { Tool, ToolContext, ToolOutput } from './tools/Tool.js'
  *
  * @category errors
  */
-export class McpServerFailed extends Error {
-  readonly _tag = 'McpServerFailed'
+export class McpServerFailed extends taggedError('McpServerFailed', 'failed')<{
   readonly path: readonly string[]
   readonly nodeId: string
+}> {
   constructor(path: readonly string[], nodeId: string, message: string, cause?: unknown) {
-    super(`step "${path.join('/')}": MCP server "${nodeId}" ${message}`, { cause })
-    this.name = 'McpServerFailed'
-    this.path = Object.freeze([...path])
-    this.nodeId = nodeId
+    super(
+      `step "${path.join('/')}": MCP server "${nodeId}" ${message}`,
+      { path: Object.freeze([...path]), nodeId },
+      { cause },
+    )
   }
 }
 

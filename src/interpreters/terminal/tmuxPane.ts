@@ -19,6 +19,7 @@
  * the size of a user's window), and over a FIFO, whose reader cannot tell
  * "no writer yet" from "the writer left".
  */
+import { taggedError } from '../../errors.js'
 import { execFile, execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net'
@@ -36,15 +37,16 @@ const WATCH_TRIES = 10
 const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
 
 /** tmux answered with an error (an unknown pane, no server, a bad option). */
-export class TmuxCommandFailed extends Error {
-  readonly _tag = 'TmuxCommandFailed'
+export class TmuxCommandFailed extends taggedError('TmuxCommandFailed', 'failed')<{
   readonly args: readonly string[]
   readonly stderr: string
+}> {
   constructor(args: readonly string[], stderr: string, cause?: unknown) {
-    super(`tmux ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`, { cause })
-    this.name = 'TmuxCommandFailed'
-    this.args = Object.freeze([...args])
-    this.stderr = stderr
+    super(
+      `tmux ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`,
+      { args: Object.freeze([...args]), stderr },
+      { cause },
+    )
   }
 }
 

@@ -3,6 +3,7 @@
  * one WezTerm pane. Internal: not exported from the package (its error and
  * pane description are, through `wezterm.ts`).
  */
+import { taggedError } from '../../errors.js'
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
@@ -20,17 +21,16 @@ const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
  *
  * @category errors
  */
-export class WeztermCommandFailed extends Error {
-  readonly _tag = 'WeztermCommandFailed'
+export class WeztermCommandFailed extends taggedError('WeztermCommandFailed', 'failed')<{
   readonly args: readonly string[]
   readonly stderr: string
+}> {
   constructor(args: readonly string[], stderr: string, cause?: unknown) {
-    super(`wezterm cli ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`, {
-      cause,
-    })
-    this.name = 'WeztermCommandFailed'
-    this.args = Object.freeze([...args])
-    this.stderr = stderr
+    super(
+      `wezterm cli ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`,
+      { args: Object.freeze([...args]), stderr },
+      { cause },
+    )
   }
 }
 

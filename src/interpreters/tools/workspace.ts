@@ -1,7 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { UsageError } from '../../errors.js'
+import { taggedError, UsageError } from '../../errors.js'
 import type { ToolOutput } from './Tool.js'
 
 /**
@@ -27,21 +27,18 @@ export interface WorkspaceOptions {
  *
  * @category errors
  */
-export class PathOutsideRoot extends Error {
-  readonly _tag = 'PathOutsideRoot'
+export class PathOutsideRoot extends taggedError('PathOutsideRoot', 'invalidInput')<{
   readonly path: string
   readonly root: string
   readonly resolved: string
+}> {
   constructor(path: string, root: string, resolved: string) {
     super(
       `path "${path}" is outside the workspace ${root}${
         resolved === resolve(root, path) ? '' : ` (it leads to ${resolved})`
       }`,
+      { path, root, resolved },
     )
-    this.name = 'PathOutsideRoot'
-    this.path = path
-    this.root = root
-    this.resolved = resolved
   }
 }
 

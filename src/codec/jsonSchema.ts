@@ -44,7 +44,8 @@ let stack: object[] = []
 /**
  * The JSON Schema of a codec: its own when it was given one, else read off
  * io-ts's types (string, number, boolean, literal, keyof, array, record,
- * type, partial, intersection, union, readonly, exact, refinement); any
+ * type, partial, intersection, union, readonly, exact, refinement; an
+ * `undefined` member of a union is left out: it is a key not written); any
  * other type is `{}` (anything), described by its name. A codec met again
  * inside itself is `{}` too.
  *
@@ -92,7 +93,7 @@ const fromIoTs = (c: Io): JsonSchema => {
     case 'LiteralType':
       return { const: c.value }
     case 'KeyofType':
-      return { enum: Object.keys(c.keys ?? {}) }
+      return { type: 'string', enum: Object.keys(c.keys ?? {}) }
     case 'ArrayType':
     case 'ReadonlyArrayType':
       return { type: 'array', items: jsonSchemaOf(c.type) }
@@ -104,10 +105,14 @@ const fromIoTs = (c: Io): JsonSchema => {
       return objectSchema({}, c.props ?? {}, true)
     case 'IntersectionType':
       return { allOf: (c.types ?? []).map(jsonSchemaOf) }
-    case 'UnionType':
-      return { anyOf: (c.types ?? []).map(jsonSchemaOf) }
-    case 'ReadonlyType':
+    case 'UnionType': {
+      // undefined is no JSON value: in a file or on the wire it is a key left out
+      const members = (c.types ?? []).filter((m) => (m as Io)._tag !== 'UndefinedType')
+      return members.length === 1 ? jsonSchemaOf(members[0]) : { anyOf: members.map(jsonSchemaOf) }
+    }
     case 'ExactType':
+      return { ...jsonSchemaOf(c.type), additionalProperties: false }
+    case 'ReadonlyType':
     case 'RefinementType':
       return jsonSchemaOf(c.type)
     default:

@@ -3,7 +3,7 @@
  * resources, over any {@link NerveClient} (in-process or a daemon). Each tool
  * is one engine command: its arguments are the command's parameters under
  * the same names, and its input schema is the JSON Schema of the command's
- * params codec (the protocol's `jsonSchema`), so a command is spelled once;
+ * params codec (`jsonSchemaOf`), so a command is spelled once;
  * the engine checks the arguments with that same codec. A failure is a tool
  * result with `isError`, never a dead server.
  */
@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { NerveClient } from '../client/index.js'
 import { errorText, taggedError } from '../errors.js'
-import { jsonSchema, paramsCodecs, type JsonSchema, type Method } from '../protocol/index.js'
+import { jsonSchemaOf, paramsCodecs, type JsonSchema, type Method } from '../protocol/index.js'
 
 /** What each argument means, where a tool does not say otherwise. */
 const MEANING: Readonly<Record<string, string>> = {
@@ -203,7 +203,7 @@ const tools: readonly ToolSpec[] = [
 
 /** The tool's input schema: its command's params schema, picked, described, with its own arguments. */
 const inputSchema = (spec: ToolSpec): Tool['inputSchema'] => {
-  const schema = jsonSchema(paramsCodecs[spec.method]) as {
+  const schema = jsonSchemaOf(paramsCodecs[spec.method]) as {
     readonly properties: Readonly<Record<string, JsonSchema>>
     readonly required?: readonly string[]
   }

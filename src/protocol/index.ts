@@ -117,5 +117,5 @@ export {
   ChatTurnCodec,
 } from './chat.js'
 export type { ChatEngineEvent, ChatEventName, ChatInfo, ChatTurnInfo } from './chat.js'
-export { jsonSchema, type JsonSchema } from './jsonSchema.js'
+export { jsonSchemaOf, type JsonSchema } from '../codec/index.js'
 export { RefinedType } from './parts.js'

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NerveClient } from '../../src/client/index.js'
 import { createMcpServer } from '../../src/mcp/index.js'
 import { builtinKinds } from '../../src/interpreters/index.js'
-import { jsonSchema, paramsCodecs } from '../../src/protocol/index.js'
+import { jsonSchemaOf, paramsCodecs } from '../../src/protocol/index.js'
 import { standaloneClient } from '../../src/server/index.js'
 
 let nerve: NerveClient
@@ -26,7 +26,7 @@ afterAll(async () => {
 })
 
 const props = (codec: (typeof paramsCodecs)[keyof typeof paramsCodecs]) =>
-  (jsonSchema(codec) as { properties: Record<string, unknown> }).properties
+  (jsonSchemaOf(codec) as { properties: Record<string, unknown> }).properties
 
 describe('the MCP tool schemas', () => {
   it("are the JSON Schemas of the commands' params codecs, with a description added", async () => {
@@ -35,7 +35,8 @@ describe('the MCP tool schemas', () => {
     const codec = props(paramsCodecs.EXECUTE_INPUT)
     for (const [key, schema] of Object.entries(execute.properties ?? {})) {
       const { description, ...rest } = schema as { description?: string }
-      expect(rest).toEqual(codec[key])
+      const { description: _, ...own } = codec[key] as { description?: string }
+      expect(rest).toEqual(own)
       expect(description).toEqual(expect.any(String))
     }
     expect(execute.properties?.timeout).toMatchObject({ type: 'number', exclusiveMinimum: 0 })

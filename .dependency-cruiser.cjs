@@ -4,7 +4,7 @@
  *
  * Layers, top to bottom; imports point down only:
  *
- *   web/                           the dashboard (browser code): protocol/ and client/ only
+ *   web/                           the dashboard (browser code): protocol/, client/ and errors only
  *   cli/ server/ client/ mcp/      faces
  *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
@@ -87,9 +87,9 @@ module.exports = {
       name: 'web-speaks-client',
       severity: 'error',
       comment:
-        'The dashboard runs in a browser: it imports the SDK and the protocol only (the SDK reaches the rest).',
+        'The dashboard runs in a browser: it imports the SDK, the protocol and the (pure) error factory only (the SDK reaches the rest).',
       from: { path: '^src/web/' },
-      to: { path: '^src/', pathNot: '^src/(web|client|protocol)/' },
+      to: { path: '^src/', pathNot: ['^src/(web|client|protocol|errors)/', '^src/errors\\.ts$'] },
     },
     {
       name: 'nothing-imports-web',

@@ -3,7 +3,21 @@
  *
  * @packageDocumentation
  */
-export { UsageError } from './errors.js'
+export {
+  errorCategories,
+  errorCategory,
+  errorClasses,
+  errorJson,
+  errorTag,
+  errorText,
+  isTagged,
+  taggedError,
+  UsageError,
+  type ErrorCategory,
+  type ErrorJson,
+  type Tagged,
+  type TaggedErrorClass,
+} from './errors.js'
 export * from './dag/index.js'
 export * from './conversation/index.js'
 export * from './codec/index.js'

@@ -70,6 +70,12 @@ export interface Tagged<Tag extends string = string> extends Error {
 /** The constructors a tagged error may extend: `Error`, `TypeError`, or a family base of fields. */
 type ErrorBase = abstract new (message?: string, options?: ErrorOptions) => Error
 
+/** The names an error's fields may not take: those of `Error` and of {@link Tagged}. */
+type Reserved = 'name' | 'message' | 'stack' | 'cause' | '_tag' | 'category' | 'details'
+
+/** Fields `F`, none of them {@link Reserved}. */
+type Fields<F> = { readonly [K in keyof F]: K extends Reserved ? never : F[K] }
+
 /** The `path` a family base declares (e.g. the engine's pointer into `params`): given with the fields. */
 type PathOf<I> = 'path' extends keyof I ? { readonly path?: I['path' & keyof I] } : unknown
 
@@ -81,7 +87,7 @@ type PathOf<I> = 'path' extends keyof I ? { readonly path?: I['path' & keyof I] 
  * @category errors
  */
 export interface TaggedErrorClass<Tag extends string, B extends ErrorBase> {
-  new <F extends object = object>(
+  new <F extends Fields<F> = object>(
     message: string,
     ...rest: object extends F
       ? [fields?: F & PathOf<InstanceType<B>>, options?: ErrorOptions]
@@ -128,7 +134,7 @@ export const taggedError = <Tag extends string, B extends ErrorBase = ErrorConst
     static readonly category = category
     readonly _tag: Tag = tag
     readonly category: ErrorCategory = category
-    declare readonly [detailKeys]: readonly string[]
+    declare readonly [detailKeys]: readonly string[] | undefined
     constructor(message: string, fields: object = {}, options?: ErrorOptions) {
       super(message, options)
       this.name = tag
@@ -139,7 +145,7 @@ export const taggedError = <Tag extends string, B extends ErrorBase = ErrorConst
     }
     get details(): Readonly<Record<string, unknown>> {
       const self = this as unknown as Record<string, unknown>
-      return Object.fromEntries(this[detailKeys].map((k) => [k, self[k]]))
+      return Object.fromEntries((this[detailKeys] ?? []).map((k) => [k, self[k]]))
     }
   }
   classes.push(TaggedError)

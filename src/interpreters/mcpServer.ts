@@ -24,6 +24,36 @@ export class McpServerFailed extends taggedError('McpServerFailed', 'failed')<{
   }
 }
 
+/**
+ * A call of a server's tool failed: the server answered with a protocol
+ * error, timed out, or went away (`message` adds the last lines it wrote
+ * on stderr).
+ *
+ * @category tools
+ */
+export class McpToolFailed extends taggedError('McpToolFailed', 'failed')<{
+  readonly nodeId: string
+  readonly tool: string
+}> {
+  constructor(nodeId: string, tool: string, message: string, cause: unknown) {
+    super(message, { nodeId, tool }, { cause })
+  }
+}
+
+/**
+ * A call of a server's tool was cancelled with its step.
+ *
+ * @category tools
+ */
+export class McpToolCancelled extends taggedError('McpToolCancelled', 'cancelled')<{
+  readonly nodeId: string
+  readonly tool: string
+}> {
+  constructor(nodeId: string, tool: string, cause: unknown) {
+    super(`MCP server "${nodeId}": the call of ${tool} was cancelled`, { nodeId, tool }, { cause })
+  }
+}
+
 /** One connection to a server: its tools and how to close it. */
 interface Connection {
   readonly tools: readonly Tool[]
@@ -245,11 +275,13 @@ const mcpTool = (
           ...(node.timeoutMs !== undefined && { timeout: node.timeoutMs }),
         })
       } catch (e) {
-        if (ctx.signal.aborted) throw new Error('cancelled', { cause: e })
+        if (ctx.signal.aborted) throw new McpToolCancelled(node.id, listed.name, e)
         const said = stderr().trim()
-        throw new Error(
+        throw new McpToolFailed(
+          node.id,
+          listed.name,
           `MCP server "${node.id}": ${messageOf(e)}${said === '' ? '' : ` (it said: ${said.split('\n').slice(-3).join(' | ')})`}`,
-          { cause: e },
+          e,
         )
       } finally {
         calls.delete(call)

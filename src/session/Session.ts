@@ -8,7 +8,7 @@ import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
-import { canTransition, showIllegalTransition, type NodeState } from '../node/NodeState.js'
+import { canTransition, type NodeState } from '../node/NodeState.js'
 import type { Clock } from '../runtime/Clock.js'
 import { StepFailed } from '../runtime/RunError.js'
 import { run } from '../runtime/run.js'
@@ -23,7 +23,14 @@ import {
 } from './forkNodes.js'
 import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
 import { isoTime } from './isoTime.js'
-import { NameTaken, NodeStopped, SessionClosed, StartFailed, UnknownNode } from './SessionError.js'
+import {
+  IllegalNodeTransition,
+  NameTaken,
+  NodeStopped,
+  SessionClosed,
+  StartFailed,
+  UnknownNode,
+} from './SessionError.js'
 import {
   DEFAULT_EVENT_BUFFER,
   EventHub,
@@ -333,9 +340,7 @@ export class Session implements NodeRegistry {
 
   #set(entry: Live, to: NodeState): void {
     if (!canTransition(entry.state, to)) {
-      throw new Error(
-        `Session: node "${entry.name}": ${showIllegalTransition({ _tag: 'IllegalTransition', from: entry.state, to })}`,
-      )
+      throw new IllegalNodeTransition(this.id, entry.name, entry.state, to)
     }
     entry.state = to
     if (to !== 'stopping') this.#emit(to, entry)

@@ -1,4 +1,5 @@
 import { taggedError } from '../errors.js'
+import { showIllegalTransition, type NodeState } from '../node/NodeState.js'
 
 /**
  * The base of every error a {@link Session} (and `fork`, the factories and the
@@ -126,6 +127,30 @@ export class StartFailed extends taggedError('StartFailed', 'failed', SessionErr
       `node "${nodeName}" of session "${sessionId}" failed to start: ${why}`,
       { sessionId, nodeName },
       { cause },
+    )
+  }
+}
+
+/**
+ * A bug: the session was about to move a node between two states that do
+ * not follow each other (`from` → `to`).
+ *
+ * @category session errors
+ */
+export class IllegalNodeTransition extends taggedError(
+  'IllegalNodeTransition',
+  'internal',
+  SessionError,
+)<{
+  readonly sessionId: string
+  readonly nodeName: string
+  readonly from: NodeState
+  readonly to: NodeState
+}> {
+  constructor(sessionId: string, nodeName: string, from: NodeState, to: NodeState) {
+    super(
+      `Session: node "${nodeName}": ${showIllegalTransition({ _tag: 'IllegalTransition', from, to })}`,
+      { sessionId, nodeName, from, to },
     )
   }
 }

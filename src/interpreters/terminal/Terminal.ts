@@ -67,6 +67,20 @@ export interface Terminal {
 }
 
 /**
+ * The terminal was used before it was started (or after its pane went):
+ * there is no program to talk to.
+ *
+ * @category errors
+ */
+export class TerminalNotStarted extends taggedError('TerminalNotStarted', 'invalidState')<{
+  readonly nodeId: string
+}> {
+  constructor(nodeId: string, message: string) {
+    super(message, { nodeId })
+  }
+}
+
+/**
  * An execute got no complete answer within its timeout. The terminal is still
  * usable; `partial` is what came after the input so far.
  *

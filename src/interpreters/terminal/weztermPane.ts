@@ -9,6 +9,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { WeztermNode } from '../../node/WeztermNode.js'
 import type { PaneBackend } from './paneTerminal.js'
+import { TerminalNotStarted } from './Terminal.js'
 import { endProcesses, MARK_VARIABLE, newMark, processesOf } from './processTree.js'
 
 /** Characters per `send-text` call: long inputs go in pieces, as a paste would. */
@@ -221,7 +222,9 @@ export class WeztermPane implements PaneBackend {
   }
 
   private id(): string {
-    if (this.pane === undefined) throw new Error(`wezterm node "${this.node.id}" has no pane yet`)
+    if (this.pane === undefined) {
+      throw new TerminalNotStarted(this.node.id, `wezterm node "${this.node.id}" has no pane yet`)
+    }
     return String(this.pane)
   }
 

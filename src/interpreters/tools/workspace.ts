@@ -22,6 +22,19 @@ export interface WorkspaceOptions {
 }
 
 /**
+ * A path no file can have (it contains a NUL character).
+ *
+ * @category tools
+ */
+export class InvalidPath extends taggedError('InvalidPath', 'invalidInput')<{
+  readonly path: string
+}> {
+  constructor(path: string, message: string) {
+    super(message, { path })
+  }
+}
+
+/**
  * A path given to a workspace tool leads outside its root: through `..`,
  * as an absolute path, or through a symbolic link. `resolved` is where it leads.
  *
@@ -96,7 +109,7 @@ const real = async (path: string, links: number): Promise<string> => {
  * @internal
  */
 export const resolveInReal = async (realRoot: string, path: string): Promise<string> => {
-  if (path.includes('\0')) throw new Error('the path contains a NUL character')
+  if (path.includes('\0')) throw new InvalidPath(path, 'the path contains a NUL character')
   const target = await real(resolve(realRoot, path), 0)
   if (!isInside(realRoot, target)) throw new PathOutsideRoot(path, realRoot, target)
   return target

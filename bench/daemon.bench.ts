@@ -4,7 +4,8 @@
  *
  * - `daemon.roundtrip`: one `PING` through `NerveClient` over the Unix socket
  *   (framing, JSON-RPC decoding, the engine's dispatch, the client's
- *   matching), against a raw NDJSON echo server on the same kind of socket
+ *   matching, and its decoding of the result with the protocol's codec, as
+ *   it decodes every result), against a raw NDJSON echo server on the same kind of socket
  *   driven by a raw client that stringifies and parses the same messages.
  *   Goal: ratio ≤ 2.
  * - `daemon.execute`: bash `true` through the daemon against the same

@@ -7,6 +7,10 @@
  *   WebSocket, the lists) to the node list drawn, with 100 nodes, against
  *   a static page of a 100-row table served by a bare HTTP server. Goal:
  *   ≤ 300 ms.
+ * - `dashboard.load.page`: the same loads by the page's own clock, from
+ *   navigation start to the 100 rows in the DOM (the page's `nerve:drawn`
+ *   mark; the static page's `domInteractive`): what the person waits for,
+ *   without this process's round trips to the browser.
  * - `dashboard.bundle`: the page's JavaScript (every chunk), gzipped, in KB,
  *   against xterm.js alone. Goal: ≤ 500 KB.
  * - `dashboard.latency.p50` / `.p99`: engine event → DOM updated, while
@@ -105,21 +109,42 @@ const load: Benchmark = {
     try {
       log('dashboard.load: creating 100 nodes')
       for (let i = 0; i < 100; i++) await r.client.createNode(`n${i}`, 'bash')
-      const visit = async (url: string, selector: string): Promise<{ ms: number }> => {
+      /**
+       * A load, timed twice: by this process (navigation asked → rows seen
+       * through the driver) and by the page's own clock (navigation start →
+       * the rows in the DOM: the dashboard's `nerve:drawn` mark, the static
+       * page's parsing done), which leaves out the driver's round trips.
+       */
+      const visit = async (
+        url: string,
+        selector: string,
+        drawn: string,
+      ): Promise<{ ms: number; page: number }> => {
         const context = await r.browser.newContext({ bypassCSP: true })
         const page = await context.newPage()
         const t0 = performance.now()
         await page.goto(url)
         await page.waitForFunction(`document.querySelectorAll('${selector}').length >= 100`)
         const ms = performance.now() - t0
+        const inPage = await page.evaluate<number>(drawn)
         await context.close()
-        return { ms }
+        return { ms, page: inPage }
       }
       const { ours, baseline } = await interleaveAsync({
         rounds: rounds ?? 10,
         warmup: 2,
-        ours: () => visit(r.server.dashboardUrl()!, '[data-node]'),
-        baseline: () => visit(`http://127.0.0.1:${port}/`, 'tr'),
+        ours: () =>
+          visit(
+            r.server.dashboardUrl()!,
+            '[data-node]',
+            `performance.getEntriesByName('nerve:drawn')[0].startTime`,
+          ),
+        baseline: () =>
+          visit(
+            `http://127.0.0.1:${port}/`,
+            'tr',
+            `performance.getEntriesByType('navigation')[0].domInteractive`,
+          ),
       })
       const js =
         readdirSync(join(r.dir, 'web'))
@@ -134,6 +159,14 @@ const load: Benchmark = {
           median: ours.ms,
           baseline: 'static 100-row page',
           baselineMedian: baseline.ms,
+          target: { median: 300 },
+        },
+        {
+          name: 'dashboard.load.page',
+          unit: 'ms',
+          median: ours.page,
+          baseline: 'static 100-row page',
+          baselineMedian: baseline.page,
           target: { median: 300 },
         },
         {

@@ -11,14 +11,15 @@ import {
 import { UsageError } from '../errors.js'
 import type { Graph } from '../graph/index.js'
 import { functionInterpreter, isLlmChunk } from '../interpreters/index.js'
-import type { InterpreterRegistry, Node, NodeRegistry, StateCell } from '../node/index.js'
+import type { InterpreterRegistry, Node, NodeRegistry } from '../node/index.js'
 import { interpreters as registryOf, isNode } from '../node/index.js'
-import { startRun, systemClock, type Budget, type Clock, type RunEvent } from '../runtime/index.js'
+import { startRun, systemClock, type Budget, type Clock, type StepChunk } from '../runtime/index.js'
 import { askedAt, branchesOf, keptTurn, type ChatBranches } from './branches.js'
 import type { ChatCommand, ChatEvent } from './ChatEvent.js'
 import { chatGraph, chatTarget, type ChatTarget } from './chatGraph.js'
 import { memoryChatStore, type ChatState, type ChatStore, type PartialAnswer } from './ChatStore.js'
 import { sameVertex } from './sameVertex.js'
+import { TurnControl, TurnRegistry } from './turn.js'
 
 /**
  * Options of {@link openChat}.
@@ -129,46 +130,6 @@ export interface Chat {
 }
 
 const isCancel = (e: unknown): boolean => (e as { _tag?: unknown } | null)?._tag === 'Cancelled'
-
-/**
- * The control of the turn running: `cancel` stops it before its run starts
- * (the run then starts cancelled) or while it runs. It makes an
- * `AbortSignal` only when one is asked for: one costs more than a short
- * turn's run.
- */
-class TurnControl {
-  cancelled = false
-  #reason: unknown = undefined
-  #controller: AbortController | undefined = undefined
-  #cancelRun: ((reason: unknown) => void) | undefined = undefined
-
-  cancel(reason: unknown): void {
-    if (this.cancelled) return
-    this.cancelled = true
-    this.#reason = reason
-    this.#controller?.abort(reason)
-    this.#cancelRun?.(reason)
-  }
-
-  /** A signal aborted when the turn is cancelled. */
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController()
-      if (this.cancelled) this.#controller.abort(this.#reason)
-    }
-    return this.#controller.signal
-  }
-
-  /** The signal the turn's run needs: none, unless one was made or the turn is cancelled already. */
-  get runSignal(): AbortSignal | undefined {
-    return this.#controller !== undefined || this.cancelled ? this.signal : undefined
-  }
-
-  /** The turn's run has started: cancelling cancels it. */
-  started(cancelRun: (reason: unknown) => void): void {
-    this.#cancelRun = cancelRun
-  }
-}
 
 const noEvents = (): void => undefined
 
@@ -282,18 +243,29 @@ export const openChat = (options: ChatOptions): Chat => {
     throw new UsageError(`chat.${what}`, `chat "${id}" has no vertex "${at}"`)
   }
 
-  let tail: Promise<unknown> = Promise.resolve()
+  /** Turns asked for and not settled yet; the one after the last of them waits for `tail`. */
+  let pending = 0
+  let tail: Promise<void> | undefined
   let running: TurnControl | undefined
+  const settled = (): void => {
+    if (--pending === 0) tail = undefined
+  }
 
+  /** Runs a turn once those asked before have settled: at once when none is pending. */
   const turn = (
     command: ChatCommand,
     from: Conversation | undefined,
     message: Content | undefined,
     turnOptions: TurnOptions,
   ): Promise<ChatTurn> => {
-    const go = () => runTurn(command, from, message, turnOptions)
-    const mine = tail.then(go, go)
-    tail = mine.catch(() => undefined)
+    let mine: Promise<ChatTurn>
+    if (pending === 0) mine = runTurn(command, from, message, turnOptions)
+    else {
+      const go = () => runTurn(command, from, message, turnOptions)
+      mine = tail!.then(go, go)
+    }
+    pending++
+    tail = mine.then(settled, settled)
     return mine
   }
 
@@ -308,11 +280,14 @@ export const openChat = (options: ChatOptions): Chat => {
     const turnId = randomUUID()
     const control = (running = new TurnControl())
     const outer = turnOptions.signal
-    const onAbort = () => {
-      control.cancel(outer?.reason)
+    let onAbort: (() => void) | undefined
+    if (outer?.aborted === true) control.cancel(outer.reason)
+    else if (outer !== undefined) {
+      onAbort = () => {
+        control.cancel(outer.reason)
+      }
+      outer.addEventListener('abort', onAbort, { once: true })
     }
-    if (outer?.aborted === true) onAbort()
-    else outer?.addEventListener('abort', onAbort, { once: true })
     const first = options.onEvent
     const second = turnOptions.onEvent
     // Nobody listening: no chat event is built.
@@ -326,27 +301,8 @@ export const openChat = (options: ChatOptions): Chat => {
             second(e)
           }
 
-    // The cell the agent's node reads its head from and writes its new one to.
-    let agentState: { readonly head: Conversation } | undefined
-    const cell: StateCell = {
-      get: () => agentState,
-      set: (v) => (agentState = v as typeof agentState),
-    }
-    const others = new Map<string, StateCell>()
-    const registry: NodeRegistry = {
-      get: (nodeId) => session?.get(nodeId),
-      cell: (nodeId) => {
-        if (target.type === 'agent' && nodeId === target.node.id) return cell
-        const kept = session?.cell?.(nodeId)
-        if (kept !== undefined) return kept
-        let own = others.get(nodeId)
-        if (own === undefined) {
-          let v: unknown
-          others.set(nodeId, (own = { get: () => v, set: (x) => (v = x) }))
-        }
-        return own
-      },
-    }
+    // Its agent cell is where the agent's node reads its head from and writes its new one to.
+    const registry = new TurnRegistry(session, target.type === 'agent' ? target.node : undefined)
     // The vertex the answer hangs from, stored before the turn so a crash can keep what it says.
     let base = from
     let asked: Conversation | undefined
@@ -356,9 +312,9 @@ export const openChat = (options: ChatOptions): Chat => {
         await interpreters
           .get(target.node.kind)
           ?.start?.(target.node, { signal: control.signal, session: registry })
-        base = agentState?.head
+        base = registry.agentState?.head
       }
-      if (base !== undefined) agentState = Object.freeze({ head: base })
+      if (base !== undefined) registry.agentState = Object.freeze({ head: base })
     } else {
       asked = message === undefined ? from! : user(message)(from ?? [])
     }
@@ -391,8 +347,7 @@ export const openChat = (options: ChatOptions): Chat => {
         ...(message !== undefined && { message }),
       })
     }
-    const onEvent = (e: RunEvent): void => {
-      if (e.type !== 'step_chunk') return
+    const onChunk = (e: StepChunk): void => {
       if (target.type === 'agent' && (e.path.length !== 1 || e.stepId !== target.stepId)) return
       const c = e.chunk
       if (typeof c === 'string') {
@@ -427,21 +382,24 @@ export const openChat = (options: ChatOptions): Chat => {
     const done = () => {
       if (flush !== undefined) clearImmediate(flush)
       flush = undefined
-      outer?.removeEventListener('abort', onAbort)
+      if (onAbort !== undefined) outer?.removeEventListener('abort', onAbort)
       if (running === control) running = undefined
     }
     try {
       const signal = control.runSignal
-      const started = startRun(g, {
-        interpreters,
-        session: registry,
-        input,
-        runId: turnId,
-        onEvent,
-        clock,
-        ...(signal !== undefined && { signal }),
-        ...(options.budget !== undefined && { budget: options.budget }),
-      })
+      const started = startRun(
+        g,
+        {
+          interpreters,
+          session: registry,
+          input,
+          runId: turnId,
+          clock,
+          ...(signal !== undefined && { signal }),
+          ...(options.budget !== undefined && { budget: options.budget }),
+        },
+        onChunk,
+      )
       control.started(started.cancel)
       const r = await started.result
       done()
@@ -449,7 +407,7 @@ export const openChat = (options: ChatOptions): Chat => {
       let head: Conversation
       let answer: string
       if (target.type === 'agent') {
-        head = agentState!.head
+        head = registry.agentState!.head
         answer = typeof out === 'string' ? out : text
       } else {
         answer = typeof out === 'string' ? out : out === undefined ? '' : JSON.stringify(out)

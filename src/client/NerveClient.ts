@@ -478,6 +478,32 @@ export class NerveClient implements Calls {
     return (await this.call('LIST_NETWORKS', {})).networks
   }
 
+  /** `LIST_SAVED_SESSIONS`: the sessions the daemon's store saved (`NoStore` without one). */
+  async savedSessions(): Promise<Results['LIST_SAVED_SESSIONS']['sessions']> {
+    return (await this.call('LIST_SAVED_SESSIONS', {})).sessions
+  }
+
+  /** `GET_SAVED_SESSION`: a saved session and its nodes, an LLM node with its conversation. */
+  async savedSession(sessionId: string): Promise<Results['GET_SAVED_SESSION']> {
+    return this.call('GET_SAVED_SESSION', { sessionId })
+  }
+
+  /** `LIST_RECORDINGS`: the recordings of recorded runs the daemon's store keeps. */
+  async recordings(): Promise<Results['LIST_RECORDINGS']['recordings']> {
+    return (await this.call('LIST_RECORDINGS', {})).recordings
+  }
+
+  /**
+   * `REPLAY_GRAPH`: a recording's graph run again, its steps answered from
+   * the recording (or, `from` a step on, live); answers the new run's id.
+   */
+  async replay(
+    recordingId: string,
+    options: Omit<Params<'REPLAY_GRAPH'>, 'recordingId'> = {},
+  ): Promise<string> {
+    return (await this.call('REPLAY_GRAPH', { recordingId, ...options })).runId
+  }
+
   /**
    * `CHAT_CREATE`: opens the chat kept under `chatId`, or a new one that
    * runs `graph` (a graph-file value; `step` names its agent, `output` the

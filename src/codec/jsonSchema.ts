@@ -57,7 +57,7 @@ let stack: object[] = []
  *
  * assert.deepStrictEqual(jsonSchemaOf(t.array(t.keyof({ a: null, b: null }))), {
  *   type: 'array',
- *   items: { enum: ['a', 'b'] },
+ *   items: { type: 'string', enum: ['a', 'b'] },
  * })
  */
 export const jsonSchemaOf = (codec: unknown): JsonSchema => {

@@ -63,7 +63,7 @@ export type {
 export { claudeWeztermInterpreter, openClaudeWezterm, TmuxMissing } from './terminal/claude.js'
 export { openClaudePty, THROWAWAY_KEY } from './terminal/claudePty.js'
 export type { ClaudePtyOptions, ClaudePtyTerminal } from './terminal/claudePty.js'
-export { approvalRules } from './terminal/approvals.js'
+export { approvalRules, promptRisk } from './terminal/approvals.js'
 export type {
   PermissionDecision,
   ApprovalPolicy,

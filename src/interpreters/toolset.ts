@@ -21,6 +21,9 @@ const BUILTIN: Readonly<Record<BuiltinToolName, (o: WorkspaceOptions) => Tool>> 
 /** The tools of a toolset node, made once per node (a node is a frozen value). */
 const made = new WeakMap<ToolsetNode, readonly Tool[]>()
 
+/** The names of a toolset node's tools: its step's result, made once per node. */
+const named = new WeakMap<ToolsetNode, readonly string[]>()
+
 /**
  * The tools a toolset node stands for: its built-in tools working in its
  * root, then its tools given in code, each name once.
@@ -63,7 +66,12 @@ export const toolsetTools = (node: ToolsetNode): readonly Tool[] => {
 export const toolsetInterpreter: Interpreter<ToolsetNode> = Object.freeze({
   kind: 'toolset' as const,
   execute(node: ToolsetNode, _ctx: NodeContext): readonly string[] {
-    return Object.freeze(toolsetTools(node).map((x) => x.definition.name))
+    let names = named.get(node)
+    if (names === undefined) {
+      names = Object.freeze(toolsetTools(node).map((x) => x.definition.name))
+      named.set(node, names)
+    }
+    return names
   },
   materialize(node: ToolsetNode): readonly Tool[] {
     return toolsetTools(node)

@@ -16,15 +16,55 @@ import { millis, nonEmpty, optionsCodec } from './options.js'
 export type ApprovalVerdict = 'approve' | 'deny' | 'ask'
 
 /**
+ * How much harm an action can do, as the tool (or the CLI agent's prompt)
+ * that asks rates it: reading is `low`, changing files `medium`, running
+ * commands `high`.
+ *
+ * @category approvals
+ */
+export type Risk = 'low' | 'medium' | 'high'
+
+/** The risks, least first: a rule's `risk` matches its own and those after it. */
+const RISKS: readonly Risk[] = Object.freeze(['low', 'medium', 'high'])
+
+/**
+ * The codec of a {@link Risk}.
+ *
+ * @category approvals
+ */
+export const RiskCodec: t.Type<Risk> = t.keyof({ low: null, medium: null, high: null }, 'Risk')
+
+/**
+ * Whether `risk` is at least `least`: `high` is at least `medium`; an
+ * unrated request (`undefined`) is at least nothing.
+ *
+ * @category approvals
+ * @example
+ * import { riskAtLeast } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(riskAtLeast('medium')('high'), true)
+ * assert.strictEqual(riskAtLeast('medium')('low'), false)
+ * assert.strictEqual(riskAtLeast('low')(undefined), false)
+ */
+export const riskAtLeast =
+  (least: Risk) =>
+  (risk: Risk | undefined): boolean =>
+    risk !== undefined && RISKS.indexOf(risk) >= RISKS.indexOf(least)
+
+/**
  * One rule: the verdict for requests of `tool` (any, when absent) whose
  * target (command, file or arguments) matches `pattern` — `*` stands for any
- * run of characters; any target, when absent.
+ * run of characters; any target, when absent — and whose risk is at least
+ * `risk` (any request, when absent; a request nobody rated matches no rule
+ * that names a risk).
  *
  * @category approvals
  */
 export interface ApprovalRuleValue {
   readonly tool?: string
   readonly pattern?: string
+  readonly risk?: Risk
   readonly decision: ApprovalVerdict
 }
 
@@ -48,7 +88,7 @@ const Verdict = t.keyof({ approve: null, deny: null, ask: null }, 'ApprovalVerdi
 const RuleCodec = optionsCodec<ApprovalRuleValue>(
   'ApprovalRule',
   { decision: Verdict },
-  { tool: nonEmpty, pattern: t.string },
+  { tool: nonEmpty, pattern: t.string, risk: RiskCodec },
 )
 
 const rulesCodec: t.Type<readonly ApprovalRuleValue[]> = withJsonSchema(
@@ -110,23 +150,36 @@ export const globMatches =
     ).test(text)
 
 /**
- * The verdict of a policy on a request for `action` (a rule's `tool`) at `target`: the first
- * matching rule's, else the fallback's (`'ask'` by default).
+ * The verdict of a policy on a request for `action` (a rule's `tool`) at
+ * `target`, rated `risk`: the first matching rule's, else the fallback's
+ * (`'ask'` by default).
  *
  * @category approvals
  * @example
  * import { verdictOf } from 'nerve-agents'
  * import assert from 'assert'
  *
- * const policy = { rules: [{ tool: 'Bash', pattern: 'rm *', decision: 'deny' as const }] }
+ * const policy = {
+ *   rules: [
+ *     { tool: 'Bash', pattern: 'rm *', decision: 'deny' as const },
+ *     { risk: 'medium' as const, decision: 'ask' as const },
+ *   ],
+ *   fallback: 'approve' as const,
+ * }
  * assert.strictEqual(verdictOf(policy)({ action: 'Bash', target: 'rm -rf /' }), 'deny')
- * assert.strictEqual(verdictOf(policy)({ action: 'Write', target: 'a.txt' }), 'ask')
+ * assert.strictEqual(verdictOf(policy)({ action: 'write', target: 'a.txt', risk: 'medium' }), 'ask')
+ * assert.strictEqual(verdictOf(policy)({ action: 'read', target: 'a.txt', risk: 'low' }), 'approve')
  */
 export const verdictOf =
   (policy: ApprovalPolicyValue | undefined) =>
-  (request: { readonly action: string; readonly target: string }): ApprovalVerdict => {
+  (request: {
+    readonly action: string
+    readonly target: string
+    readonly risk?: Risk | undefined
+  }): ApprovalVerdict => {
     for (const rule of policy?.rules ?? []) {
       if (rule.tool !== undefined && rule.tool !== request.action) continue
+      if (rule.risk !== undefined && !riskAtLeast(rule.risk)(request.risk)) continue
       if (rule.pattern !== undefined && !globMatches(rule.pattern)(request.target)) continue
       return rule.decision
     }

@@ -28,6 +28,28 @@ export interface UsageReport {
 }
 
 /**
+ * Cancellation that is cheap to check: whether it happened, a way to be
+ * told when it does, and the `AbortSignal` itself, which may be made only
+ * when something reads it (a runtime step's is: an `AbortSignal` costs
+ * microseconds, more than a short step). `runAgent` takes one as its
+ * `signal`, so a turn whose model and tools never read the signal makes
+ * none.
+ *
+ * @category context
+ */
+export interface Cancellation {
+  /** Whether it was cancelled; reading this makes no signal. */
+  readonly aborted: boolean
+  /** Aborted when cancelled; may be made when first read. */
+  readonly signal: AbortSignal
+  /**
+   * Calls `listener` once when cancelled — not when it has been already —
+   * without making the signal. The function returned takes it back.
+   */
+  onAbort(listener: () => void): () => void
+}
+
+/**
  * What the runtime hands to an interpreter (and through the function
  * interpreter, to a function node) for one attempt of one step. It is a pure
  * interface: the runtime implements it; tests may implement it by hand.
@@ -41,6 +63,13 @@ export interface NodeContext<I = unknown> {
   readonly upstream: Upstream
   /** Aborted when the run is cancelled or this attempt times out: stop promptly. */
   readonly signal: AbortSignal
+  /**
+   * The same cancellation as `signal`, for an interpreter that checks it
+   * often and hands the signal on only now and then: checking it makes no
+   * `AbortSignal` (the runtime makes a step's on first read). A context
+   * made by hand may lack it.
+   */
+  readonly cancellation?: Cancellation
   /** The id of the whole run (the same in nested graphs). */
   readonly runId: string
   /** When the run started, in epoch milliseconds by the run's clock (`{timestamp}` in name templates). */
@@ -156,6 +185,9 @@ export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | unde
  *   (the session drives the {@link NodeState} lifecycle around them).
  * - `fork`: a new persistent node with the given id whose live state starts
  *   as a copy of this one's.
+ * - `live`: what a started persistent node runs on (a terminal kind's
+ *   terminal), which its session hands out as `Session.live`;
+ *   `undefined` when the node is not running.
  *
  * @category interpreters
  */
@@ -167,6 +199,7 @@ export interface Interpreter<N extends Node = Node> {
   start?(node: N, ctx: LifecycleContext): Promise<void>
   stop?(node: N, ctx: LifecycleContext): Promise<void>
   fork?(node: N, id: string, ctx: ForkContext): Promise<N>
+  live?(node: N): unknown
 }
 
 /**

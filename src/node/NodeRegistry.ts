@@ -31,6 +31,13 @@ export interface NodeRegistry {
    * `newName` (what a fork step does), when the registry is a session's.
    */
   fork?(name: string, newName: string, options?: { readonly signal?: AbortSignal }): Promise<Node>
+  /**
+   * The runtime is about to run an attempt on a persistent `node`: a
+   * session marks it `busy` (when it is `ready` or `busy`) and answers the
+   * function the runtime calls once, when the attempt ends, to let it go;
+   * `undefined` when it holds nothing.
+   */
+  occupy?(node: Node): (() => void) | undefined
 }
 
 /**

@@ -14,7 +14,7 @@ export { nodeInfo } from './NodeInfo.js'
 export type { NodeInfo } from './NodeInfo.js'
 export { nodeRegistry } from './NodeRegistry.js'
 export type { NodeRegistry, StateCell } from './NodeRegistry.js'
-export type { NodeContext, Upstream, UsageReport } from './Interpreter.js'
+export type { Cancellation, NodeContext, Upstream, UsageReport } from './Interpreter.js'
 export { interpreters } from './Interpreter.js'
 export type {
   ChunkStream,
@@ -69,8 +69,19 @@ export type { McpServerNode, McpServerOptions } from './McpServerNode.js'
 export { nodeKind, nodeKindsOf } from './NodeKind.js'
 export type { BuildContext, NodeKind, NodeKindSpec, NodeKinds } from './NodeKind.js'
 export { nodeKinds } from './nodeKinds.js'
-export { ApprovalPolicyCodec, globMatches, verdictOf } from './ApprovalPolicy.js'
-export type { ApprovalPolicyValue, ApprovalRuleValue, ApprovalVerdict } from './ApprovalPolicy.js'
+export {
+  ApprovalPolicyCodec,
+  globMatches,
+  RiskCodec,
+  riskAtLeast,
+  verdictOf,
+} from './ApprovalPolicy.js'
+export type {
+  ApprovalPolicyValue,
+  ApprovalRuleValue,
+  ApprovalVerdict,
+  Risk,
+} from './ApprovalPolicy.js'
 
 /** @internal */
 export { optionProblem } from './options.js'

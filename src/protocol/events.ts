@@ -3,6 +3,7 @@ import type { NetworkEvent } from '../network/index.js'
 import { chatEventNames, ChatEngineEventCodec } from './chat.js'
 import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
+import { NetworkInfoCodec } from './networkInfo.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an
@@ -51,6 +52,7 @@ export const eventTypes = Object.freeze([
   'STEP_COMPLETED',
   'STEP_FAILED',
   'GRAPH_COMPLETED',
+  'NETWORK_CREATED',
   ...Object.values(networkEventNames),
   ...Object.values(chatEventNames),
   'ERROR',
@@ -312,6 +314,27 @@ export const NetworkEngineEventCodec = struct('NetworkEngineEvent', {
 }) as unknown as t.Type<NetworkEngineEvent, NetworkEngineEvent>
 
 /**
+ * A network run started (`CREATE_NETWORK`): its id, the session it was
+ * created in, and the network as the network commands answer it, so a
+ * reader learns of it before its first event.
+ *
+ * @category protocol
+ */
+export const NetworkCreatedEventCodec = struct('NETWORK_CREATED', {
+  ...base('NETWORK_CREATED'),
+  sessionId: str,
+  networkId: str,
+  info: NetworkInfoCodec,
+})
+
+/**
+ * A network run started.
+ *
+ * @category protocol
+ */
+export type NetworkCreatedEvent = t.TypeOf<typeof NetworkCreatedEventCodec>
+
+/**
  * An error no call answers: a `RUN_COMMAND` that failed, a history write
  * that failed. `nodeId` when it is about a node.
  *
@@ -374,6 +397,7 @@ export const EngineEventCodec = t.union(
     StepCompletedEventCodec,
     StepFailedEventCodec,
     GraphCompletedEventCodec,
+    NetworkCreatedEventCodec,
     NetworkEngineEventCodec,
     ChatEngineEventCodec,
     ApprovalRequestedEventCodec,

@@ -35,6 +35,7 @@ export {
   GraphCompletedEventCodec,
   GraphStartedEventCodec,
   LaggedEventCodec,
+  NetworkCreatedEventCodec,
   NetworkEngineEventCodec,
   networkEventNames,
   NodeEventCodec,
@@ -53,6 +54,7 @@ export type {
   GraphCompletedEvent,
   GraphStartedEvent,
   LaggedEvent,
+  NetworkCreatedEvent,
   NetworkEngineEvent,
   NodeEvent,
   OutputChunk,
@@ -117,5 +119,13 @@ export {
   ChatTurnCodec,
 } from './chat.js'
 export type { ChatEngineEvent, ChatEventName, ChatInfo, ChatTurnInfo } from './chat.js'
+export {
+  RecordingSummaryCodec,
+  SavedNodeCodec,
+  SavedSessionCodec,
+  storeParamsCodecs,
+  storeResultCodecs,
+} from './store.js'
+export type { RecordingSummary, SavedNode, SavedSession } from './store.js'
 export { jsonSchemaOf, type JsonSchema } from '../codec/index.js'
 export { RefinedType } from './parts.js'

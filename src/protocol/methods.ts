@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import { chatParamsCodecs } from './chat.js'
 import { params } from './codec.js'
+import { storeParamsCodecs } from './store.js'
 import { NameCodec } from './name.js'
 import { EventTypeCodec } from './events.js'
 import { PatchCodec, refined } from './parts.js'
@@ -145,6 +146,7 @@ export const paramsCodecs = {
   CANCEL_NETWORK: params('CANCEL_NETWORK', net, {}),
   GET_ENVELOPES: params('GET_ENVELOPES', net, {}),
   ...chatParamsCodecs,
+  ...storeParamsCodecs,
   LIST_APPROVALS: params('LIST_APPROVALS', {}, { ...session, nodeId: Name, networkId: Name }),
 } as const
 

@@ -4,7 +4,7 @@
  * person or a timeout.
  */
 import { UsageError } from '../errors.js'
-import type { ApprovalVerdict } from '../node/index.js'
+import type { ApprovalVerdict, Risk } from '../node/index.js'
 import { systemClock, type Clock } from './Clock.js'
 
 /**
@@ -46,7 +46,8 @@ export interface ApprovalRequest {
   readonly file?: string
   /** The tool call's arguments (an LLM tool call). */
   readonly arguments?: Readonly<Record<string, unknown>>
-  readonly risk?: 'low' | 'medium' | 'high'
+  /** How much harm the action can do, when the asker rates it (a tool's `risk`). */
+  readonly risk?: Risk
   /** The answers a CLI agent's prompt offers, as it shows them. */
   readonly options?: readonly string[]
 }

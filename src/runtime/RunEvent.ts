@@ -128,14 +128,17 @@ export type StreamEvent = RunEvent | StreamLag
 
 /**
  * Where the kernel sends events: the run's id and its listener, which is
- * `undefined` when nobody listens or once the run has settled. Each `emit…`
- * helper builds its event only when there is a listener.
+ * `undefined` when nobody listens or once the run has settled, and a listener
+ * of chunks alone. Each `emit…` helper builds its event only when there is a
+ * listener for it.
  *
  * @internal
  */
 export interface EventSink {
   readonly runId: string
   readonly onEvent: ((event: RunEvent) => void) | undefined
+  /** A listener of step chunks alone: no other event is built for it. */
+  readonly onChunk: ((event: StepChunk) => void) | undefined
 }
 
 /** @internal */
@@ -173,7 +176,7 @@ export const emitStepChunk = (
   attempt: number,
   chunk: unknown,
 ): void => {
-  const listener = sink.onEvent
+  const listener = sink.onEvent ?? sink.onChunk
   if (listener === undefined) return
   listener({ type: 'step_chunk', runId: sink.runId, path, stepId, attempt, chunk })
 }

@@ -3,7 +3,7 @@ import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { overBudget, type Budget, type RunUsage } from './Budget.js'
 import type { Clock } from './Clock.js'
 import { BudgetExceeded, type RunError } from './RunError.js'
-import type { RunEvent } from './RunEvent.js'
+import type { RunEvent, StepChunk } from './RunEvent.js'
 
 /**
  * What one run shares across its graphs (the root and nested ones): the
@@ -24,6 +24,8 @@ export class RunState {
   readonly budget: Budget | undefined
   /** The listener; `undefined` once the run has settled. */
   onEvent: ((event: RunEvent) => void) | undefined
+  /** The listener of step chunks alone; `undefined` once the run has settled. */
+  onChunk: ((event: StepChunk) => void) | undefined
   /** The clock's reading when the run started. */
   readonly start: number
   /** The run's start in whole milliseconds: `{timestamp}` and `ctx.runStartedAt`. */
@@ -57,6 +59,7 @@ export class RunState {
     parser: string | undefined
     budget: Budget | undefined
     onEvent: ((event: RunEvent) => void) | undefined
+    onChunk?: ((event: StepChunk) => void) | undefined
   }) {
     this.runId = settings.runId
     this.clock = settings.clock
@@ -66,6 +69,7 @@ export class RunState {
     this.parser = settings.parser
     this.budget = settings.budget
     this.onEvent = settings.onEvent
+    this.onChunk = settings.onChunk
     this.start = settings.clock.now()
     this.startedAt = Math.floor(this.start)
   }
@@ -74,6 +78,7 @@ export class RunState {
   settle(): void {
     this.settled = true
     this.onEvent = undefined
+    this.onChunk = undefined
   }
 
   usage(): RunUsage {

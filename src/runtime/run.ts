@@ -11,7 +11,7 @@ import { GraphRun, type GraphOutcome } from './kernel/GraphRun.js'
 import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
 import { BudgetExceeded, Cancelled, InvalidGraph, type RunError } from './RunError.js'
-import type { RunEvent } from './RunEvent.js'
+import type { RunEvent, StepChunk } from './RunEvent.js'
 import { endRun, RunState } from './RunState.js'
 import type { Trace } from './Trace.js'
 
@@ -116,6 +116,7 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
   return (
     listener: ((event: RunEvent) => void) | undefined,
     started?: (top: GraphRun) => void,
+    onChunk?: (event: StepChunk) => void,
   ): Promise<RunResult> => {
     const state = new RunState({
       runId: runId ?? randomUUID(),
@@ -126,6 +127,7 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
       parser: options.parser,
       budget,
       onEvent: listener ?? onEvent,
+      onChunk,
     })
     return launch(state, g, options.input, maxParallel ?? g.maxParallel, signal, started)
   }
@@ -272,19 +274,25 @@ export interface StartedRun {
  * {@link run}, with a handle to cancel it. For a caller that runs many short
  * graphs, each of which it may have to cancel (a chat's turns): an
  * `AbortController` made per run only to be able to cancel it costs more
- * than a small run.
+ * than a small run. `onChunk`, for a caller that reads only what steps
+ * emit, is told the step chunks and nothing else: the run builds no other
+ * event for it (`options.onEvent` is still told every event).
  *
  * @internal
  */
-export const startRun = (g: Graph, options: RunOptions): StartedRun => {
+export const startRun = (
+  g: Graph,
+  options: RunOptions,
+  onChunk?: (event: StepChunk) => void,
+): StartedRun => {
   let top: GraphRun | undefined
-  const result = prepare(
-    'run',
-    g,
-    options,
-  )(undefined, (t) => {
-    top = t
-  })
+  const result = prepare('run', g, options)(
+    undefined,
+    (t) => {
+      top = t
+    },
+    onChunk,
+  )
   return {
     result,
     cancel: (reason) => {

@@ -16,6 +16,8 @@ export interface Live {
   state: NodeState
   /** Executes in progress: `busy` while > 0. */
   busy: number
+  /** How to stop each execute the session runs on this node (made on first execute). */
+  running: Set<AbortController> | undefined
   starting: Promise<void> | undefined
   stopping: Promise<void> | undefined
 }
@@ -26,6 +28,7 @@ export const live = (node: Node, name: string, state: NodeState): Live => ({
   name,
   state,
   busy: 0,
+  running: undefined,
   starting: undefined,
   stopping: undefined,
 })
@@ -119,6 +122,12 @@ export class NodeTable {
     const entry = live(node, node.id, 'created')
     this.embedded.set(node.id, entry)
     return entry
+  }
+
+  /** The lifecycle a run's step of `node` keeps busy: the persistent node registered under its id, else inside a graph. */
+  runningOf(node: Node): Live | undefined {
+    const entry = this.registered.get(node.id) ?? this.embedded.get(node.id)
+    return entry?.node.id === node.id && entry.node.persistent ? entry : undefined
   }
 
   /** The state of a node, registered or inside a graph (`created` when the table has not seen it). */

@@ -1,7 +1,6 @@
 import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
-import { graph, isGraph, type Graph } from '../graph/Graph.js'
-import { addStep } from '../graph/build.js'
+import { isGraph, type Graph } from '../graph/Graph.js'
 import { graphParts, isStaticName } from '../graph/graphParts.js'
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
@@ -10,9 +9,8 @@ import { isNode, type Node } from '../node/Node.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
 import { canTransition, type NodeState } from '../node/NodeState.js'
 import type { Clock } from '../runtime/Clock.js'
-import { StepFailed } from '../runtime/RunError.js'
 import { run } from '../runtime/run.js'
-import { busyTracker } from './busyTracker.js'
+import { runNode } from '../runtime/runNode.js'
 import { executeRunOptions } from './executeRun.js'
 import {
   forkGraphNodes,
@@ -24,6 +22,7 @@ import {
 import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
 import { isoTime } from './isoTime.js'
 import {
+  ExecuteTimeout,
   IllegalNodeTransition,
   NameTaken,
   NodeStopped,
@@ -47,20 +46,6 @@ const settleAll = async (work: readonly Promise<void>[]): Promise<void> => {
 }
 
 const NEVER = new AbortController().signal
-
-/**
- * The one-step graph `name` runs `node` in, made once per node value (a
- * node is immutable): its compiled form is then memoised too, and an
- * execute neither builds nor checks a graph.
- */
-const oneSteps = new WeakMap<Node, { readonly name: string; readonly graph: Graph }>()
-const oneStep = (name: string, node: Node): Graph => {
-  const known = oneSteps.get(node)
-  if (known?.name === name) return known.graph
-  const made = addStep({ id: name, node })(graph(name))
-  oneSteps.set(node, { name, graph: made })
-  return made
-}
 
 /**
  * The one mutable cell of Nerve: nodes registered by name, the lifecycle
@@ -169,6 +154,16 @@ export class Session implements NodeRegistry {
     return this.#nodes.registered.has(name)
   }
 
+  /**
+   * What the persistent node registered under `name` runs on while it is
+   * started — a terminal for a terminal kind — as its interpreter's `live`
+   * capability answers; `undefined` for a node that has none.
+   */
+  live(name: string): unknown {
+    const node = this.#nodes.registered.get(name)?.node
+    return node?.persistent === true ? this.interpreters.get(node.kind)?.live?.(node) : undefined
+  }
+
   /** The registered names, in registration order. */
   names(): readonly string[] {
     return [...this.#nodes.registered.keys()]
@@ -222,12 +217,15 @@ export class Session implements NodeRegistry {
   /**
    * Runs the node registered under `name` on `input`, starting it first if
    * it is `created`; it is `busy` meanwhile. A graph answers its results by
-   * step id and rejects with the run's error. Any other node runs as a
-   * one-step graph and answers its result; when it fails, the rejection is
+   * step id and rejects with the run's error. Any other node runs as the
+   * kernel's one step (its events those of a graph `name` holding only
+   * that step) and answers its result; when it fails, the rejection is
    * the node's own error (the runtime's `StepFailed` is unwrapped), while
    * errors of the run itself (`Cancelled`, `BudgetExceeded`,
    * `MissingInterpreter`) come as they are. {@link NodeStopped} for a node
-   * that is stopped, {@link UnknownNode}, {@link SessionClosed}.
+   * that is stopped, {@link UnknownNode}, {@link SessionClosed}; past
+   * `timeoutMs`, {@link ExecuteTimeout}; stopped by {@link Session.interrupt},
+   * the reason given there.
    */
   async execute(
     name: string,
@@ -241,28 +239,78 @@ export class Session implements NodeRegistry {
     if (entry.state !== 'ready' && entry.state !== 'busy') {
       throw new NodeStopped(this.id, name, entry.state === 'stopping' ? 'stopping' : 'stopped')
     }
-    const node = entry.node
+    const { signal, timeoutMs } = options
+    // The execute's own signal: the caller's forwarded to it, and how an interrupt or the timeout stops it.
+    const own = new AbortController()
+    const forward = (): void => {
+      own.abort(signal?.reason)
+    }
+    if (signal?.aborted === true) forward()
+    else signal?.addEventListener('abort', forward, { once: true })
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            own.abort(new ExecuteTimeout(this.id, name, timeoutMs))
+          }, timeoutMs)
+    const running = (entry.running ??= new Set())
+    running.add(own)
     this.#acquire(entry)
-    const tracker = busyTracker(
-      this.#nodes,
-      (e) => {
-        this.#acquire(e)
-      },
-      (e) => {
-        this.#release(e)
-      },
-    )
     try {
-      if (isGraph(node))
-        return (await run(node, executeRunOptions(this, input, options, tracker))).results
-      const one = oneStep(name, node)
-      try {
-        return (await run(one, executeRunOptions(this, input, options, tracker))).results[name]
-      } catch (e) {
-        throw e instanceof StepFailed ? e.cause : e
-      }
+      return await this.#run(name, entry.node, input, { ...options, signal: own.signal })
+    } catch (e) {
+      // Stopped by an interrupt or the timeout (not by the caller's signal): the reason is the answer.
+      const stopped = own.signal.aborted && signal?.aborted !== true
+      throw stopped ? own.signal.reason : e
     } finally {
-      tracker?.releaseAll()
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', forward)
+      running.delete(own)
+      this.#release(entry)
+    }
+  }
+
+  /** A graph's results by step id; any other node's result, by the kernel's one step. */
+  async #run(
+    name: string,
+    node: Node,
+    input: unknown,
+    options: SessionExecuteOptions,
+  ): Promise<unknown> {
+    const runOptions = executeRunOptions(this, input, options)
+    return isGraph(node) ? (await run(node, runOptions)).results : runNode(node, name, runOptions)
+  }
+
+  /**
+   * Stops the executes in progress on the node registered under `name`, or
+   * on every node: their runs are cancelled (a terminal is interrupted) and
+   * each rejects with `reason`. Answers how many there were.
+   */
+  interrupt(name: string | undefined, reason: unknown): number {
+    const entries =
+      name === undefined ? [...this.#nodes.registered.values()] : [this.#nodes.registered.get(name)]
+    let count = 0
+    for (const entry of entries) {
+      for (const c of entry?.running ?? []) {
+        c.abort(reason)
+        count++
+      }
+    }
+    return count
+  }
+
+  /**
+   * What the runtime calls as a step starts an attempt on a persistent
+   * node of this session (registered under its id, or inside a registered
+   * graph): the node is `busy` until the returned function is called.
+   * `undefined` for a node the session does not run, or one not `ready`
+   * nor `busy`.
+   */
+  occupy(node: Node): (() => void) | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || (entry.state !== 'ready' && entry.state !== 'busy')) return undefined
+    this.#acquire(entry)
+    return () => {
       this.#release(entry)
     }
   }

@@ -98,6 +98,26 @@ export class NodeStopped extends taggedError('NodeStopped', 'invalidState', Sess
 }
 
 /**
+ * An execute did not answer within the `timeoutMs` it was given: it was
+ * stopped then (its node's signal aborted, a terminal interrupted).
+ *
+ * @category session errors
+ */
+export class ExecuteTimeout extends taggedError('ExecuteTimeout', 'timeout', SessionError)<{
+  readonly sessionId: string
+  readonly nodeName: string
+  readonly timeoutMs: number
+}> {
+  constructor(sessionId: string, nodeName: string, timeoutMs: number) {
+    super(`node "${nodeName}" of session "${sessionId}": no answer within ${timeoutMs} ms`, {
+      sessionId,
+      nodeName,
+      timeoutMs,
+    })
+  }
+}
+
+/**
  * The session is closed: it registers, starts, executes and forks nothing more.
  *
  * @category session errors

@@ -46,7 +46,13 @@ export interface SessionInfo {
  * @category session
  */
 export interface SessionExecuteOptions {
+  /** Aborting it cancels the run: the execute rejects with the runtime's `Cancelled`. */
   readonly signal?: AbortSignal
+  /**
+   * Milliseconds the execute may take: past them it is stopped as
+   * {@link Session.interrupt} stops it, and rejects with {@link ExecuteTimeout}.
+   */
+  readonly timeoutMs?: number
   readonly budget?: Budget
   readonly onEvent?: (event: RunEvent) => void
   /** The parser of steps that name none (a terminal's answer is read with it). */

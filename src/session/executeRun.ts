@@ -1,14 +1,12 @@
 /**
  * How a session's `execute` becomes a run: the options of that run (the
  * session's interpreters, clock and registry, the caller's signal, budget,
- * parser and listener) with the busy tracker listening first.
+ * parser and listener).
  */
 import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 import type { Clock } from '../runtime/Clock.js'
-import type { RunEvent } from '../runtime/RunEvent.js'
 import type { RunOptions } from '../runtime/run.js'
-import type { BusyTracker } from './busyTracker.js'
 import type { SessionExecuteOptions } from './SessionOptions.js'
 
 /** What a run needs of the session that starts it: its registry, interpreters and clock. */
@@ -22,16 +20,8 @@ export const executeRunOptions = (
   host: RunHost,
   input: unknown,
   options: SessionExecuteOptions,
-  tracker: BusyTracker | undefined,
 ): RunOptions => {
   const { signal, budget, onEvent, parser } = options
-  const listener =
-    tracker === undefined
-      ? onEvent
-      : (event: RunEvent) => {
-          tracker.onEvent(event)
-          onEvent?.(event)
-        }
   return {
     input,
     interpreters: host.interpreters,
@@ -40,6 +30,6 @@ export const executeRunOptions = (
     ...(signal !== undefined && { signal }),
     ...(budget !== undefined && { budget }),
     ...(parser !== undefined && { parser }),
-    ...(listener !== undefined && { onEvent: listener }),
+    ...(onEvent !== undefined && { onEvent }),
   }
 }

@@ -187,7 +187,8 @@ class Scripted implements ScriptedProvider {
 
   /** A field, not a method: a provider's `call` handed on by itself still works, as before. */
   readonly call = async (request: ModelRequest, call: CallOptions): Promise<ModelResponse> => {
-    call.signal.throwIfAborted()
+    // Read without making a signal the caller makes lazily: only a delay waits on it.
+    if (call.aborted ?? call.signal.aborted) call.signal.throwIfAborted()
     const { name, requests } = this
     const script = this.#script
     const index = requests.length

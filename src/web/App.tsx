@@ -6,6 +6,7 @@
  */
 import { signal, type Signal } from '@preact/signals'
 import type { FunctionComponent } from 'preact'
+import { view, views, type View } from './nav.js'
 import { NodesView } from './NodesView.js'
 import { problem } from './problem.js'
 import { connection } from './state.js'
@@ -13,27 +14,25 @@ import { connection } from './state.js'
 /** A view in a chunk of its own: drawn once loaded, loading it when first asked. */
 interface Later {
   readonly view: Signal<FunctionComponent | undefined>
-  load(): void
+  /** Loads the chunk (once); resolves when it is loaded or failed. */
+  load(): Promise<void>
 }
 
 const later = (load: () => Promise<FunctionComponent>): Later => {
   const view = signal<FunctionComponent | undefined>(undefined)
-  let started = false
+  let started: Promise<void> | undefined
   return {
     view,
-    load: () => {
-      if (started) return
-      started = true
-      load().then(
+    load: () =>
+      (started ??= load().then(
         (v) => {
           view.value = v
         },
         (e: unknown) => {
-          started = false
+          started = undefined
           problem.value = `Cannot load the view: ${e instanceof Error ? e.message : String(e)}`
         },
-      )
-    },
+      )),
   }
 }
 
@@ -41,27 +40,26 @@ const chunks = {
   runs: later(() => import('./RunsView.js').then((m) => m.RunsView)),
   networks: later(() => import('./NetworksView.js').then((m) => m.NetworksView)),
   conversations: later(() => import('./ConversationsView.js').then((m) => m.ConversationsView)),
+  store: later(() => import('./StoreView.js').then((m) => m.StoreView)),
 }
 
-/** Loads every view's chunk (after the first drawing), so choosing one later waits for nothing. */
-export const loadViews = (): void => {
-  for (const c of Object.values(chunks)) c.load()
+/**
+ * Loads every view's chunk (after the first drawing), so choosing one later
+ * waits for nothing: one after the other, a task between, so the page
+ * keeps answering meanwhile.
+ */
+export const loadViews = async (): Promise<void> => {
+  for (const c of Object.values(chunks)) {
+    await c.load()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }
 }
-
-const views = {
-  nodes: 'Nodes',
-  runs: 'Graph runs',
-  networks: 'Networks',
-  conversations: 'Conversations',
-} as const
-type View = keyof typeof views
-const view = signal<View>('nodes')
 
 const Chosen = () => {
   const v = view.value
   if (v === 'nodes') return <NodesView />
   const chunk = chunks[v]
-  chunk.load()
+  void chunk.load()
   const Loaded = chunk.view.value
   return Loaded === undefined ? <p class="status">Loading…</p> : <Loaded />
 }

@@ -9,35 +9,12 @@
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
-import { useLayout } from './layoutClient.js'
+import { ConversationDag, labelOf, textOf, verticesOf, type VertexJson } from './ConversationDag.js'
 import { attempt, problem } from './problem.js'
 import { client, onEvent } from './session.js'
 import { nodes } from './state.js'
 
-interface VertexJson {
-  readonly id: string
-  readonly parents: readonly string[]
-  readonly data: { readonly type: string; readonly role?: string; readonly content?: unknown }
-}
-
-const BOX = { width: 260, height: 40 }
 const columns = signal<readonly (string | undefined)[]>([undefined, undefined])
-
-/** The text of a message's content: a string, or its text blocks joined. */
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : Array.isArray(content)
-      ? content
-          .map((b: unknown) => {
-            const text = (b as { text?: unknown } | null)?.text
-            return typeof text === 'string' ? text : ''
-          })
-          .join(' ')
-      : ''
-
-const labelOf = (v: VertexJson): string =>
-  v.data.type === 'message' ? `${v.data.role ?? '?'}: ${textOf(v.data.content)}` : v.data.type
 
 /** The messages a fork at `id` keeps: the message vertices among it and its ancestors. */
 const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number => {
@@ -89,7 +66,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
     const load = (): void => {
       attempt(async () => {
         const r = await client().call('GET_CONVERSATION', { nodeId })
-        setVertices((r.conversation as { vertices: readonly VertexJson[] }).vertices)
+        setVertices(verticesOf(r.conversation))
       })
     }
     load()
@@ -98,12 +75,6 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
     })
   }, [nodeId])
   const byId = new Map(vertices.map((v) => [v.id, v]))
-  const d = useLayout(
-    `conversation:${nodeId}`,
-    vertices.map((v) => v.id),
-    vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
-    { direction: 'TB', box: BOX, when: 'changed' },
-  ).drawing
   const picked = chosen === undefined ? undefined : byId.get(chosen)
   return (
     <section
@@ -133,44 +104,13 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
         </label>
         <button type="submit">Send</button>
       </form>
-      <svg
-        class="graph"
-        role="img"
-        aria-label={`Conversation DAG of ${nodeId}`}
-        width={d.width}
-        height={d.height}
-        viewBox={`0 0 ${d.width} ${d.height}`}
-      >
-        {d.lines.map((l) => (
-          <polyline key={`${l.from}>${l.to}`} class="edge" points={l.points} />
-        ))}
-        {d.boxes.map((b) => {
-          const v = byId.get(b.id)!
-          const text = labelOf(v)
-          return (
-            <g
-              key={b.id}
-              class={`box ${v.data.role ?? 'meta'}${chosen === b.id ? ' chosen' : ''}`}
-              data-vertex={b.id}
-              data-role={v.data.role ?? v.data.type}
-              transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
-              tabIndex={0}
-              role="button"
-              onClick={() => {
-                setChosen(b.id)
-              }}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter' || e.key === ' ') setChosen(b.id)
-              }}
-            >
-              <rect width={BOX.width} height={BOX.height} rx="6" />
-              <text x="10" y="24">
-                {text.length > 36 ? `${text.slice(0, 35)}…` : text}
-              </text>
-            </g>
-          )
-        })}
-      </svg>
+      <ConversationDag
+        layoutKey={`conversation:${nodeId}`}
+        label={`Conversation DAG of ${nodeId}`}
+        vertices={vertices}
+        chosen={chosen}
+        choose={setChosen}
+      />
       {picked !== undefined && (
         <div class="step" data-picked={picked.id}>
           <pre>{labelOf(picked)}</pre>

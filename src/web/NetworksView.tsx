@@ -2,14 +2,17 @@
  * Live networks: start a network file, the topology laid out (each node's
  * role, firing or done; each edge's delivery and its inbox counts), envelopes as they are
  * delivered, the approvals waiting (approve, deny), pause, resume, stop,
- * cancel, and edits of the topology sent as the patches `EDIT_NETWORK`
- * takes (add or remove an edge, change its delivery), with undo.
+ * cancel, the envelopes' DAG of causes, and edits of the topology sent as
+ * the patches `EDIT_NETWORK` takes (add a node, add or remove an edge,
+ * change its delivery), with undo.
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
+import { EnvelopeDag } from './EnvelopeDag.js'
+import { AddEdge, AddNode, Choice, edit } from './NetworkEdits.js'
 import { attempt, problem } from './problem.js'
 import { client } from './session.js'
 
@@ -43,10 +46,6 @@ const middle = (points: string): { x: number; y: number } => {
 
 const deliveries = ['queue', 'latest', 'debounce'] as const
 const deliveryOf = (type: string) => (type === 'debounce' ? { type, ms: 500 } : { type })
-
-const edit = (networkId: string, patches: readonly object[]): void => {
-  attempt(() => client().call('EDIT_NETWORK', { networkId, patches: patches as never }))
-}
 
 /**
  * The topology, laid out in full when first shown and when asked; an edit
@@ -141,61 +140,6 @@ const Topology = ({ net }: { net: NetView }) => {
         })}
       </svg>
     </>
-  )
-}
-
-/** A labelled choice among `options`. */
-const Choice = <A extends string>(props: {
-  readonly label: string
-  readonly value: A
-  readonly options: readonly A[]
-  readonly onChange: (value: A) => void
-}) => (
-  <label>
-    {props.label}{' '}
-    <select
-      value={props.value}
-      onChange={(e) => {
-        props.onChange(e.currentTarget.value as A)
-      }}
-    >
-      {props.options.map((o) => (
-        <option key={o}>{o}</option>
-      ))}
-    </select>
-  </label>
-)
-
-const AddEdge = ({ net }: { net: NetView }) => {
-  const ids = Object.keys(net.network.nodes)
-  const [from, setFrom] = useState(ids[0] ?? '')
-  const [to, setTo] = useState(ids[1] ?? ids[0] ?? '')
-  const [direction, setDirection] = useState<'one-way' | 'both'>('one-way')
-  return (
-    <form
-      class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
-        const id = direction === 'both' ? `${from}<->${to}` : `${from}->${to}`
-        edit(net.networkId, [
-          {
-            op: 'add',
-            path: ['edges', id],
-            value: { id, from, to, direction, delivery: { type: 'queue' } },
-          },
-        ])
-      }}
-    >
-      <Choice label="From" value={from} options={ids} onChange={setFrom} />
-      <Choice label="To" value={to} options={ids} onChange={setTo} />
-      <Choice
-        label="Direction"
-        value={direction}
-        options={['one-way', 'both'] as const}
-        onChange={setDirection}
-      />
-      <button type="submit">Add edge</button>
-    </form>
   )
 }
 
@@ -372,6 +316,7 @@ const Network = ({ net }: { net: NetView }) => {
       )}
       <Topology net={net} />
       {live && <Send net={net} />}
+      {live && <AddNode net={net} />}
       {live && <AddEdge net={net} />}
       <Edges net={net} live={live} />
       <h4>Approvals</h4>
@@ -403,6 +348,7 @@ const Network = ({ net }: { net: NetView }) => {
         ))}
         {net.pending.length === 0 && <li class="empty">None waiting.</li>}
       </ul>
+      <EnvelopeDag net={net} />
       <h4>Envelopes</h4>
       <ol class="envelopes" aria-label="Envelopes delivered">
         {net.envelopes.map((e) => (

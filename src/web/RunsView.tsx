@@ -3,18 +3,21 @@
  * run's graph laid out with each step's state (and retries) as it changes,
  * its timeline on a time axis; a step chosen
  * shows its output (streamed chunks, then the value) or its error; a
- * running run can be cancelled.
+ * running run can be cancelled. A run the page started is recorded, so
+ * once it ended it can be re-run from a chosen step (`REPLAY_GRAPH`: the
+ * steps before it answered from the recording, the rest live); so can a
+ * recording's replay.
  */
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { useLayout } from './layoutClient.js'
+import { chosenRun } from './nav.js'
 import { attempt, problem } from './problem.js'
 import { RunTimeline } from './RunTimeline.js'
 import { client } from './session.js'
-import { addRun, applyTrace, runs, type RunView } from './state.js'
+import { addRun, applyTrace, runs, setRecording, type RunView } from './state.js'
 
-const chosenRun = signal<string | undefined>(undefined)
 const chosenStep = signal<string | undefined>(undefined)
 
 /** Starts a graph file on the daemon; its steps are drawn before they start. */
@@ -23,7 +26,8 @@ const runFile = async (file: File): Promise<void> => {
     id?: unknown
     steps?: readonly { id: string; dependsOn?: readonly string[] }[]
   }
-  const { runId } = await client().call('EXECUTE_GRAPH', { graph })
+  // Recorded, so that it can be re-run from a step.
+  const { runId } = await client().call('EXECUTE_GRAPH', { graph, record: true })
   addRun(
     {
       runId,
@@ -32,6 +36,24 @@ const runFile = async (file: File): Promise<void> => {
       startedAt: new Date().toISOString(),
     },
     graph.steps ?? [],
+  )
+  chosenRun.value = runId
+  chosenStep.value = undefined
+}
+
+/**
+ * Runs `run`'s recording again from `stepId` (`REPLAY_GRAPH`): the steps
+ * before it answered from the recording, it and the rest live; the new
+ * run is drawn with the same steps and chosen.
+ */
+const rerun = async (run: RunView, recordingId: string, stepId: string): Promise<void> => {
+  const { runId } = await client().call('REPLAY_GRAPH', { recordingId, from: stepId })
+  addRun(
+    { runId, graphId: run.graphId, state: 'running', startedAt: new Date().toISOString() },
+    [...run.steps.keys()].map((id) => ({
+      id,
+      dependsOn: run.edges.filter(([, to]) => to === id).map(([from]) => from),
+    })),
   )
   chosenRun.value = runId
   chosenStep.value = undefined
@@ -46,7 +68,18 @@ const StepDetail = ({ run }: { run: RunView }) => {
   return (
     <section class="step" aria-label={`Step ${step.id}`} data-detail={step.id}>
       <h3>
-        {step.id} <span class={`state ${step.state}`}>{step.state}</span>
+        {step.id} <span class={`state ${step.state}`}>{step.state}</span>{' '}
+        {run.recordingId !== undefined && step.state !== 'pending' && (
+          <button
+            type="button"
+            onClick={() => {
+              const recordingId = run.recordingId!
+              attempt(() => rerun(run, recordingId, step.id))
+            }}
+          >
+            Re-run from here
+          </button>
+        )}
       </h3>
       <p>
         node {step.nodeId ?? '?'} · attempt {step.attempts}
@@ -138,6 +171,10 @@ const RunPanel = ({ run }: { run: RunView }) => {
     attempt(async () => {
       const info = await client().call('GET_RUN', { runId: run.runId })
       if (info.trace !== undefined) applyTrace(info.trace)
+      // A recorded run is re-run from its recording; a replay from the one it replays.
+      const recordingId =
+        info.recordingId ?? info.replayOf ?? (info.recording === undefined ? undefined : info.runId)
+      if (recordingId !== undefined) setRecording(run.runId, recordingId)
     })
   }, [run.runId, run.state])
   return (

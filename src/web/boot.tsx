@@ -12,8 +12,9 @@ export const boot = (socket: WebSocket, root: HTMLElement): void => {
     () => {
       root.textContent = ''
       render(<App />, root)
-      // The other views load once the node list is on the screen.
-      setTimeout(loadViews, 0)
+      performance.mark('nerve:drawn')
+      // The other views load once the node list is on the screen: after the next frame is painted.
+      requestAnimationFrame(() => setTimeout(() => void loadViews(), 0))
     },
     (e: unknown) => {
       root.innerHTML = ''

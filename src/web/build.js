@@ -34,6 +34,23 @@ const nodeOnly = {
   },
 }
 
+/**
+ * fp-ts as ES modules: the shared code imports `fp-ts/lib/…` (CommonJS, as
+ * Node wants it), which a bundler keeps whole; the `es6` build of the same
+ * modules is tree-shaken (and is what io-ts itself imports).
+ */
+const fpTsModules = {
+  name: 'fp-ts-es6',
+  setup(b) {
+    b.onResolve({ filter: /^fp-ts\/lib\// }, (args) =>
+      b.resolve(args.path.replace('fp-ts/lib/', 'fp-ts/es6/'), {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+      }),
+    )
+  },
+}
+
 /** Builds the dashboard into `outDir` (default dist/dashboard); resolves with the outDir. */
 export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
   mkdirSync(outDir, { recursive: true })
@@ -56,7 +73,7 @@ export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',
-    plugins: [nodeOnly],
+    plugins: [nodeOnly, fpTsModules],
     logLevel: 'warning',
     metafile: true,
   })

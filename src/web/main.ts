@@ -6,6 +6,7 @@
 import '@xterm/xterm/css/xterm.css'
 import './style.css'
 
+performance.mark('nerve:entry')
 const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
 const socket = new WebSocket(`${scheme}://${location.host}/ws`)
 // Marks of the load's stages (read by the bench and the browser's tools).

@@ -5,8 +5,8 @@
  * envelopes delivered, the nodes firing and done, the approvals waiting.
  */
 import { signal } from '@preact/signals'
-import { applyPatches, enablePatches, type Patch } from 'immer'
 import type * as t from 'io-ts'
+import { UsageError } from '../errors.js'
 import type {
   ApprovalRequestCodec,
   EnvelopeCodec,
@@ -15,7 +15,16 @@ import type {
   NetworkInfo,
 } from '../protocol/index.js'
 
-enablePatches()
+/** immer, once loaded: the node list drawn first needs none of it, so it comes in a chunk of its own. */
+let immer: typeof import('immer') | undefined
+let loading: Promise<void> | undefined
+
+/** Loads immer (once); a `NETWORK_PATCHED` event is applied only after this resolved. */
+export const patchesReady = (): Promise<void> =>
+  (loading ??= import('immer').then((m) => {
+    m.enablePatches()
+    immer = m
+  }))
 
 type Envelope = t.TypeOf<typeof EnvelopeCodec>
 type Approval = t.TypeOf<typeof ApprovalRequestCodec>
@@ -94,7 +103,7 @@ export const addEnvelopes = (networkId: string, envelopes: readonly Envelope[]):
 
 /**
  * Applies a network event; true when the page does not know the network yet
- * (so it should fetch it).
+ * (so it should fetch it). A `NETWORK_PATCHED` needs {@link patchesReady}.
  */
 export const applyNetworkEvent = (e: NetworkEngineEvent): boolean => {
   if (!networks.value.has(e.networkId)) return true
@@ -109,7 +118,9 @@ export const applyNetworkEvent = (e: NetworkEngineEvent): boolean => {
       case 'NODE_DONE':
         return { ...n, done: toggled(n.done, e.nodeId, true) }
       case 'NETWORK_PATCHED':
-        return { ...n, network: applyPatches(n.network, e.patches as Patch[]) }
+        if (immer === undefined)
+          throw new UsageError('applyNetworkEvent', 'call patchesReady() first')
+        return { ...n, network: immer.applyPatches(n.network, e.patches) }
       case 'APPROVAL_REQUESTED':
         return { ...n, pending: [...n.pending, e.request] }
       case 'APPROVAL_DECIDED':

@@ -9,7 +9,13 @@ import { NerveClient } from '../client/NerveClient.js'
 import { taggedError } from '../errors.js'
 import type { EngineEvent } from '../protocol/index.js'
 import { browserWire } from './browserWire.js'
-import { addEnvelopes, applyNetworkEvent, networks, setNetwork } from './networkState.js'
+import {
+  addEnvelopes,
+  applyNetworkEvent,
+  networks,
+  patchesReady,
+  setNetwork,
+} from './networkState.js'
 import { addRun, apply, connection, setNodes } from './state.js'
 
 /**
@@ -79,6 +85,7 @@ export const start = async (socket: WebSocket): Promise<void> => {
   performance.mark('nerve:nodes')
   void (async () => {
     try {
+      void patchesReady()
       const [runList, netList] = await Promise.all([
         c.call('LIST_RUNS', {}),
         c.call('LIST_NETWORKS', {}),
@@ -90,7 +97,9 @@ export const start = async (socket: WebSocket): Promise<void> => {
       }
       connection.value = 'open'
       for await (const e of events) {
-        if ('networkId' in e) {
+        if (e.type === 'NETWORK_PATCHED') await patchesReady()
+        if (e.type === 'NETWORK_CREATED') setNetwork(e.info)
+        else if ('networkId' in e) {
           // A network this page has not seen yet: its whole value first.
           if (applyNetworkEvent(e)) void follow(c, e.networkId)
           else refresh(c, e.networkId)

@@ -47,6 +47,8 @@ export interface RunView {
   readonly steps: ReadonlyMap<string, StepView>
   /** Dependencies, `[from, to]`: known from the graph the page ran, or from the trace at the end. */
   readonly edges: readonly (readonly [string, string])[]
+  /** The recording a replay of it runs from (its own, or the one it replays), once it ended. */
+  readonly recordingId: string | undefined
 }
 
 export const nodes = signal<ReadonlyMap<string, NodeRow>>(new Map())
@@ -97,6 +99,7 @@ export const addRun = (
   for (const [id, s] of known?.steps ?? []) merged.set(id, s)
   next.set(summary.runId, {
     ...summary,
+    recordingId: known?.recordingId,
     state: known?.state ?? summary.state,
     steps: merged,
     edges:
@@ -141,6 +144,11 @@ export const applyTrace = (trace: TraceJson): void => {
     )
     return { ...run, steps, edges: edges.length > 0 ? edges : run.edges }
   })
+}
+
+/** Notes the recording a run's replay runs from. */
+export const setRecording = (runId: string, recordingId: string): void => {
+  updateRun(runId, (r) => (r.recordingId === recordingId ? r : { ...r, recordingId }))
 }
 
 /** Replaces the node list (the answer of LIST_NODES). */

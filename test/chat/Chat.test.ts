@@ -38,6 +38,12 @@ const texts = (head: Conversation) =>
       `${m.role}: ${typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : b.type)).join('')}`,
   )
 
+const shout = tool(
+  { name: 'shout', description: 'Louder.', input_schema: { type: 'object' } },
+  t.type({ text: t.string }),
+  ({ text }) => Promise.resolve(text.toUpperCase()),
+)
+
 describe('openChat', () => {
   it('runs a message through the graph and tells the answer as it streams', async () => {
     const events: ChatEvent[] = []
@@ -57,11 +63,6 @@ describe('openChat', () => {
   })
 
   it('shows tool calls through a linked toolset as they run, and their results', async () => {
-    const shout = tool(
-      { name: 'shout', description: 'Louder.', input_schema: { type: 'object' } },
-      t.type({ text: t.string }),
-      ({ text }) => Promise.resolve(text.toUpperCase()),
-    )
     const g = pipe(
       graph('team'),
       addStep({ id: 'words', node: toolset('words', { builtin: [], tools: [shout] }) }),
@@ -83,6 +84,32 @@ describe('openChat', () => {
     expect(events[1]).toMatchObject({ name: 'shout', input: { text: 'hi' } })
     expect(events[2]).toMatchObject({ name: 'shout', content: 'HI', isError: false })
     expect(events[4]).toMatchObject({ apiCalls: 2 })
+  })
+
+  it('makes no AbortSignal for a turn whose model and tools never read one', async () => {
+    const g = pipe(
+      graph('team'),
+      addStep({ id: 'words', node: toolset('words', { builtin: [], tools: [shout] }) }),
+      addStep({ id: 'coder', node: llm('coder'), links: { tools: ['words'] } }),
+    )
+    const model = scriptedProvider([[toolUse('shout', { text: 'hi' })], 'Done.'], { loop: true })
+    const chat = openChat({ id: 'c', graph: g, interpreters: registry(model) })
+    await chat.send('warm up')
+    const Real = globalThis.AbortController
+    let made = 0
+    globalThis.AbortController = class extends Real {
+      constructor() {
+        super()
+        made++
+      }
+    }
+    try {
+      const turn = await chat.send('go', { onEvent: () => undefined })
+      expect(turn.text).toBe('Done.')
+    } finally {
+      globalThis.AbortController = Real
+    }
+    expect(made).toBe(0)
   })
 
   it('retries as a sibling of the old answer, sharing the user message vertex', async () => {

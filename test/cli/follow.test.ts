@@ -11,6 +11,8 @@ import { bin, nerve, root, testDaemon } from './run.js'
 
 const { dir, home, env } = testDaemon('follow')
 const slow = join(dir, 'slow.json')
+/** The first step of `slow` waits for this file: the test opens the gate once it watches. */
+const gate = join(dir, 'gate')
 
 /** `nerve …` started now; `output()` is what it printed so far, `done` its exit code. */
 const background = (args: readonly string[]) => {
@@ -37,7 +39,7 @@ beforeAll(() => {
       id: 'slow',
       nodes: { sh: { kind: 'bash' } },
       steps: [
-        { id: 'first', node: 'sh', input: 'sleep 1.5; echo one' },
+        { id: 'first', node: 'sh', input: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo one` },
         { id: 'second', node: 'sh', input: 'echo two', dependsOn: ['first'] },
       ],
     }),
@@ -58,11 +60,13 @@ describe('graph runs and graph watch', () => {
     expect(runId).not.toBe('')
     const text = await nerve(['graph', 'runs'], env)
     expect(text.stdout).toMatch(new RegExp(`^${runId} {2}slow\\s+running\\s`, 'm'))
-    const watched = await nerve(['graph', 'watch', runId], env)
-    expect(watched.code, watched.stderr).toBe(0)
-    expect(watched.stdout).toMatch(/^ {2}second │ two$/m)
-    expect(watched.stdout).toMatch(/^✔ second done \(\d+ ms\)$/m)
-    expect(watched.stdout).toMatch(new RegExp(`^run ${runId} completed$`, 'm'))
+    const watching = background(['graph', 'watch', runId])
+    await watching.until(new RegExp(`^following run ${runId} \\(slow\\)$`, 'm'))
+    writeFileSync(gate, '')
+    expect(await watching.done).toBe(0)
+    expect(watching.output()).toMatch(/^ {2}second │ two$/m)
+    expect(watching.output()).toMatch(/^✔ second done \(\d+ ms\)$/m)
+    expect(watching.output()).toMatch(new RegExp(`^run ${runId} completed$`, 'm'))
     expect(await running.done).toBe(0)
     // a run that has ended: its record at once
     const again = await nerve(['graph', 'watch', runId, '--json'], env)

@@ -85,6 +85,36 @@ describe('cancellation', () => {
     expect(signals[0]!.aborted).toBe(false)
   })
 
+  it('tells a step of its cancellation without making its signal, once, and not after it took the listener back', async () => {
+    const seen: string[] = []
+    let signal: AbortSignal | undefined
+    const watch = fn('watch', async (ctx) => {
+      const c = ctx.cancellation!
+      seen.push(`aborted ${String(c.aborted)}`)
+      c.onAbort(() => seen.push('told'))
+      const off = c.onAbort(() => seen.push('taken back'))
+      off()
+      await new Promise<void>((resolve) => c.onAbort(resolve))
+      seen.push(`aborted ${String(c.aborted)}`)
+      c.onAbort(() => seen.push('too late'))
+      signal = c.signal
+      return 1
+    })
+    const broken = fn('broken', async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      throw new Error('down')
+    })
+    const g = pipe(
+      graph('g'),
+      addStep({ id: 'a', node: watch }),
+      addStep({ id: 'b', node: broken }),
+    )
+    const error = await run(g, { interpreters: defaultInterpreters }).catch((e: unknown) => e)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(seen).toEqual(['aborted false', 'told', 'aborted true'])
+    expect(signal).toMatchObject({ aborted: true, reason: error })
+  })
+
   it('settles even when a running step ignores its signal', async () => {
     const deaf = fn('deaf', () => new Promise(() => undefined))
     const g = pipe(graph('g'), addStep({ id: 'a', node: deaf }))

@@ -9,12 +9,15 @@ import {
   fn,
   graph,
   interpreters,
+  makeNode,
+  retry,
   UsageError,
   type RunEvent,
 } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { createSession } from '../../src/session/createSession.js'
 import {
+  ExecuteTimeout,
   NameTaken,
   NodeStopped,
   SessionClosed,
@@ -375,6 +378,73 @@ describe('execute', () => {
     expect([session.state('g'), session.state('c')]).toEqual(['ready', 'ready'])
   })
 
+  it('tells busy before each attempt and ready after it, across a retry, in step with the run events', async () => {
+    let calls = 0
+    const flaky = {
+      kind: 'flaky',
+      start: () => Promise.resolve(),
+      execute: () => {
+        if (++calls === 1) throw new Error('once')
+        return 'ok'
+      },
+    }
+    const seen: string[] = []
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), flaky),
+      onEvent: (e) => seen.push(`${e.type} ${e.name}`),
+    })
+    session.register(makeNode({ id: 'f', kind: 'flaky', persistent: true, metadata: {} }))
+    session.register(
+      pipe(graph('g'), addStepRef('use', 'f', { onError: retry({ count: 1, delayMs: 0 }) })),
+    )
+    await session.start()
+    seen.length = 0
+    await session.execute('g', null, {
+      onEvent: (e) => {
+        if (e.type.startsWith('step_')) seen.push(e.type)
+      },
+    })
+    expect(seen).toEqual([
+      'busy g',
+      'busy f',
+      'step_start',
+      'ready f',
+      'step_error',
+      'busy f',
+      'step_start',
+      'ready f',
+      'step_complete',
+      'ready g',
+    ])
+  })
+
+  it('hands out what a persistent node runs on, as its interpreter holds it', async () => {
+    const running = new Map<string, object>()
+    const held = {
+      kind: 'held',
+      start: (node: { id: string }) => {
+        running.set(node.id, { pid: 42 })
+        return Promise.resolve()
+      },
+      stop: (node: { id: string }) => {
+        running.delete(node.id)
+        return Promise.resolve()
+      },
+      live: (node: { id: string }) => running.get(node.id),
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    session.register(makeNode({ id: 'h', kind: 'held', persistent: true, metadata: {} }))
+    session.register(fn('f', () => 1))
+    expect(session.live('h')).toBeUndefined()
+    await session.start()
+    expect(session.live('h')).toEqual({ pid: 42 })
+    expect([session.live('f'), session.live('nope')]).toEqual([undefined, undefined])
+    await session.stop('h')
+    expect(session.live('h')).toBeUndefined()
+  })
+
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {
     const { session } = withCounters()
     const boom = new Error('boom')
@@ -404,6 +474,45 @@ describe('execute', () => {
     const done = session.execute('slow', null, { signal: controller.signal })
     controller.abort(new Error('enough'))
     await expect(done).rejects.toBeInstanceOf(Cancelled)
+  })
+
+  const waitsForAbort = (id: string) =>
+    fn(
+      id,
+      (ctx) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            reject(ctx.signal.reason as Error)
+          })
+        }),
+    )
+
+  it('stops the executes in progress on a node with interrupt, each rejecting with the reason', async () => {
+    const { session } = withCounters()
+    session.register(waitsForAbort('slow'))
+    session.register(fn('other', () => 1))
+    expect(session.interrupt('slow', new Error('none running'))).toBe(0)
+    const why = new Error('enough')
+    const runs = [session.execute('slow', null), session.execute('slow', null)]
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(session.interrupt('other', why)).toBe(0)
+    expect(session.interrupt('slow', why)).toBe(2)
+    for (const r of runs) await expect(r).rejects.toBe(why)
+    expect(session.state('slow')).toBe('ready')
+  })
+
+  it('rejects with ExecuteTimeout past timeoutMs, and the node is ready again', async () => {
+    const { session } = withCounters()
+    session.register(waitsForAbort('slow'))
+    const e = await session.execute('slow', null, { timeoutMs: 20 }).catch((x: unknown) => x)
+    expect(e).toBeInstanceOf(ExecuteTimeout)
+    expect(e).toMatchObject({ nodeName: 'slow', timeoutMs: 20 })
+    expect(session.state('slow')).toBe('ready')
+    expect(
+      await session
+        .execute('slow', null, { timeoutMs: 20, signal: AbortSignal.abort() })
+        .catch((x: unknown) => x),
+    ).toBeInstanceOf(Cancelled)
   })
 
   it('passes run events to onEvent', async () => {

@@ -3,7 +3,9 @@
  * start --dashboard`, its home in a temp directory, a free loopback port):
  * the door (a one-time handover, a session cookie, Host and Origin checked,
  * refused without them), nodes and a bash terminal, a graph run drawn
- * live, two pages seeing the same thing, and no serious accessibility
+ * live and re-run from a step, networks (their creation, envelopes and
+ * their DAG, edits), the store (a saved session, a recording replayed),
+ * two pages seeing the same thing, and no serious accessibility
  * violation. Each view is screenshotted into out/dashboard/.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -180,6 +182,15 @@ describe('graph runs', () => {
     await page.locator('[data-step="a"]').click()
     await expect.poll(() => page.locator('[data-detail="a"]').innerText()).toContain('a')
     await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true })
+    // Re-run from a step: a new run whose steps before it are answered from the recording.
+    const first = await page.locator('[data-run]').getAttribute('data-run')
+    await page.getByRole('button', { name: 'Re-run from here' }).click()
+    await expect.poll(() => page.locator('[data-run]').getAttribute('data-run')).not.toBe(first)
+    await page.locator('[data-run][data-state="completed"]').waitFor()
+    await page.locator('[data-step="a"][data-state="done"]').waitFor()
+    await page.locator('[data-step="prepare"][data-state="done"]').waitFor()
+    expect(await page.locator('[data-runitem]').count()).toBeGreaterThanOrEqual(2)
+    await page.screenshot({ path: join(shots, 'runs-rerun.png'), fullPage: true })
     expect(errors).toEqual([])
     await context.close()
   })
@@ -240,21 +251,27 @@ describe('networks', () => {
     const a = await open(await handover())
     const b = await open(await handover())
     await a.page.getByRole('button', { name: 'Networks' }).click()
+    await b.page.getByRole('button', { name: 'Networks' }).click()
+    await b.page.getByText('No networks yet.').waitFor()
     await a.page.getByLabel('Workspace').fill(workspace)
     await a.page
       .getByLabel('Start a network file')
       .setInputFiles(join(root, 'examples/review.network.json'))
     await a.page.locator('[data-netnode="reviewer"]').waitFor()
-    await b.page.getByRole('button', { name: 'Networks' }).click()
+    // The other page learns of the network from its creation (NETWORK_CREATED), before any of its events.
+    await b.page.locator('[data-network="review"] [data-netnode="reviewer"]').waitFor()
+    expect(await b.page.locator('[data-envelope]').count()).toBe(0)
 
     await a.page.getByLabel('Send to').selectOption('writer')
     await a.page.getByLabel('Message').fill('Write a haiku')
     await a.page.getByRole('button', { name: 'Send', exact: true }).click()
     await a.page.locator('[data-netnode="writer"][data-state="done"]').waitFor()
-    // The engine announces no network's creation: another page learns of it at its first event.
-    await b.page.locator('[data-network="review"]').waitFor()
     await b.page.locator('[data-envelope]').nth(3).waitFor()
     expect(await b.page.locator('[data-envelope]').first().innerText()).toContain('Write a haiku')
+    // The envelope DAG: a box per envelope, an arrow from each envelope to those it caused.
+    await expect.poll(() => b.page.locator('[data-envnode]').count()).toBeGreaterThanOrEqual(4)
+    await b.page.locator('[data-cause]').first().waitFor({ state: 'attached' })
+    await b.page.screenshot({ path: join(shots, 'networks-envelopes.png'), fullPage: true })
     // Inbox counts per edge: in the edge's row and on its line.
     await expect
       .poll(async () =>
@@ -331,6 +348,22 @@ describe('networks', () => {
     await expect
       .poll(async () => (await added.getAttribute('points'))!.split(' ').length)
       .toBeGreaterThan(2)
+    // A node added on one page, with an edge to it, drawn on the other where the drawing is.
+    const laid = await places()
+    const adding2 = a.page.locator('[data-network="chain"]')
+    await adding2.getByLabel('Node', { exact: true }).fill('e')
+    await adding2.getByLabel('Role').selectOption('Coder')
+    await adding2.getByLabel('Scripted reply').fill('ok')
+    await adding2.getByLabel('Edge from').selectOption('d')
+    await adding2.getByRole('button', { name: 'Add node' }).click()
+    await net.locator('[data-netnode="e"]').waitFor()
+    await net.locator('[data-edge="d>e"]').waitFor({ state: 'attached' })
+    expect(await places()).toEqual(laid)
+    // It takes a message like the others.
+    await a.page.getByLabel('Send to').selectOption('e')
+    await a.page.getByLabel('Message').fill('hello e')
+    await a.page.getByRole('button', { name: 'Send', exact: true }).click()
+    await b.page.locator('[data-envelope]').filter({ hasText: 'hello e' }).first().waitFor()
     await b.page.screenshot({ path: join(shots, 'networks-edit.png'), fullPage: true })
     expect([...a.errors, ...b.errors]).toEqual([])
     await a.context.close()
@@ -426,6 +459,29 @@ describe('conversations', () => {
   })
 })
 
+describe('the store', () => {
+  it("lists saved sessions and recordings: a saved session's nodes and conversation, a recording replayed in the runs view", async () => {
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Store' }).click()
+    await page.getByRole('button', { name: 'Save the session now' }).click()
+    await page.locator('[data-savedsession="default"]').click()
+    const saved = page.locator('[data-saved="default"]')
+    await saved.locator('[data-savednode="chat"]').waitFor()
+    await saved.locator('[data-savednode="sh"]').waitFor()
+    await saved.getByText('user: hello').waitFor()
+    expect(await saved.locator('[data-vertex]').count()).toBeGreaterThanOrEqual(4)
+    await page.screenshot({ path: join(shots, 'store.png'), fullPage: true })
+    // The fan-out run started on the page was recorded: replayed, it opens in the runs view.
+    const recording = page.locator('[data-recordingitem]').filter({ hasText: 'fan-out' }).first()
+    await recording.getByRole('button', { name: 'Replay' }).click()
+    await page.locator('[data-view="runs"][aria-pressed="true"]').waitFor()
+    await page.locator('[data-run][data-state="completed"]').waitFor()
+    await page.locator('[data-step="join"][data-state="done"]').waitFor()
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
+
 describe('accessibility', () => {
   it('has no serious or critical axe-core violation on any view', async () => {
     const { page, context } = await open(await handover(), { bypassCSP: true })
@@ -455,6 +511,10 @@ describe('accessibility', () => {
     await page.getByRole('button', { name: 'Conversations' }).click()
     await page.getByLabel('Conversation', { exact: true }).selectOption('chat')
     await page.locator('[data-vertex]').first().waitFor()
+    expect(await serious()).toEqual([])
+    await page.getByRole('button', { name: 'Store' }).click()
+    await page.locator('[data-savedsession]').first().click()
+    await page.locator('[data-savednode]').first().waitFor()
     expect(await serious()).toEqual([])
     await context.close()
   })

@@ -267,14 +267,18 @@ export const runs = (o: GlobalOptions): Promise<void> =>
 
 /**
  * `nerve graph watch RUN`: follows a run on the daemon live, the same
- * tree and lines as a foreground run (NDJSON with `--json`); a run that
- * has ended prints its record at once. Exit 1 unless it completed.
+ * tree and lines as a foreground run (NDJSON with `--json`; off a
+ * terminal, first a line saying it follows); a run that has ended prints
+ * its record at once. Exit 1 unless it completed.
  */
 export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
     const remote = await c.watchRun(runId)
     // subscribed first, then asked: a run that ends in between is not waited for forever
     const now = await c.call('GET_RUN', { runId })
+    // off a terminal, a line saying it follows: a long step may print nothing for a while
+    if (now.state === 'running' && o.json !== true && process.stdout.isTTY !== true)
+      process.stdout.write(`following run ${runId} (${now.graphId})\n`)
     const info =
       now.state === 'running'
         ? await follow(remote, o, undefined)

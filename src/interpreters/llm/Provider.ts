@@ -64,6 +64,13 @@ export type ModelDelta =
 export interface CallOptions {
   /** Aborting rejects the call at once with the signal's reason. */
   readonly signal: AbortSignal
+  /**
+   * Whether `signal` is aborted, when the caller can tell without making
+   * it: the agent loop in a runtime step makes the step's signal only when
+   * read, so a provider that needs it only to check, not to wait on,
+   * reads this (`call.aborted ?? call.signal.aborted`).
+   */
+  readonly aborted?: boolean
   /** Called for each delta of a streamed answer (providers that do not stream never call it). */
   readonly onDelta?: (delta: ModelDelta) => void
 }

@@ -4,13 +4,21 @@ import type { Conversation, Heads, Message, ToolUseBlock, Usage } from '../../co
 import { zeroUsage } from '../../conversation/Entry.js'
 import { messages, systemPrompt, toolDefinitions } from '../../conversation/project.js'
 import { taggedError, UsageError } from '../../errors.js'
-import type { UsageReport } from '../../node/Interpreter.js'
+import type { Cancellation, UsageReport } from '../../node/Interpreter.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { callTool, toolDefinitionsOf, type Toolbox, type ToolOutput } from '../tools/Tool.js'
 import type { ModelDelta, ModelRequest, ModelResponse, Provider } from './Provider.js'
 import { retryModelCall, type RetryNotice, type ModelRetryOptions } from './retry.js'
-import { NEVER, recordResults, runTools, toolContext, type ToolRound } from './toolRound.js'
+import {
+  callOptions,
+  cancellationOf,
+  NEVER_CANCELLED,
+  recordResults,
+  runTools,
+  toolContext,
+  type ToolRound,
+} from './toolRound.js'
 
 /**
  * Options of {@link runAgent}.
@@ -28,8 +36,12 @@ export interface AgentOptions {
   readonly model?: string
   readonly maxTokens?: number
   readonly temperature?: number
-  /** Cancels the run: see {@link runAgent}. */
-  readonly signal?: AbortSignal
+  /**
+   * Cancels the run: see {@link runAgent}. A {@link Cancellation} (a runtime
+   * step's `ctx.cancellation`) is checked without making its signal, which
+   * is made only if a provider or tool reads it.
+   */
+  readonly signal?: AbortSignal | Cancellation
   readonly retry?: ModelRetryOptions
   /** Where retry waits sleep. Default: the system clock. */
   readonly clock?: Pick<Clock, 'sleep'>
@@ -190,9 +202,9 @@ export const runAgent = async (
   conversation: Heads,
   options: AgentOptions = {},
 ): Promise<AgentResult> => {
-  const signal = options.signal ?? NEVER
+  const cancel = cancellationOf(options.signal)
   // A function, not the property: the checks come after awaits, which the compiler does not see.
-  const aborted = () => signal.aborted
+  const aborted = () => cancel.aborted
   const box: Toolbox = options.tools ?? new Map()
   const maxRounds = options.maxToolRounds ?? 20
   const parallel = options.parallelToolCalls ?? true
@@ -223,10 +235,10 @@ export const runAgent = async (
     if (options.temperature !== undefined) r.temperature = options.temperature
     return r
   }
-  const call = options.onDelta === undefined ? { signal } : { signal, onDelta: options.onDelta }
+  const call = callOptions(cancel, options.onDelta)
   const tooling: ToolRound = {
     box,
-    signal,
+    cancel,
     depth,
     maxDepth,
     parallel,
@@ -292,7 +304,7 @@ export const runAgent = async (
       }))
       if (options.onToolResult !== undefined)
         for (let i = 0; i < uses.length; i++) options.onToolResult(uses[i]!, outputs[i]!)
-    } else if (signal === NEVER && uses.length === 1) {
+    } else if (cancel === NEVER_CANCELLED && uses.length === 1) {
       // One call that nothing can cancel, the usual round: no bookkeeping around it.
       const out = await callTool(box, uses[0]!, toolContext(tooling, uses[0]!))
       options.onToolResult?.(uses[0]!, out)

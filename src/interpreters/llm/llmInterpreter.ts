@@ -145,18 +145,33 @@ const sameDefinition = (a: ToolDefinition | undefined, b: ToolDefinition): boole
     a.description === b.description &&
     JSON.stringify(a.input_schema) === JSON.stringify(b.input_schema))
 
+/** The tool definitions of `linked` that `offered` lacks, by `offered` list and `linked` list. */
+const lacking = new WeakMap<
+  readonly ToolDefinition[],
+  WeakMap<readonly Tool[], readonly ToolDefinition[]>
+>()
+
 /**
  * The conversation offering `linked` tools too: the head itself when it
  * offers each of them already (by name, an equal definition), else the head
- * with a tool-definitions entry of those it does not.
+ * with a tool-definitions entry of those it does not. What is missing is
+ * worked out once per list of offered definitions (shared by every head
+ * until a tools entry changes it) and list of linked tools.
  */
 const offering = (head: Conversation, linked: readonly Tool[]): Conversation => {
   if (linked.length === 0) return head
-  const offered = new Map(toolDefinitions(head).map((d) => [d.name, d]))
-  const missing = linked.filter(
-    (x) => !sameDefinition(offered.get(x.definition.name), x.definition),
-  )
-  return missing.length === 0 ? head : toolsEntry(missing.map((x) => x.definition))(head)
+  const offered = toolDefinitions(head)
+  let byLinked = lacking.get(offered)
+  if (byLinked === undefined) lacking.set(offered, (byLinked = new WeakMap()))
+  let missing = byLinked.get(linked)
+  if (missing === undefined) {
+    const byName = new Map(offered.map((d) => [d.name, d]))
+    missing = linked
+      .filter((x) => !sameDefinition(byName.get(x.definition.name), x.definition))
+      .map((x) => x.definition)
+    byLinked.set(linked, missing)
+  }
+  return missing.length === 0 ? head : toolsEntry(missing)(head)
 }
 
 /**
@@ -208,7 +223,12 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
         : (options.tools as Toolbox)
   const clock = options.clock ?? systemClock
   const own = new Map<string, StateCell>()
-  const queues = new WeakMap<NodeRegistry, Map<string, Promise<unknown>>>()
+  /** Per registry and node: executes not settled yet, and the promise the next waits for. */
+  interface Queue {
+    pending: number
+    tail: Promise<void> | undefined
+  }
+  const queues = new WeakMap<NodeRegistry, Map<string, Queue>>()
 
   const resolved = new WeakMap<LlmNode, { readonly provider: Provider; readonly tools: Toolbox }>()
   const checked = (node: LlmNode) => {
@@ -252,16 +272,50 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
     return cell
   }
 
+  /** A node's toolbox with linked tools, by its own toolbox and the linked list (stable while the links give the same tools). */
+  const withLinked = new WeakMap<Toolbox, WeakMap<readonly Tool[], Toolbox>>()
+  /** A toolbox whose calls a node's approvals policy decides, by toolbox and node. */
+  const guarded = new WeakMap<Toolbox, WeakMap<LlmNode, Toolbox>>()
+
+  /** The tools of a turn of `node`: its own, the linked ones, behind its approvals. */
+  const toolsOf = (node: LlmNode, own: Toolbox, linked: readonly Tool[]): Toolbox => {
+    let all = own
+    if (linked.length > 0) {
+      let byLinked = withLinked.get(own)
+      if (byLinked === undefined) withLinked.set(own, (byLinked = new WeakMap()))
+      let known = byLinked.get(linked)
+      if (known === undefined) byLinked.set(linked, (known = toolbox(...own.values(), ...linked)))
+      all = known
+    }
+    const guard = options.approvals
+    if (guard === undefined || node.approvals === undefined) return all
+    let byNode = guarded.get(all)
+    if (byNode === undefined) guarded.set(all, (byNode = new WeakMap()))
+    let held = byNode.get(node)
+    if (held === undefined) {
+      const policy = node.approvals
+      held = toolbox(...withApprovals([...all.values()], { ...guard, nodeId: node.id, policy }))
+      byNode.set(node, held)
+    }
+    return held
+  }
+
+  /**
+   * Runs `work` once the executes of the node queued before it have
+   * settled: at once when none is pending (no promise is spent waiting).
+   */
   const queued = <T>(session: NodeRegistry, id: string, work: () => Promise<T>): Promise<T> => {
     let byId = queues.get(session)
-    if (byId === undefined) queues.set(session, (byId = new Map<string, Promise<unknown>>()))
-    const before = byId.get(id) ?? Promise.resolve()
-    const mine = before.then(work, work)
-    const tail = mine.catch(() => undefined)
-    byId.set(id, tail)
-    void tail.then(() => {
-      if (byId.get(id) === tail) byId.delete(id)
-    })
+    if (byId === undefined) queues.set(session, (byId = new Map<string, Queue>()))
+    let q = byId.get(id)
+    if (q === undefined) byId.set(id, (q = { pending: 0, tail: undefined }))
+    const queue = q
+    const mine = queue.pending === 0 ? work() : queue.tail!.then(work, work)
+    queue.pending++
+    const settled = (): void => {
+      if (--queue.pending === 0) queue.tail = undefined
+    }
+    queue.tail = mine.then(settled, settled)
     return mine
   }
 
@@ -287,18 +341,7 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
       const input = ctx.input
       return queued(ctx.session, node.id, async () => {
         const linked = await linkedTools(ctx)
-        const all = linked.length === 0 ? own : toolbox(...own.values(), ...linked)
-        const guard = options.approvals
-        const tools =
-          guard === undefined || node.approvals === undefined
-            ? all
-            : toolbox(
-                ...withApprovals([...all.values()], {
-                  ...guard,
-                  nodeId: node.id,
-                  policy: node.approvals,
-                }),
-              )
+        const tools = toolsOf(node, own, linked)
         const cell = stateOf(node, ctx.session, own)
         const head = cell.get()!.head
         const asked = pending(head, input)
@@ -309,7 +352,7 @@ export const llmInterpreter = (options: LlmInterpreterOptions): LlmInterpreter =
           maxToolRounds: node.maxToolRounds,
           toolChoice: node.toolChoice,
           parallelToolCalls: node.parallelToolCalls,
-          signal: ctx.signal,
+          signal: ctx.cancellation ?? ctx.signal,
           clock,
           onUsage: (u) => {
             ctx.reportUsage(u)

@@ -5,8 +5,9 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from '../../conversation/Entry.js'
-import type { UsageReport } from '../../node/Interpreter.js'
+import type { Cancellation, UsageReport } from '../../node/Interpreter.js'
 import { callTool, type ToolContext, type Toolbox, type ToolOutput } from '../tools/Tool.js'
+import type { CallOptions, ModelDelta } from './Provider.js'
 
 /**
  * One round of tool calls of the agent loop: running the calls of one
@@ -18,6 +19,71 @@ import { callTool, type ToolContext, type Toolbox, type ToolOutput } from '../to
 /** A signal that never aborts: the loop's when the caller gives none. @internal */
 export const NEVER: AbortSignal = new AbortController().signal
 
+const stayDeaf = (): void => undefined
+
+/** The cancellation of a loop given no signal: it never happens. @internal */
+export const NEVER_CANCELLED: Cancellation = Object.freeze({
+  aborted: false,
+  signal: NEVER,
+  onAbort: () => stayDeaf,
+})
+
+/** An `AbortSignal` as a {@link Cancellation}. */
+class OfSignal implements Cancellation {
+  constructor(readonly signal: AbortSignal) {}
+
+  get aborted(): boolean {
+    return this.signal.aborted
+  }
+
+  onAbort(listener: () => void): () => void {
+    const signal = this.signal
+    signal.addEventListener('abort', listener, { once: true })
+    return () => {
+      signal.removeEventListener('abort', listener)
+    }
+  }
+}
+
+const isCancellation = (u: AbortSignal | Cancellation): u is Cancellation =>
+  typeof (u as { onAbort?: unknown }).onAbort === 'function'
+
+/** What the loop reads cancellation from: the signal given, or the cancellation. @internal */
+export const cancellationOf = (given: AbortSignal | Cancellation | undefined): Cancellation =>
+  given === undefined ? NEVER_CANCELLED : isCancellation(given) ? given : new OfSignal(given)
+
+/** Whether reading the signal of `c` costs nothing: it exists already. */
+const made = (c: Cancellation): boolean => c === NEVER_CANCELLED || c instanceof OfSignal
+
+/** A provider call's options whose signal is made only if the provider reads it. */
+class LazyCall implements CallOptions {
+  readonly #cancel: Cancellation
+  declare readonly onDelta?: (delta: ModelDelta) => void
+  constructor(cancel: Cancellation, onDelta: ((delta: ModelDelta) => void) | undefined) {
+    this.#cancel = cancel
+    if (onDelta !== undefined) this.onDelta = onDelta
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancel.signal
+  }
+
+  get aborted(): boolean {
+    return this.#cancel.aborted
+  }
+}
+
+/** The options of the loop's provider calls. @internal */
+export const callOptions = (
+  cancel: Cancellation,
+  onDelta: ((delta: ModelDelta) => void) | undefined,
+): CallOptions =>
+  !made(cancel)
+    ? new LazyCall(cancel, onDelta)
+    : onDelta === undefined
+      ? { signal: cancel.signal }
+      : { signal: cancel.signal, onDelta }
+
 const cancelled = (call: ToolUseBlock): ToolOutput => ({
   content: `cancelled: the run was cancelled before ${call.name} finished`,
   is_error: true,
@@ -26,7 +92,7 @@ const cancelled = (call: ToolUseBlock): ToolOutput => ({
 /** What {@link runTools} needs besides the calls. @internal */
 export interface ToolRound {
   readonly box: Toolbox
-  readonly signal: AbortSignal
+  readonly cancel: Cancellation
   readonly depth: number
   readonly maxDepth: number
   readonly parallel: boolean
@@ -35,9 +101,35 @@ export interface ToolRound {
   readonly onResult?: ((call: ToolUseBlock, output: ToolOutput) => void) | undefined
 }
 
+/** A tool call's context whose signal is made only if the tool reads it. */
+class LazyToolContext implements ToolContext {
+  readonly #cancel: Cancellation
+  readonly toolUseId: string
+  readonly depth: number
+  readonly maxDepth: number
+  declare readonly reportUsage?: (usage: UsageReport) => void
+  constructor(round: ToolRound, call: ToolUseBlock) {
+    this.#cancel = round.cancel
+    this.toolUseId = call.id
+    this.depth = round.depth
+    this.maxDepth = round.maxDepth
+    if (round.reportUsage !== undefined) this.reportUsage = round.reportUsage
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancel.signal
+  }
+
+  get aborted(): boolean {
+    return this.#cancel.aborted
+  }
+}
+
 /** The context a tool call of the round runs with. @internal */
 export const toolContext = (round: ToolRound, call: ToolUseBlock): ToolContext => {
-  const { signal, depth, maxDepth, reportUsage } = round
+  const { cancel, depth, maxDepth, reportUsage } = round
+  if (!made(cancel)) return new LazyToolContext(round, call)
+  const signal = cancel.signal
   return reportUsage === undefined
     ? { signal, toolUseId: call.id, depth, maxDepth }
     : { signal, toolUseId: call.id, depth, maxDepth, reportUsage }
@@ -54,11 +146,11 @@ export const runTools = async (
   calls: readonly ToolUseBlock[],
   round: ToolRound,
 ): Promise<readonly ToolOutput[]> => {
-  const { box, signal, parallel } = round
+  const { box, cancel, parallel } = round
   const outputs: (ToolOutput | undefined)[] = new Array<ToolOutput | undefined>(calls.length)
   const one = async (i: number) => {
     const out = await callTool(box, calls[i]!, toolContext(round, calls[i]!))
-    if (!signal.aborted) {
+    if (!cancel.aborted) {
       outputs[i] = out
       round.onResult?.(calls[i]!, out)
     }
@@ -69,23 +161,20 @@ export const runTools = async (
       : parallel
         ? Promise.all(calls.map((_, i) => one(i)))
         : calls.reduce<Promise<void>>(
-            (p, _, i) => p.then(() => (signal.aborted ? undefined : one(i))),
+            (p, _, i) => p.then(() => (cancel.aborted ? undefined : one(i))),
             Promise.resolve(),
           )
-  if (signal === NEVER) {
+  if (cancel === NEVER_CANCELLED) {
     await all
   } else {
     await new Promise<void>((resolve) => {
-      if (signal.aborted) {
+      if (cancel.aborted) {
         resolve()
         return
       }
-      const onAbort = () => {
-        resolve()
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
+      const off = cancel.onAbort(resolve)
       void all.then(() => {
-        signal.removeEventListener('abort', onAbort)
+        off()
         resolve()
       })
     })

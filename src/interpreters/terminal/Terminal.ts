@@ -269,6 +269,7 @@ export const terminalInterpreter = <N extends Node>(
   return Object.freeze({
     kind,
     terminal: (nodeId: string) => live.get(nodeId)?.terminal,
+    live: (node: N) => live.get(node.id)?.terminal,
     async stopAll(): Promise<void> {
       const all = [...live.values()]
       live.clear()

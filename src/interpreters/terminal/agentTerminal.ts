@@ -12,6 +12,7 @@ import type { ParsedResponse } from '../parsers/ParsedResponse.js'
 import type { ScreenState } from '../parsers/ScreenState.js'
 import {
   approvalOf,
+  promptRisk,
   type Approvals,
   type PermissionDecision,
   type PermissionRequest,
@@ -99,12 +100,14 @@ export class AgentTerminal implements PtyTerminal {
     const key = JSON.stringify([state.tool, state.command, state.file])
     if (this.asking?.key === key) return
     this.withdraw()
+    const risk = promptRisk(state.tool)
     const request: PermissionRequest = Object.freeze({
       nodeId: this.spec.nodeId,
       tool: state.tool,
       ...(state.command === undefined ? {} : { command: state.command }),
       ...(state.file === undefined ? {} : { file: state.file }),
       options: state.options,
+      ...(risk === undefined ? {} : { risk }),
     })
     const asking = { key, withdraw: undefined as (() => void) | undefined }
     this.asking = asking

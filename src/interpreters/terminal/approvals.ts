@@ -2,7 +2,7 @@
  * Permission prompts of CLI agents as approvals: what is asked, and how a
  * node's policy or a person answers it.
  */
-import { globMatches } from '../../node/index.js'
+import { globMatches, riskAtLeast, type Risk } from '../../node/index.js'
 
 /**
  * A CLI agent asks whether a tool may run: the node, the tool, the command
@@ -16,7 +16,47 @@ export interface PermissionRequest {
   readonly command?: string
   readonly file?: string
   readonly options: readonly string[]
+  /** How much harm the tool can do, when {@link promptRisk} knows it. */
+  readonly risk?: Risk
 }
+
+/** The risk of the tools CLI agents ask about, by lower-cased name. */
+const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
+  // Claude Code
+  ['bash', 'high'],
+  ['write', 'medium'],
+  ['edit', 'medium'],
+  ['multiedit', 'medium'],
+  ['notebookedit', 'medium'],
+  ['read', 'low'],
+  ['glob', 'low'],
+  ['grep', 'low'],
+  ['ls', 'low'],
+  // Gemini CLI and Codex name theirs so
+  ['shell', 'high'],
+  ['run_shell_command', 'high'],
+  ['write_file', 'medium'],
+  ['replace', 'medium'],
+  ['read_file', 'low'],
+  ['list_directory', 'low'],
+  ['search_file_content', 'low'],
+])
+
+/**
+ * The risk of a tool a CLI agent's permission prompt names: running
+ * commands is `high`, changing files `medium`, reading and searching
+ * `low`; a tool it does not know (web fetches, MCP tools) is unrated.
+ *
+ * @category approvals
+ * @example
+ * import { promptRisk } from 'nerve-agents'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(promptRisk('Bash'), 'high')
+ * assert.strictEqual(promptRisk('Edit'), 'medium')
+ * assert.strictEqual(promptRisk('WebFetch'), undefined)
+ */
+export const promptRisk = (tool: string): Risk | undefined => PROMPT_RISKS.get(tool.toLowerCase())
 
 /**
  * An answer to a {@link PermissionRequest}.
@@ -56,13 +96,16 @@ export interface Approvals {
 /**
  * One rule of {@link approvalRules}: the decision for requests of `tool`
  * (any, when absent) whose command or file matches `pattern` (a RegExp, or
- * a string with `*` for any run of characters; any, when absent).
+ * a string with `*` for any run of characters; any, when absent) and whose
+ * risk is at least `risk` (any, when absent; an unrated request matches no
+ * rule that names one).
  *
  * @category approvals
  */
 export interface ApprovalRule {
   readonly tool?: string
   readonly pattern?: RegExp | string
+  readonly risk?: Risk
   readonly decision: PermissionDecision | 'ask'
 }
 
@@ -89,6 +132,7 @@ export const approvalRules =
     const target = request.command ?? request.file ?? ''
     for (const rule of rules) {
       if (rule.tool !== undefined && rule.tool !== request.tool) continue
+      if (rule.risk !== undefined && !riskAtLeast(rule.risk)(request.risk)) continue
       const { pattern } = rule
       if (pattern !== undefined) {
         const matches =

@@ -8,6 +8,7 @@ import type {
 } from '../../conversation/Entry.js'
 import { UsageError } from '../../errors.js'
 import type { UsageReport } from '../../node/Interpreter.js'
+import { RiskCodec, type Risk } from '../../node/ApprovalPolicy.js'
 
 /**
  * What a tool is told about the call it serves.
@@ -17,6 +18,13 @@ import type { UsageReport } from '../../node/Interpreter.js'
 export interface ToolContext {
   /** Aborting it must stop the tool promptly: kill its processes, end its walks. */
   readonly signal: AbortSignal
+  /**
+   * Whether `signal` is aborted, when the caller can tell without making
+   * it (the agent loop in a runtime step makes the step's signal only when
+   * read): a tool that only checks, never waits on it, reads this
+   * (`ctx.aborted ?? ctx.signal.aborted`).
+   */
+  readonly aborted?: boolean
   /** The `id` of the model's `tool_use` block. */
   readonly toolUseId: string
   /** The sub-agent depth of the calling conversation: 0 at the top. */
@@ -66,6 +74,13 @@ export interface ToolOutput {
  */
 export interface Tool {
   readonly definition: ToolDefinition
+  /**
+   * How much harm a call can do: what the `risk` of an approval policy's
+   * rules matches, and what an approval request shows. Unrated when absent.
+   * The built-in tools rate themselves: `read`, `glob` and `grep` low,
+   * `write` and `edit` medium, `bash` high.
+   */
+  readonly risk?: Risk
   run(
     input: Readonly<Record<string, unknown>>,
     ctx: ToolContext,
@@ -141,10 +156,21 @@ export const toolbox = (...tools: readonly Tool[]): Toolbox => {
       throw new UsageError('toolbox', `argument ${i} is not a tool`)
     }
     const { name } = checkDefinition('toolbox', `argument ${i}`, x.definition)
+    checkRisk('toolbox', `tool "${name}"`, x.risk)
     if (byName.has(name)) throw new UsageError('toolbox', `two tools are named "${name}"`)
     byName.set(name, x)
   })
   return byName
+}
+
+/** Throws a `UsageError` naming `what` unless `risk` is absent or a {@link Risk}. */
+const checkRisk = (api: string, what: string, risk: unknown): void => {
+  if (risk !== undefined && !RiskCodec.is(risk)) {
+    throw new UsageError(
+      api,
+      `${what}: risk must be "low", "medium" or "high", got ${JSON.stringify(risk)}`,
+    )
+  }
 }
 
 /** The io-ts types whose context entries are members, not fields. */
@@ -186,7 +212,8 @@ export const inputProblems = (errors: t.Errors): string => {
  * An input that does not decode is answered with an error output naming
  * each wrong or missing field, so the model can correct its call. The
  * definition's `input_schema` is what the model is shown: keep it in step
- * with the codec (list the required fields in `required`).
+ * with the codec (list the required fields in `required`). `options.risk`
+ * rates the tool for approval policies (see {@link Tool.risk}).
  *
  * @category tools
  * @example
@@ -209,8 +236,10 @@ export const tool = <A>(
   definition: ToolDefinition,
   codec: t.Type<A, unknown>,
   run: (input: A, ctx: ToolContext) => Promise<ToolOutput | ToolResultContent>,
+  options: { readonly risk?: Risk } = {},
 ): Tool => {
   const def = checkDefinition('tool', 'the tool', definition)
+  checkRisk('tool', `tool "${def.name}"`, options.risk)
   if (typeof codec !== 'object' || typeof (codec as { decode?: unknown }).decode !== 'function') {
     throw new UsageError('tool', `tool "${def.name}" needs an io-ts codec for its input`)
   }
@@ -219,6 +248,7 @@ export const tool = <A>(
   }
   return Object.freeze({
     definition: def,
+    ...(options.risk !== undefined && { risk: options.risk }),
     run: (input: Readonly<Record<string, unknown>>, ctx: ToolContext) => {
       const decoded = codec.decode(input)
       if (decoded._tag === 'Left') {
@@ -277,7 +307,9 @@ export const callTool = async (
       }`,
     )
   }
-  if (ctx.signal.aborted) return failed(`tool "${call.name}" was interrupted before it started`)
+  if (ctx.aborted ?? ctx.signal.aborted) {
+    return failed(`tool "${call.name}" was interrupted before it started`)
+  }
   try {
     return outputOf(call.name, await found.run(call.input, ctx))
   } catch (e) {

@@ -35,8 +35,9 @@ const targetOf = (input: Readonly<Record<string, unknown>>): string =>
 const refused = (why: string): ToolOutput => ({ content: why, is_error: true })
 
 /**
- * The tools, each call first decided by `approvals.policy`: a rule's
- * `'approve'` runs it, `'deny'` refuses it, `'ask'` asks run control (an
+ * The tools, each call first decided by `approvals.policy` (its tool's
+ * name, its target, and the tool's `risk`, which the request carries too):
+ * a rule's `'approve'` runs it, `'deny'` refuses it, `'ask'` asks run control (an
  * `APPROVAL_REQUESTED` on the daemon) and waits; a call no rule names runs
  * unless the policy's `fallback` says otherwise. A refused call answers
  * the model an error result saying who refused and why.
@@ -70,10 +71,12 @@ export const withApprovals = (tools: readonly Tool[], approvals: ToolApprovals):
   const verdict = verdictOf({ ...policy, fallback: policy.fallback ?? 'approve' })
   return tools.map((t) => ({
     definition: t.definition,
+    ...(t.risk !== undefined && { risk: t.risk }),
     run: async (input, ctx) => {
       const { name } = t.definition
+      const { risk } = t
       const target = targetOf(input)
-      if (verdict({ action: name, target }) === 'approve') return t.run(input, ctx)
+      if (verdict({ action: name, target, risk }) === 'approve') return t.run(input, ctx)
       const { decided } = approvals.control.ask(
         {
           nodeId: approvals.nodeId,
@@ -83,6 +86,7 @@ export const withApprovals = (tools: readonly Tool[], approvals: ToolApprovals):
           reason: `${approvals.nodeId}'s policy holds ${name} calls for approval`,
           ...(typeof input.command === 'string' && { command: input.command }),
           ...(typeof input.path === 'string' && { file: input.path }),
+          ...(risk !== undefined && { risk }),
           arguments: input,
         },
         {

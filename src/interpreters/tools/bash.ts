@@ -99,5 +99,6 @@ export const bashTool = (options: WorkspaceOptions): Tool => {
       const content = `${howItEnded(r, ws.timeoutMs)}${body === '' ? ' (no output)' : `\n${body.slice(0, -1)}`}`
       return Object.freeze(r.exitCode === 0 ? { content } : { content, is_error: true })
     },
+    { risk: 'high' },
   )
 }

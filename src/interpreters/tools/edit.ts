@@ -69,5 +69,6 @@ export const editTool = (options: WorkspaceOptions): Tool => {
         return fsFailure(path, e)
       }
     },
+    { risk: 'medium' },
   )
 }

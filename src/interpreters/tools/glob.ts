@@ -117,5 +117,6 @@ export const globTool = (options: WorkspaceOptions): Tool => {
       )
       return Object.freeze({ content: list + stopped })
     },
+    { risk: 'low' },
   )
 }

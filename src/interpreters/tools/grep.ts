@@ -168,5 +168,6 @@ export const grepTool = (options: WorkspaceOptions): Tool => {
       const head = answer.text === '' ? `no matches for /${pattern}/\n` : answer.text
       return Object.freeze({ content: (head + notes.join('\n')).trimEnd() })
     },
+    { risk: 'low' },
   )
 }

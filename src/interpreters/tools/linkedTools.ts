@@ -47,11 +47,55 @@ const describe = (u: unknown): string =>
 
 const NONE: readonly Tool[] = Object.freeze([])
 
+/** The tools of one artifact, or `undefined` when it is not tools. */
+const toolsIn = (a: unknown): readonly Tool[] | undefined => {
+  if (isTool(a)) return [a]
+  if (Array.isArray(a)) return a.every(isTool) ? a : undefined
+  if (a instanceof Map) {
+    const all = [...(a.values() as Iterable<unknown>)]
+    return all.every(isTool) ? all : undefined
+  }
+  return undefined
+}
+
+/** A node of the memo of flattened artifacts: by the first artifact, then the next… */
+interface Flat {
+  tools?: readonly Tool[]
+  next?: WeakMap<object, Flat>
+}
+
+/**
+ * The flattened tools of lists of artifacts seen before, by each artifact in
+ * turn: a toolset's materialized tools are the same list every run, so a
+ * turn gets the same (frozen) list again — what lets an agent keep its
+ * toolbox from one turn to the next.
+ */
+const flattened: Flat = {}
+
+/**
+ * The memo node of `artifacts`, when each is a frozen object or array: a
+ * map, or anything that could change, is flattened afresh each time.
+ */
+const flatOf = (artifacts: readonly unknown[]): Flat | undefined => {
+  let at = flattened
+  for (const a of artifacts) {
+    if (typeof a !== 'object' || a === null || a instanceof Map || !Object.isFrozen(a)) {
+      return undefined
+    }
+    const next = (at.next ??= new WeakMap())
+    let found = next.get(a)
+    if (found === undefined) next.set(a, (found = {}))
+    at = found
+  }
+  return at
+}
+
 /**
  * The tools the steps linked to this one under `tools` materialized, in
  * link order, flattened: each artifact may be one tool, a list of tools or
  * a toolbox (a map by name). No `tools` links: none. Anything else is a
- * {@link NotTools}; a linked step that failed, its error.
+ * {@link NotTools}; a linked step that failed, its error. The same
+ * frozen artifacts (the same lists, by identity) give the same frozen list.
  *
  * @category tools
  * @example
@@ -77,13 +121,15 @@ export const linkedTools = async (
     if ((e as { _tag?: unknown } | null)?._tag === 'UnknownLinkHandle') return NONE
     throw e
   }
+  const memo = flatOf(artifacts)
+  if (memo?.tools !== undefined) return memo.tools
   const out: Tool[] = []
   artifacts.forEach((a, i) => {
-    if (isTool(a)) out.push(a)
-    else if (Array.isArray(a) && a.every(isTool)) out.push(...(a as readonly Tool[]))
-    else if (a instanceof Map && [...a.values()].every(isTool))
-      out.push(...(a.values() as Iterable<Tool>))
-    else throw new NotTools(ctx.path, i, describe(a))
+    const tools = toolsIn(a)
+    if (tools === undefined) throw new NotTools(ctx.path, i, describe(a))
+    out.push(...tools)
   })
-  return Object.freeze(out)
+  const tools = Object.freeze(out)
+  if (memo !== undefined) memo.tools = tools
+  return tools
 }

@@ -100,5 +100,6 @@ export const readTool = (options: WorkspaceOptions): Tool => {
       const to = limit === undefined ? lines.length : Math.min(lines.length, from - 1 + limit)
       return Object.freeze({ content: show(lines, from, to, ws.maxOutputBytes) })
     },
+    { risk: 'low' },
   )
 }

@@ -45,5 +45,6 @@ export const writeTool = (options: WorkspaceOptions): Tool => {
         return fsFailure(path, e)
       }
     },
+    { risk: 'medium' },
   )
 }

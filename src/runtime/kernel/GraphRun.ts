@@ -23,6 +23,7 @@ import {
 } from '../Trace.js'
 import { settleStep, type Outcome } from './attempt.js'
 import { resolveLinks } from './links.js'
+import { occupy, vacate } from './occupancy.js'
 import { DONE, FAILED, RUNNING } from './phase.js'
 import { Slots } from './Slots.js'
 import { StepContext } from './StepContext.js'
@@ -38,6 +39,19 @@ export interface GraphOutcome {
 }
 
 const EMPTY_UPSTREAM: Upstream = Object.freeze({})
+
+const noop = (): void => undefined
+
+/** Calls a stop listener; what it throws is thrown later, as an abort listener's would be. */
+const tell = (f: () => void): void => {
+  try {
+    f()
+  } catch (e) {
+    queueMicrotask(() => {
+      throw e
+    })
+  }
+}
 
 /** Up to this many steps, a graph's results are a plain object (see `#finish`). */
 const SMALL_GRAPH = 16
@@ -91,6 +105,8 @@ export class GraphRun implements StepHost {
   #controller: AbortController | undefined = undefined
   /** Why the graph stopped; `undefined` while it runs or after it completed. */
   #stopped: RunError | undefined = undefined
+  /** Told when the graph stops, without a signal (see {@link onStop}). */
+  #onStop: Set<() => void> | undefined = undefined
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
   readonly outputs: unknown[]
@@ -99,6 +115,7 @@ export class GraphRun implements StepHost {
   readonly records: (Vertex<StepRecord> | undefined)[]
   artifacts: (Promise<unknown> | undefined)[] | undefined = undefined
   linkWaits: (number[] | undefined)[] | undefined = undefined
+  holds: ((() => void) | undefined)[] | undefined = undefined
   done = false
   readonly #remaining: Int32Array
   readonly #queue: Int32Array
@@ -188,6 +205,15 @@ export class GraphRun implements StepHost {
     return this.#stopped
   }
 
+  onStop(listener: () => void): () => void {
+    if (this.done) return noop
+    const all = (this.#onStop ??= new Set())
+    all.add(listener)
+    return () => {
+      all.delete(listener)
+    }
+  }
+
   /** Starts the graph; settles when every step finished or the run stopped. */
   begin(): Promise<GraphOutcome> {
     const promise = new Promise<GraphOutcome>((resolve, reject) => {
@@ -203,14 +229,18 @@ export class GraphRun implements StepHost {
       this.stop(new Cancelled(this.path, parentSignal.reason))
       return promise
     }
-    parentSignal?.addEventListener('abort', this.#onParentAbort, { once: true })
+    if (parentSignal !== undefined) {
+      this.#onParentAbort = () => {
+        this.stop(new Cancelled(this.path, parentSignal.reason))
+      }
+      parentSignal.addEventListener('abort', this.#onParentAbort, { once: true })
+    }
     this.pump()
     return promise
   }
 
-  readonly #onParentAbort = (): void => {
-    this.stop(new Cancelled(this.path, this.#parentSignal?.reason))
-  }
+  /** Stops the graph when the parent signal aborts; made only when there is one. */
+  #onParentAbort: (() => void) | undefined = undefined
 
   /** Starts ready steps while there is room; finishes the graph when nothing is left. */
   pump(): void {
@@ -286,6 +316,7 @@ export class GraphRun implements StepHost {
     // The fast path: one attempt, no timeout, `execute`.
     st.attempts++
     this.attemptsOf[i] = 1
+    occupy(this, i, node)
     emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, undefined, 1, undefined)
     if (this.owner === undefined) latest.ctx = ctx
@@ -343,6 +374,7 @@ export class GraphRun implements StepHost {
     node: Node,
   ): void {
     if (this.done) return
+    vacate(this, i)
     this.#slots.finish(i)
     const st = this.state
     const end = st.clock.now()
@@ -453,7 +485,8 @@ export class GraphRun implements StepHost {
 
   #finish(): void {
     this.done = true
-    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
+    if (this.#onParentAbort !== undefined)
+      this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     const trace = this.#trace('completed', this.state.clock.now())
     const n = this.ids.length
     let results: Record<string, unknown>
@@ -477,6 +510,7 @@ export class GraphRun implements StepHost {
     this.records.fill(undefined)
     this.#upstreams.fill(undefined)
     this.artifacts = undefined
+    this.#onStop = undefined
   }
 
   /**
@@ -487,12 +521,17 @@ export class GraphRun implements StepHost {
   stop(error: RunError): void {
     if (this.done) return
     this.done = true
-    this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
+    if (this.#onParentAbort !== undefined)
+      this.#parentSignal?.removeEventListener('abort', this.#onParentAbort)
     this.#stopped = error
     this.#controller?.abort(error)
+    const told = this.#onStop
+    this.#onStop = undefined
+    if (told !== undefined) for (const f of told) tell(f)
     const end = this.state.clock.now()
     for (let i = 0; i < this.phase.length; i++) {
       if (this.phase[i] !== RUNNING) continue
+      vacate(this, i)
       this.records[i] = this.#record(
         i,
         this.pathOf(i),

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js'
 import type {
+  Cancellation,
   InterpreterRegistry,
   NodeContext,
   Upstream,
@@ -30,7 +31,7 @@ const checkUsage = (usage: UsageReport): UsageReport => {
  *
  * @internal
  */
-export class StepContext implements NodeContext {
+export class StepContext implements NodeContext, Cancellation {
   readonly input: unknown
   readonly attempt: number
   declare readonly parser?: string
@@ -67,6 +68,26 @@ export class StepContext implements NodeContext {
   /** The attempt's signal, else the graph run's, made when first read. */
   get signal(): AbortSignal {
     return this.#signal ?? this.run.signal
+  }
+
+  /** Whether the signal is aborted, without making it. */
+  get aborted(): boolean {
+    const own = this.#signal
+    return own !== undefined ? own.aborted : this.run.stopped !== undefined
+  }
+
+  onAbort(listener: () => void): () => void {
+    const own = this.#signal
+    if (own === undefined) return this.run.onStop(listener)
+    own.addEventListener('abort', listener, { once: true })
+    return () => {
+      own.removeEventListener('abort', listener)
+    }
+  }
+
+  /** The context itself: its `aborted`, `signal` and `onAbort`. */
+  get cancellation(): Cancellation {
+    return this
   }
 
   get upstream(): Upstream {

@@ -29,6 +29,11 @@ export interface StepHost {
   readonly signal: AbortSignal
   /** The error the graph stopped with, if it stopped: what `signal` is aborted with. */
   readonly stopped: RunError | undefined
+  /**
+   * Calls `listener` once when the graph stops (not if it has already),
+   * without making `signal`; the function returned takes it back.
+   */
+  onStop(listener: () => void): () => void
   /** One phase byte (see `phase.ts`) per step. */
   readonly phase: Uint8Array
   readonly attemptsOf: Int32Array
@@ -39,6 +44,8 @@ export interface StepHost {
   artifacts: (Promise<unknown> | undefined)[] | undefined
   /** What each step's pending link resolutions wait for (step indices, repeated per call). */
   linkWaits: (number[] | undefined)[] | undefined
+  /** What each step's running attempt holds of the session (see `occupancy.ts`), made on first need. */
+  holds: ((() => void) | undefined)[] | undefined
   /** Whether the graph finished or stopped. */
   readonly done: boolean
   pathOf(i: number): readonly string[]

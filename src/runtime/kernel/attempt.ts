@@ -4,6 +4,7 @@ import type { Node } from '../../node/Node.js'
 import { MissingInterpreter, StepTimeout } from '../RunError.js'
 import { emitStepError, emitStepStart } from '../RunEvent.js'
 import type { StepStatus } from '../Trace.js'
+import { occupy, vacate } from './occupancy.js'
 import { StepContext } from './StepContext.js'
 import type { StepHost } from './StepHost.js'
 
@@ -76,6 +77,7 @@ const attemptOnce = async (
   // The first attempt starts with the step: the same reading as the fast path's, so a step
   // reads the clock as often whichever way its interpreter runs (a replay answers by `execute`).
   const at = attempt === 1 ? run.startOf(i) : st.clock.now()
+  occupy(run, i, node)
   emitStepStart(st, run.pathOf(i), run.ids[i]!, node.id, node.kind, attempt, at)
   let signal: AbortSignal | undefined
   let attemptController: AbortController | undefined
@@ -140,6 +142,7 @@ export const settleStep = async (
   while (true) {
     if (attempt > 0) {
       const final = attempt >= most
+      vacate(run, i)
       emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, error, final, st.clock.now())
       if (final || policy._tag !== 'retry') break
       const delay = retryDelay(policy, attempt, st.random())
@@ -200,6 +203,7 @@ export const settleStep = async (
           node: other,
         }
       }
+      vacate(run, i)
       emitStepError(st, run.pathOf(i), run.ids[i]!, attempt, r.error, true, st.clock.now())
       return {
         status: 'failed',

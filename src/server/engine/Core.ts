@@ -88,6 +88,8 @@ export class Core {
   readonly #kits = new Map<string, SessionKit>()
   readonly #kitOptions: KitOptions
   readonly #hasStore: boolean
+  /** The engine's store when it keeps nodes, conversations and recordings (SQLite). */
+  readonly sqlite: SqliteStore | undefined
   readonly ready: Promise<void>
   /** What the engine brought back from its store at start, by session. */
   readonly restored: Promise<readonly SessionRestored[]>
@@ -121,6 +123,7 @@ export class Core {
     this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
     this.defaultId = options.defaultSession ?? 'default'
     this.#hasStore = options.store !== undefined
+    this.sqlite = isSqlite(options.store) ? options.store : undefined
     const history = options.history === false ? undefined : (options.history ?? {})
     this.#kitOptions = {
       kinds: this.kinds,
@@ -207,7 +210,7 @@ export class Core {
     const kit = this.#kits.get(id)
     if (kit === undefined) throw new UnknownSession(id)
     this.#kits.delete(id)
-    kit.abortAll(new RequestCancelled('the session was closed'))
+    kit.session?.interrupt(undefined, new RequestCancelled('the session was closed'))
     await this.#manager.close(id)
     await kit.stopTerminals()
     return true
@@ -252,7 +255,7 @@ export class Core {
       await this.networks.stopAll()
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]
-      for (const k of kits) k.abortAll(reason)
+      for (const k of kits) k.session?.interrupt(undefined, reason)
       if (this.#hasStore) {
         await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
       }

@@ -1,19 +1,12 @@
 import type {
-  Capabilities,
   Kinds,
   PermissionDecision,
   PermissionRequest,
   Provider,
-  Terminal,
   TerminalInterpreter,
   Tool,
 } from '../../interpreters/index.js'
-import {
-  interpreters,
-  type Interpreter,
-  type InterpreterRegistry,
-  type Node,
-} from '../../node/index.js'
+import { interpreters, type Interpreter, type InterpreterRegistry } from '../../node/index.js'
 import type { Clock, RunControl } from '../../runtime/index.js'
 import { bashHistory, withHistory, type Session } from '../../session/index.js'
 
@@ -40,16 +33,13 @@ export interface KitOptions {
 }
 
 /**
- * One session of an engine with what the engine keeps beside it: its
- * interpreter registry, the terminal interpreters (to reach a node's live
- * terminal), and the executes the engine runs on each node (so an
- * interrupt can abort them).
+ * One session of an engine with the interpreter registry it was built
+ * with. What a node is doing is the session's to tell: its state, its
+ * executes in progress (`Session.interrupt`), its live terminal
+ * (`Session.live`).
  */
 export class SessionKit {
   readonly registry: InterpreterRegistry
-  readonly #terminals: ReadonlyMap<string, TerminalInterpreter<Node>>
-  readonly #kinds: Kinds
-  readonly #running = new Map<string, Set<AbortController>>()
   session: Session | undefined
 
   constructor(
@@ -86,59 +76,14 @@ export class SessionKit {
       .filter((k) => !replaced.has(k.kind))
       .map((k) => k.interpreter(env))
     this.registry = interpreters(...made, ...options.extra)
-    this.#kinds = options.kinds
-    // a terminal kind's interpreter (an extra one too, when it is a terminal interpreter)
-    this.#terminals = new Map(
-      [...options.kinds.values()].flatMap((k) => {
-        const i = this.registry.get(k.kind) as Partial<TerminalInterpreter<Node>> | undefined
-        return k.capabilities.terminal && typeof i?.terminal === 'function'
-          ? [[k.kind, i as TerminalInterpreter<Node>] as const]
-          : []
-      }),
-    )
-  }
-
-  /** The live terminal of a node of a terminal kind; `undefined` when its program is not running. */
-  terminal(node: Node): Terminal | undefined {
-    return this.#terminals.get(node.kind)?.terminal(node.id)
-  }
-
-  /** Whether nodes of this kind are terminals. */
-  isTerminalKind(kind: string): boolean {
-    return this.#terminals.has(kind)
-  }
-
-  /** What the engine may do with nodes of a kind (none for a kind it does not know). */
-  capabilities(kind: string): Capabilities | undefined {
-    return this.#kinds.get(kind)?.capabilities
-  }
-
-  /** Tracks an execute the engine runs on a node, until `done` is called. */
-  track(nodeId: string, controller: AbortController): () => void {
-    let set = this.#running.get(nodeId)
-    if (set === undefined) this.#running.set(nodeId, (set = new Set()))
-    set.add(controller)
-    return () => {
-      set.delete(controller)
-      if (set.size === 0 && this.#running.get(nodeId) === set) this.#running.delete(nodeId)
-    }
-  }
-
-  /** Aborts the executes the engine runs on a node; how many there were. */
-  abort(nodeId: string, reason: unknown): number {
-    const set = this.#running.get(nodeId)
-    if (set === undefined) return 0
-    for (const c of set) c.abort(reason)
-    return set.size
-  }
-
-  /** Aborts every execute the engine runs in this session. */
-  abortAll(reason: unknown): void {
-    for (const set of this.#running.values()) for (const c of set) c.abort(reason)
   }
 
   /** Stops every terminal the kit's interpreters still hold (those of graph runs included). */
   async stopTerminals(): Promise<void> {
-    await Promise.allSettled([...this.#terminals.values()].map((t) => t.stopAll()))
+    const holding = [...this.registry.values()].filter(
+      (i): i is TerminalInterpreter<never> =>
+        typeof (i as Partial<TerminalInterpreter<never>>).stopAll === 'function',
+    )
+    await Promise.allSettled(holding.map((t) => t.stopAll()))
   }
 }

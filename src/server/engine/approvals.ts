@@ -94,6 +94,7 @@ export const askPermission = (
       reason: `the agent asks before ${request.tool} runs`,
       ...(request.command !== undefined && { command: request.command }),
       ...(request.file !== undefined && { file: request.file }),
+      ...(request.risk !== undefined && { risk: request.risk }),
       options: request.options,
     },
     {

@@ -132,6 +132,20 @@ export class NoStore extends taggedError('NoStore', 'unsupported', EngineError) 
   }
 }
 
+/**
+ * No recording with this id: neither in the engine's store nor of a
+ * recorded run it keeps.
+ *
+ * @category engine errors
+ */
+export class UnknownRecording extends taggedError('UnknownRecording', 'notFound', EngineError)<{
+  readonly recordingId: string
+}> {
+  constructor(recordingId: string) {
+    super(`there is no recording "${recordingId}"`, { recordingId, path: '/recordingId' })
+  }
+}
+
 /** The first errors of a file, by path and tag, after `what`: one line. */
 export const fileErrorsLine = (
   what: string,

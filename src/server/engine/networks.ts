@@ -3,7 +3,8 @@
  * network commands. Each network runs in a session of its own (its nodes
  * are the network's, not the engine session's); its events are published as
  * engine events under the protocol's names, tagged with the network's id
- * and the session it was created in. Finished networks are kept (the last
+ * and the session it was created in (`NETWORK_CREATED` once it runs, with the
+ * network as `GET_NETWORK` answers it). Finished networks are kept (the last
  * `kept` of them) so their outcome can still be read.
  */
 import * as E from 'fp-ts/lib/Either.js'
@@ -216,7 +217,9 @@ export class Networks {
       throw new NetworkExists(networkId)
     }
     this.#entries.set(networkId, { run, sessionId, root: options.root, startedAt: now(), halts })
-    return this.info(networkId)
+    const info = this.info(networkId)
+    publish({ type: 'NETWORK_CREATED', time: now(), sessionId, networkId, info })
+    return info
   }
 
   /** Whether a network of this id is known (running or kept). */

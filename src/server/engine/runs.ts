@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { isGraph, listSteps, type Graph } from '../../graph/index.js'
 import type { Node } from '../../node/index.js'
-import { run, type RunEvent, type Trace } from '../../runtime/index.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { run, type RunEvent, type RunResult, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
-import { recorder, type Recording } from '../../store/index.js'
+import { recorder, replay, type Recording } from '../../store/index.js'
 import type {
   RunInfo,
   RunStateName,
@@ -61,6 +62,8 @@ interface Entry {
   readonly startedAt: string
   readonly controller: AbortController
   readonly done: Promise<void>
+  /** The graph file it ran, when given (a replay of its recording needs it). */
+  readonly file: unknown
   state: RunStateName
   info: RunInfo | undefined
 }
@@ -95,41 +98,104 @@ export class Runs {
     record = false,
     file?: unknown,
   ): string {
-    const runId = randomUUID()
-    const controller = new AbortController()
     // A recorded run answers from wrapped interpreters, clock and random source (see nerve/store).
     const rec = record
       ? recorder({ interpreters: session.interpreters, clock: session.clock })
       : undefined
-    const recording = (failed: boolean) => {
-      if (rec === undefined) return {}
-      const r = rec.recording(runId, g.id, input, failed)
-      return { recording: r, ...this.#saved(r, file) }
+    return this.#track(session, g, now, {
+      file,
+      execute: (runId, signal) =>
+        run(g, {
+          interpreters: rec?.interpreters ?? session.interpreters,
+          session,
+          clock: rec?.clock ?? session.clock,
+          ...(rec !== undefined && { random: rec.random }),
+          signal,
+          runId,
+          input,
+          onEvent,
+        }),
+      recording:
+        rec &&
+        ((runId, failed) => {
+          const r = rec.recording(runId, g.id, input, failed)
+          return { recording: r, ...this.#saved(r, file) }
+        }),
+    })
+  }
+
+  /**
+   * Runs `g` again from `recorded` as a new run in `session`: every step
+   * answered from the recording, or with `from` the steps before it, and
+   * from it on live with the session's interpreters. `recordingId` names
+   * the recording (the run's `replayOf`).
+   */
+  replay(
+    session: Session,
+    g: Graph,
+    recorded: Recording,
+    recordingId: string,
+    from: string | readonly string[] | undefined,
+    onEvent: (e: RunEvent) => void,
+    now: () => string,
+  ): string {
+    return this.#track(session, g, now, {
+      replayOf: recordingId,
+      execute: async (runId, signal) => {
+        const outcome = await replay({ ...recorded, runId }, g, {
+          ...(from !== undefined && { from, live: session.interpreters }),
+          clock: session.clock,
+          run: { session, signal, onEvent },
+        })
+        if (E.isLeft(outcome)) throw outcome.left
+        return outcome.right
+      },
+    })
+  }
+
+  /** A recording and the graph file it ran, of a recorded run kept here (by its run or recording id). */
+  recorded(id: string): { readonly recording: Recording; readonly graph: unknown } | undefined {
+    for (const e of this.#entries.values()) {
+      const r = e.info?.recording as Recording | undefined
+      if (r !== undefined && (e.runId === id || e.info?.recordingId === id))
+        return { recording: r, graph: e.file }
     }
+    return undefined
+  }
+
+  #track(
+    session: Session,
+    g: Graph,
+    now: () => string,
+    how: {
+      readonly execute: (runId: string, signal: AbortSignal) => Promise<RunResult>
+      readonly recording?: ((runId: string, failed: boolean) => Partial<RunInfo>) | undefined
+      readonly file?: unknown
+      readonly replayOf?: string
+    },
+  ): string {
+    const runId = randomUUID()
+    const controller = new AbortController()
+    const recording = (failed: boolean) => how.recording?.(runId, failed) ?? {}
+    const replayOf = how.replayOf === undefined ? {} : { replayOf: how.replayOf }
     const entry: Entry = {
       runId,
       sessionId: session.id,
       graphId: g.id,
       startedAt: now(),
       controller,
+      file: how.file,
       state: 'running',
       info: undefined,
-      done: run(g, {
-        interpreters: rec?.interpreters ?? session.interpreters,
-        session,
-        clock: rec?.clock ?? session.clock,
-        ...(rec !== undefined && { random: rec.random }),
-        signal: controller.signal,
-        runId,
-        input,
-        onEvent,
-      })
+      done: how
+        .execute(runId, controller.signal)
         .then(
           (r) => {
             this.#finish(entry, 'completed', {
               results: r.results,
               trace: traceJson(r.trace),
               ...recording(false),
+              ...replayOf,
             })
           },
           (e: unknown) => {
@@ -138,6 +204,7 @@ export class Runs {
               error: errorShape(e),
               ...(trace !== undefined && { trace: traceJson(trace) }),
               ...recording(true),
+              ...replayOf,
             })
           },
         )

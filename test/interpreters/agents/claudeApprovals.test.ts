@@ -103,10 +103,16 @@ describe(
     it('runs the tool once a person approves the request through the client', async () => {
       const answer = agent.execute('please WRITE approved.txt')
       const { request, sessionId } = await requested('echo hi > approved.txt')
-      expect({ sessionId, nodeId: request.nodeId, tool: request.action }).toEqual({
+      expect({
+        sessionId,
+        nodeId: request.nodeId,
+        tool: request.action,
+        risk: request.risk,
+      }).toEqual({
         sessionId: 'default',
         nodeId: 'agent',
         tool: 'Bash',
+        risk: 'high',
       })
       expect((await client.approvals({ nodeId: 'agent' })).map((r) => r.id)).toEqual([request.id])
       await client.approve(request.id, { by: 'ana', note: 'fine' })

@@ -110,6 +110,36 @@ describe('llmInterpreter', () => {
     expect(interpreter.state(session, 'dev')!.head.data).toMatchObject({ reason: 'cancelled' })
   })
 
+  it('ends a turn cancelled during a tool call that ignores its signal at once, the call recorded as cancelled', async () => {
+    const stuck: Tool = {
+      definition: { name: 'stuck', description: 'never ends', input_schema: { type: 'object' } },
+      run: () => new Promise(() => undefined),
+    }
+    const node = llm('dev', { tools: ['stuck'] })
+    const model = scriptedProvider([[toolUse('stuck')], 'never asked'])
+    const interpreter = llmInterpreter({ providers: model, tools: [stuck] })
+    const session = registry(node)
+    const controller = new AbortController()
+    const running = run(pipe(graph('g'), addStep({ id: 'say', node, input: 'go' })), {
+      interpreters: interpreters(interpreter),
+      session,
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'step_chunk' && (e.chunk as { type?: string }).type === 'tool_call') {
+          controller.abort(new Error('stop'))
+        }
+      },
+    })
+    await expect(running).rejects.toMatchObject({ _tag: 'Cancelled' })
+    await new Promise((resolve) => setImmediate(resolve))
+    const head = interpreter.state(session, 'dev')!.head
+    expect(head.data).toMatchObject({ type: 'stop_reason', reason: 'cancelled' })
+    const results = messages(head).at(-1)!.content as readonly { content?: unknown }[]
+    expect(results).toMatchObject([{ type: 'tool_result', is_error: true }])
+    expect(String(results[0]!.content)).toMatch(/^cancelled/)
+    expect(model.requests).toHaveLength(1)
+  })
+
   it('reports usage to the run’s budget', async () => {
     const { session, interpreter, node } = setup([
       { content: [toolUse('echo')], usage: { input_tokens: 60, output_tokens: 10 } },

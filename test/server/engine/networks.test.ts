@@ -64,7 +64,14 @@ describe('network commands', () => {
 
     const events = p.events(subscription)
     const types = events.map((e) => e.type)
-    expect(types[0]).toBe('ENVELOPE_DELIVERED')
+    // Its creation first, with the network as GET_NETWORK answers it: a reader learns of it at once.
+    expect(events[0]).toMatchObject({
+      type: 'NETWORK_CREATED',
+      networkId: 'review',
+      sessionId: 'default',
+      info: { networkId: 'review', state: 'running', network: { id: 'review' } },
+    })
+    expect(types[1]).toBe('ENVELOPE_DELIVERED')
     expect(types).toEqual(
       expect.arrayContaining(['NODE_FIRING', 'NODE_FIRED', 'NODE_DONE', 'NETWORK_COMPLETED']),
     )

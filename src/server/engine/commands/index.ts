@@ -6,6 +6,7 @@ import { graphCommands } from './graphs.js'
 import { ioCommands } from './io.js'
 import { networkCommands } from './networks.js'
 import { nodeCommands } from './nodes.js'
+import { storeCommands } from './store.js'
 
 export type { CallContext } from './context.js'
 
@@ -17,6 +18,7 @@ export const commands: Commands<Method> = {
   ...networkCommands,
   ...chatCommands,
   ...approvalCommands,
+  ...storeCommands,
 }
 
 /** The command of a method, typed loosely for the dispatcher (its params are decoded by the method's codec). */

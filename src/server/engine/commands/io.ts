@@ -1,4 +1,5 @@
 import {
+  ExecuteTimeout,
   filterHistory,
   historyPath,
   NodeStopped,
@@ -6,6 +7,7 @@ import {
   UnknownNode,
   type HistoryFilter,
 } from '../../../session/index.js'
+import type { Terminal } from '../../../interpreters/index.js'
 import type { Node } from '../../../node/index.js'
 import type { EngineEvent, Params } from '../../../protocol/index.js'
 import type { Core } from '../Core.js'
@@ -38,9 +40,9 @@ const nodeIn = (kit: Kit, nodeId: string): Node => {
 
 /**
  * Runs an input on a node as `EXECUTE_INPUT` and `RUN_COMMAND` do: through
- * the session (so the node is busy meanwhile), with the parser, a timeout,
- * the given signal and the engine's own (for `SEND_INTERRUPT`); output
- * chunks and the answer are published.
+ * the session (so the node is busy meanwhile, and `SEND_INTERRUPT` reaches
+ * it), with the parser, the request's timeout and signal; output chunks and
+ * the answer are published.
  */
 const execute = async (
   core: Core,
@@ -50,22 +52,6 @@ const execute = async (
 ): Promise<unknown> => {
   const { session } = kit
   const node = nodeIn(kit, p.nodeId)
-  const own = new AbortController()
-  const timer =
-    p.timeout === undefined
-      ? undefined
-      : setTimeout(() => {
-          own.abort(new RequestTimeout(p.timeout!))
-        }, p.timeout)
-  const untrack = kit.track(p.nodeId, own)
-  // The request's signal aborts ours: cheaper than `AbortSignal.any`, which makes one more
-  // signal and tracks its sources weakly, on every execute.
-  const forward = (): void => {
-    own.abort(signal?.reason)
-  }
-  if (signal?.aborted === true) forward()
-  else signal?.addEventListener('abort', forward, { once: true })
-  const combined = own.signal
   /** The end of the text output so far: the partial answer a timeout reports. */
   let partial = ''
   const publish = (event: EngineEvent): void => {
@@ -77,7 +63,8 @@ const execute = async (
   }
   try {
     const output = await session.execute(p.nodeId, p.input, {
-      signal: combined,
+      ...(signal !== undefined && { signal }),
+      ...(p.timeout !== undefined && { timeoutMs: p.timeout }),
       ...(p.parser !== undefined && { parser: p.parser }),
       onEvent: runEvents(
         session.id,
@@ -95,23 +82,28 @@ const execute = async (
     })
     return output
   } catch (e) {
-    if (!combined.aborted) throw e
-    const reason: unknown = combined.reason
-    if (reason instanceof RequestTimeout) throw new RequestTimeout(reason.timeoutMs, partial)
-    throw reason
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', forward)
-    untrack()
+    if (e instanceof ExecuteTimeout) throw new RequestTimeout(e.timeoutMs, partial)
+    // A cancelled request answers with why it was cancelled.
+    throw signal?.aborted === true ? signal.reason : e
   }
 }
 
+/** Whether nodes of a kind are terminals. */
+const isTerminalKind = (core: Core, kind: string): boolean =>
+  core.kinds.get(kind)?.capabilities.terminal === true
+
+/** The live terminal of a registered node, as its session hands it out; `undefined` when it is not running. */
+const liveTerminal = (kit: Kit, nodeId: string): Terminal | undefined => {
+  const terminal = kit.session.live(nodeId) as Terminal | undefined
+  return terminal === undefined || terminal.state === 'stopped' ? undefined : terminal
+}
+
 /** The live terminal of a node: NotATerminal for other kinds, NodeStopped when its program is not running. */
-const terminalOf = (kit: Kit, nodeId: string) => {
+const terminalOf = (core: Core, kit: Kit, nodeId: string): Terminal => {
   const node = nodeIn(kit, nodeId)
-  if (!kit.isTerminalKind(node.kind)) throw new NotATerminal(nodeId, node.kind)
-  const terminal = kit.terminal(node)
-  if (terminal === undefined || terminal.state === 'stopped') {
+  if (!isTerminalKind(core, node.kind)) throw new NotATerminal(nodeId, node.kind)
+  const terminal = liveTerminal(kit, nodeId)
+  if (terminal === undefined) {
     throw new NodeStopped(kit.session.id, nodeId, 'stopped')
   }
   return terminal
@@ -140,25 +132,26 @@ export const ioCommands: Commands<IoMethods> = {
   SEND_INTERRUPT: async (p, { core }) => {
     const kit = await core.kit(p.sessionId)
     const node = nodeIn(kit, p.nodeId)
-    if (kit.isTerminalKind(node.kind)) {
-      const terminal = kit.terminal(node)
-      if (terminal === undefined || terminal.state === 'stopped') return { interrupted: false }
+    if (isTerminalKind(core, node.kind)) {
+      const terminal = liveTerminal(kit, p.nodeId)
+      if (terminal === undefined) return { interrupted: false }
       await terminal.interrupt()
       return { interrupted: true }
     }
     return {
-      interrupted: kit.abort(p.nodeId, new RequestCancelled('the node was interrupted')) > 0,
+      interrupted:
+        kit.session.interrupt(p.nodeId, new RequestCancelled('the node was interrupted')) > 0,
     }
   },
 
   WRITE_DATA: async (p, { core }) => {
-    const terminal = terminalOf(await core.kit(p.sessionId), p.nodeId)
+    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     await terminal.write(p.data)
     return { written: p.data.length }
   },
 
   GET_BUFFER: async (p, { core }) => {
-    const terminal = terminalOf(await core.kit(p.sessionId), p.nodeId)
+    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     return { buffer: p.lines === undefined ? terminal.read() : terminal.readTail(p.lines) }
   },
 

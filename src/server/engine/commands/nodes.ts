@@ -1,9 +1,8 @@
 import { encodeConversation, messageCount, type Conversation } from '../../../conversation/index.js'
-import { fork, UnknownNode } from '../../../session/index.js'
+import { fork, UnknownNode, type Session } from '../../../session/index.js'
 import { InvalidOptions, RequestCancelled } from '../errors.js'
 import { creatableKind, infoOf, kindInfo, nodeOf, registerAndStart } from '../nodes.js'
 import type { NodeInfo } from '../../../node/index.js'
-import type { SessionKit } from '../SessionKit.js'
 import type { Commands } from './context.js'
 import { rethrow } from './context.js'
 
@@ -25,10 +24,11 @@ type NodeMethods =
  * node: `backend` — `wezterm`, `tmux` or `pty` — and on tmux the command
  * that attaches to it).
  */
-const withBackend = (kit: SessionKit, info: NodeInfo): NodeInfo => {
-  const node = kit.session?.get(info.id)
-  const live = node === undefined ? undefined : kit.terminal(node)
-  const { backend, attach } = (live ?? {}) as { backend?: unknown; attach?: unknown }
+const withBackend = (session: Session, info: NodeInfo): NodeInfo => {
+  const { backend, attach } = (session.live(info.id) ?? {}) as {
+    backend?: unknown
+    attach?: unknown
+  }
   if (typeof backend !== 'string') return info
   return {
     ...info,
@@ -51,7 +51,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const kind = creatableKind(core.kinds, p.kind)
     const node = nodeOf(kit.session, p.nodeId, kind, p.options ?? {}, core.kinds, core.providers)
-    return withBackend(kit, await registerAndStart(kit.session, node))
+    return withBackend(kit.session, await registerAndStart(kit.session, node))
   },
 
   LIST_KINDS: (_p, { core }) => Promise.resolve({ kinds: [...core.kinds.values()].map(kindInfo) }),
@@ -79,7 +79,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const info = infoOf(kit.session, p.nodeId)
     if (info === undefined) throw new UnknownNode(kit.session.id, p.nodeId)
-    return withBackend(kit, info)
+    return withBackend(kit.session, info)
   },
 
   LIST_NODES: async (p, { core }) => {
@@ -91,7 +91,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const { session } = kit
     if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
-    kit.abort(p.nodeId, new RequestCancelled('the node was stopped'))
+    session.interrupt(p.nodeId, new RequestCancelled('the node was stopped'))
     await session.stop(p.nodeId)
     return infoOf(session, p.nodeId)!
   },
@@ -100,7 +100,7 @@ export const nodeCommands: Commands<NodeMethods> = {
     const kit = await core.kit(p.sessionId)
     const { session } = kit
     if (!session.has(p.nodeId)) throw new UnknownNode(session.id, p.nodeId)
-    kit.abort(p.nodeId, new RequestCancelled('the node was deleted'))
+    session.interrupt(p.nodeId, new RequestCancelled('the node was deleted'))
     await session.stop(p.nodeId)
     session.unregister(p.nodeId)
     return { deleted: true }

@@ -1,0 +1,98 @@
+/**
+ * A conversation (Nerve's file format, as `GET_CONVERSATION` answers it)
+ * drawn as its DAG, top to bottom: each vertex a box (a message's role and
+ * text), each parent an edge, so branches and merges show. A vertex can be
+ * chosen.
+ */
+import { useLayout } from './layoutClient.js'
+
+/** A vertex of a conversation file. */
+export interface VertexJson {
+  readonly id: string
+  readonly parents: readonly string[]
+  readonly data: { readonly type: string; readonly role?: string; readonly content?: unknown }
+}
+
+/** The vertices of a conversation file (none when it holds none). */
+export const verticesOf = (conversation: unknown): readonly VertexJson[] =>
+  (conversation as { vertices?: readonly VertexJson[] } | null)?.vertices ?? []
+
+const BOX = { width: 260, height: 40 }
+
+/** The text of a message's content: a string, or its text blocks joined. */
+export const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content
+          .map((b: unknown) => {
+            const text = (b as { text?: unknown } | null)?.text
+            return typeof text === 'string' ? text : ''
+          })
+          .join(' ')
+      : ''
+
+/** A vertex as a line: a message's role and text, else the entry's type. */
+export const labelOf = (v: VertexJson): string =>
+  v.data.type === 'message' ? `${v.data.role ?? '?'}: ${textOf(v.data.content)}` : v.data.type
+
+/** The DAG of `vertices`, laid out under `layoutKey`; `choose` is told the vertex chosen. */
+export const ConversationDag = (props: {
+  readonly layoutKey: string
+  readonly label: string
+  readonly vertices: readonly VertexJson[]
+  readonly chosen?: string | undefined
+  readonly choose?: (id: string) => void
+}) => {
+  const { vertices, chosen, choose } = props
+  const byId = new Map(vertices.map((v) => [v.id, v]))
+  const d = useLayout(
+    props.layoutKey,
+    vertices.map((v) => v.id),
+    vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
+    { direction: 'TB', box: BOX, when: 'changed' },
+  ).drawing
+  return (
+    <svg
+      class="graph"
+      role="img"
+      aria-label={props.label}
+      width={d.width}
+      height={d.height}
+      viewBox={`0 0 ${d.width} ${d.height}`}
+    >
+      {d.lines.map((l) => (
+        <polyline key={`${l.from}>${l.to}`} class="edge" points={l.points} />
+      ))}
+      {d.boxes.map((b) => {
+        const v = byId.get(b.id)
+        if (v === undefined) return null
+        const text = labelOf(v)
+        return (
+          <g
+            key={b.id}
+            class={`box ${v.data.role ?? 'meta'}${chosen === b.id ? ' chosen' : ''}`}
+            data-vertex={b.id}
+            data-role={v.data.role ?? v.data.type}
+            transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+            {...(choose !== undefined && {
+              tabIndex: 0,
+              role: 'button',
+              onClick: () => {
+                choose(b.id)
+              },
+              onKeyDown: (e: KeyboardEvent) => {
+                if (e.key === 'Enter' || e.key === ' ') choose(b.id)
+              },
+            })}
+          >
+            <rect width={BOX.width} height={BOX.height} rx="6" />
+            <text x="10" y="24">
+              {text.length > 36 ? `${text.slice(0, 35)}…` : text}
+            </text>
+          </g>
+        )
+      })}
+    </svg>
+  )
+}

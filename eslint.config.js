@@ -20,7 +20,12 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'src/web/build.js', '.dependency-cruiser.cjs'],
+          allowDefaultProject: [
+            '*.js',
+            'src/web/build.js',
+            'src/cli/build.js',
+            '.dependency-cruiser.cjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -61,7 +66,7 @@ export default tseslint.config(
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   // Build scripts run under Node.js.
   {
-    files: ['src/web/build.js'],
+    files: ['src/web/build.js', 'src/cli/build.js'],
     languageOptions: { globals: { URL: 'readonly', process: 'readonly' } },
   },
 )

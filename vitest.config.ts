@@ -13,6 +13,13 @@ export default defineConfig({
       'nerve-agents/distributed': fileURLToPath(
         new URL('./src/distributed/index.ts', import.meta.url),
       ),
+      'nerve-agents/core': fileURLToPath(new URL('./src/core.ts', import.meta.url)),
+      'nerve-agents/runtime': fileURLToPath(new URL('./src/runtime/index.ts', import.meta.url)),
+      'nerve-agents/interpreters': fileURLToPath(
+        new URL('./src/interpreters/index.ts', import.meta.url),
+      ),
+      'nerve-agents/session': fileURLToPath(new URL('./src/session/index.ts', import.meta.url)),
+      'nerve-agents/network': fileURLToPath(new URL('./src/network/index.ts', import.meta.url)),
       'nerve-agents': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

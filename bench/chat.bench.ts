@@ -18,23 +18,23 @@ import { pipe } from 'fp-ts/lib/function.js'
 import {
   addStep,
   assistant,
+  type ChatStore,
+  type Conversation,
   defaultInterpreters,
   empty,
   graph,
-  interpreters,
   llm,
   llmInterpreter,
   memoryChatStore,
   openChat,
-  runAgent,
   system,
+  type Tool,
   toolbox,
   toolset,
   user,
-  type ChatStore,
-  type Conversation,
-  type Tool,
 } from '../src/index.js'
+import { interpreters } from '../src/core.js'
+import { runAgent } from '../src/interpreters/index.js'
 import { sqliteStore } from '../src/store/index.js'
 import { scriptedProvider, toolUse } from '../src/testing/index.js'
 import { interleaveAsync, type Benchmark } from './harness.js'

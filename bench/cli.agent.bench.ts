@@ -14,19 +14,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as nodePty from 'node-pty'
+import { claudeWezterm } from '../src/index.js'
+import { nodeRegistry } from '../src/core.js'
 import {
   anthropicMessages,
   claudeBinary,
   claudeEnv,
-  claudeWezterm,
+  type ClaudePtyTerminal,
   claudeWeztermInterpreter,
-  nodeRegistry,
+  type ModelRequest,
   prepareClaudeHome,
   startModelProxy,
   THROWAWAY_KEY,
-  type ClaudePtyTerminal,
-  type ModelRequest,
-} from '../src/index.js'
+} from '../src/interpreters/index.js'
 import { scriptedProvider } from '../src/testing/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 

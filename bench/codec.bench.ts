@@ -6,20 +6,22 @@
 import * as E from 'fp-ts/lib/Either.js'
 import {
   assistant,
+  type Conversation,
   empty,
-  parseConversation,
-  parseNano,
   stop,
-  stringifyConversation,
-  stringifyNano,
   system,
   toolResults,
   tools,
   user,
-  type Conversation,
+} from '../src/index.js'
+import {
   type ConversationDocument,
   type DecodeError,
-} from '../src/index.js'
+  parseConversation,
+  parseNano,
+  stringifyConversation,
+  stringifyNano,
+} from '../src/core.js'
 import { gc, interleave, timeUs, type Benchmark, type Result } from './harness.js'
 
 const VERTICES = 1e5

@@ -11,13 +11,9 @@
  *   node in the same process, in ms: what the engine adds to the session.
  *   Target (issue 25): ≤ 1.2× the session.
  */
-import {
-  createSession,
-  defaultInterpreters,
-  interpreters,
-  pty,
-  ptyInterpreter,
-} from '../src/index.js'
+import { createSession, defaultInterpreters, pty } from '../src/index.js'
+import { interpreters } from '../src/core.js'
+import { ptyInterpreter } from '../src/interpreters/index.js'
 import { createEngine, type Engine, type EngineConnection } from '../src/server/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 

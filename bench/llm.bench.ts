@@ -16,23 +16,23 @@
  */
 import {
   assistant,
+  type Block,
+  type Conversation,
   createSession,
   empty,
   fork,
-  interpreters,
   llm,
   llmInterpreter,
-  runAgent,
-  setConversation,
-  system,
-  toolbox,
-  user,
-  type Block,
-  type Conversation,
   type Message,
   type Provider,
+  system,
   type Tool,
+  toolbox,
+  user,
 } from '../src/index.js'
+import { interpreters } from '../src/core.js'
+import { runAgent } from '../src/interpreters/index.js'
+import { setConversation } from '../src/session/index.js'
 import { scriptedProvider, toolUse } from '../src/testing/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 

@@ -10,16 +10,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import {
-  callTool,
-  mcpServer,
-  mcpServerInterpreter,
-  nodeRegistry,
-  toolbox,
-  type NodeContext,
-  type Tool,
-  type ToolContext,
-} from '../src/index.js'
+import { mcpServer, type Tool, toolbox } from '../src/index.js'
+import { type NodeContext, nodeRegistry } from '../src/core.js'
+import { callTool, mcpServerInterpreter, type ToolContext } from '../src/interpreters/index.js'
 import { writeMcpServer } from '../test/interpreters/mcp/testServer.js'
 import { interleaveAsync, type Benchmark } from './harness.js'
 

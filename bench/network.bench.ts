@@ -12,13 +12,13 @@ import {
   addNode,
   change,
   connect,
-  Inbox,
-  network,
-  setMode,
-  systemClock,
   type Envelope,
+  network,
   type Network,
+  setMode,
 } from '../src/index.js'
+import { Inbox } from '../src/network/index.js'
+import { systemClock } from '../src/runtime/index.js'
 import { interleave, perOpUs, sink, type Benchmark } from './harness.js'
 
 const RING = 100

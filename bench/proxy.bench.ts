@@ -10,7 +10,7 @@
  */
 import { Agent, createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { anthropicMessages, startModelProxy } from '../src/index.js'
+import { anthropicMessages, startModelProxy } from '../src/interpreters/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 
 const EVENTS = [

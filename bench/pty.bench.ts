@@ -17,7 +17,8 @@
  *   against spawning with node-pty and waiting for the first prompt.
  */
 import * as nodePty from 'node-pty'
-import { openPty, pty, type PtyTerminal } from '../src/index.js'
+import { pty } from '../src/index.js'
+import { openPty, type PtyTerminal } from '../src/interpreters/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
 
 const BASH = {

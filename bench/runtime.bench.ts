@@ -29,15 +29,15 @@ import * as E from 'fp-ts/lib/Either.js'
 import {
   addStep,
   defaultInterpreters,
-  executionOrder,
   fn,
   graph,
-  run,
-  validate,
   type Graph,
+  run,
   type RunResult,
   type StepSpec,
+  validate,
 } from '../src/index.js'
+import { executionOrder } from '../src/core.js'
 import { gc, interleave, interleaveAsync, timeUs, type Benchmark, type Result } from './harness.js'
 import { kahnOrder, randomDag, shuffle, type Rows } from './randomDag.js'
 

@@ -23,20 +23,17 @@ import Database from 'better-sqlite3'
 import * as E from 'fp-ts/lib/Either.js'
 import {
   assistant,
+  type Conversation,
   fork,
-  interpreters,
   llm,
   llmInterpreter,
   messages,
-  parseConversation,
-  sessionManager,
-  setConversation,
   stop,
-  stringifyConversation,
   toolResults,
   user,
-  type Conversation,
 } from '../src/index.js'
+import { interpreters, parseConversation, stringifyConversation } from '../src/core.js'
+import { sessionManager, setConversation } from '../src/session/index.js'
 import { sqliteStore } from '../src/store/index.js'
 import { scriptedProvider } from '../src/testing/index.js'
 import { buildConversation } from './codec.bench.js'

@@ -22,24 +22,15 @@ import {
   assistant,
   defaultInterpreters,
   empty,
-  explain,
   fn,
   graph,
-  interpreters,
   lowestCommonAncestor,
   messages,
-  parseNano,
   providerFromEnv,
   pty,
-  ptyInterpreter,
-  renderHtml,
-  renderText,
   retry,
   run,
   stop,
-  stringifyConversation,
-  stringifyNano,
-  stripAnsi,
   system,
   taggedError,
   toolResults,
@@ -47,6 +38,16 @@ import {
   usage,
   user,
 } from './index.js'
+import {
+  interpreters,
+  parseNano,
+  renderHtml,
+  renderText,
+  stringifyConversation,
+  stringifyNano,
+} from './core.js'
+import { ptyInterpreter, stripAnsi } from './interpreters/index.js'
+import { explain } from './runtime/index.js'
 
 const USAGE = 'usage: npm run demo -- [--live] [out-dir]'
 

@@ -9,29 +9,31 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
-  AgentFailed,
-  COACH_VERDICT_FORMAT,
-  conversationOf,
+  type Block,
   createSession,
   defaultInterpreters,
-  devCoachLoop,
   fork,
-  interpreters,
   llm,
   llmInterpreter,
-  ProviderError,
-  providerFromEnv,
-  renderHtml,
-  saveConversation,
-  stringifyConversation,
-  writeFileAtomic,
-  workspaceTools,
-  type Block,
   type Message,
-  type ModelRequest,
   type Provider,
+  providerFromEnv,
   type Session,
 } from './index.js'
+import { interpreters, renderHtml, stringifyConversation } from './core.js'
+import {
+  AgentFailed,
+  type ModelRequest,
+  ProviderError,
+  workspaceTools,
+  writeFileAtomic,
+} from './interpreters/index.js'
+import {
+  COACH_VERDICT_FORMAT,
+  conversationOf,
+  devCoachLoop,
+  saveConversation,
+} from './session/index.js'
 import { scriptedProvider, toolUse } from './testing/index.js'
 
 const textOf = (m: Message | undefined): string =>

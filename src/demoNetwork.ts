@@ -13,19 +13,21 @@ import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import {
   addNode,
-  ArtifactStore,
   connect,
-  gitProgress,
   network,
-  renderEnvelopesHtml,
-  renderEnvelopesMermaid,
-  setWorkflow,
-  startNetwork,
   type Network,
   type NetworkEvent,
   type NetworkOutcome,
   type NetworkRun,
+  setWorkflow,
+  startNetwork,
 } from './index.js'
+import {
+  ArtifactStore,
+  gitProgress,
+  renderEnvelopesHtml,
+  renderEnvelopesMermaid,
+} from './network/index.js'
 
 const PLAN = '# Plan\n\n1. Write `add(a, b)` in src/add.cjs.\n2. `node test.cjs` must pass.\n'
 const BUGGY = 'exports.add = (a, b) => a - b\n'

@@ -148,7 +148,8 @@ const noEvents = (): void => undefined
  *
  * @category chat
  * @example
- * import { interpreters, llm, llmInterpreter, openChat } from 'nerve-agents'
+ * import { llm, llmInterpreter, openChat } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
  * import { scriptedProvider } from 'nerve-agents/testing'
  * import assert from 'assert'
  *

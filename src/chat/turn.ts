@@ -99,7 +99,7 @@ export class TurnRegistry implements NodeRegistry {
     if (this.#agent !== undefined && nodeId === this.#agent.id) return this.#agentCell
     const kept = this.#session?.cell?.(nodeId)
     if (kept !== undefined) return kept
-    const others = (this.#others ??= new Map())
+    const others = (this.#others ??= new Map<string, Cell>())
     let own = others.get(nodeId)
     if (own === undefined) others.set(nodeId, (own = new Cell()))
     return own

@@ -25,7 +25,8 @@ const argv = (args: readonly string[]): string[] =>
     : [...args]
 
 try {
-  await program(version).parseAsync(argv(process.argv))
+  const args = argv(process.argv)
+  await program(version, args.slice(2)).parseAsync(args)
 } catch (e) {
   if (!(e instanceof CommanderError)) throw e
   // help and version exit 0; everything commander refuses is a usage error

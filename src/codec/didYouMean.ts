@@ -24,7 +24,7 @@ const distance = (a: string, b: string): number => {
  *
  * @category schemas
  * @example
- * import { didYouMean } from 'nerve-agents'
+ * import { didYouMean } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const keys = ['id', 'node', 'dependsOn', 'onError']

@@ -51,7 +51,7 @@ let stack: object[] = []
  *
  * @category schemas
  * @example
- * import { jsonSchemaOf } from 'nerve-agents'
+ * import { jsonSchemaOf } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

@@ -11,7 +11,7 @@ import * as t from 'io-ts'
  *
  * @category codecs
  * @example
- * import { pointer } from 'nerve-agents'
+ * import { pointer } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(pointer(['steps', 3, 'a/b']), '/steps/3/a~1b')
@@ -58,7 +58,7 @@ export const errorKeys = (e: t.ValidationError): readonly string[] => {
  *
  * @category codecs
  * @example
- * import { errorPath } from 'nerve-agents'
+ * import { errorPath } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

@@ -69,7 +69,7 @@ export class RefinedType<A> extends t.Type<A, A> {
  *
  * @category codecs
  * @example
- * import { refined } from 'nerve-agents'
+ * import { refined } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
@@ -153,7 +153,7 @@ export const PositiveNumber = refined(
  *
  * @category codecs
  * @example
- * import { literals } from 'nerve-agents'
+ * import { literals } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const Direction = literals('Direction', ['both', 'one-way'])

@@ -75,7 +75,7 @@ export const whereIn = (path: string): string => (path === '' ? '(file)' : path)
  *
  * @category codecs
  * @example
- * import { showShapeError } from 'nerve-agents'
+ * import { showShapeError } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(

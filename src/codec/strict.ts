@@ -236,7 +236,7 @@ export class StrictType<R extends Props, O extends Props, A = Struct<R, O>> exte
  *
  * @category codecs
  * @example
- * import { strict, errorPath } from 'nerve-agents'
+ * import { errorPath, strict } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

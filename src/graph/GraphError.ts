@@ -136,7 +136,7 @@ const where = (path: readonly string[]): string =>
  *
  * @category graph errors
  * @example
- * import { showGraphError } from 'nerve-agents'
+ * import { showGraphError } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(

@@ -304,7 +304,7 @@ export type GraphFile = t.TypeOf<typeof GraphFileCodec>
  *
  * @category graph files
  * @example
- * import { graphFileSchema } from 'nerve-agents'
+ * import { graphFileSchema } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const schema = graphFileSchema()

@@ -72,7 +72,7 @@ export const fromValidationErrors = (errors: t.Errors, prefix = ''): readonly Gr
  *
  * @category graph files
  * @example
- * import { showGraphFileError } from 'nerve-agents'
+ * import { showGraphFileError } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(

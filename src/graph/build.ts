@@ -61,7 +61,8 @@ export const addStepRef =
  *
  * @category builders
  * @example
- * import { addStep, chain, executionOrder, fn, graph } from 'nerve-agents'
+ * import { addStep, chain, fn, graph } from 'nerve-agents'
+ * import { executionOrder } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

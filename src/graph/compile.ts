@@ -315,7 +315,8 @@ export const validate = (g: Graph): E.Either<readonly GraphError[], Graph> =>
  *
  * @category validation
  * @example
- * import { addStep, executionOrder, fn, graph } from 'nerve-agents'
+ * import { addStep, fn, graph } from 'nerve-agents'
+ * import { executionOrder } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

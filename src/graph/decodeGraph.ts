@@ -364,7 +364,8 @@ const graphOrder = (
  *
  * @category graph files
  * @example
- * import { decodeGraph, executionOrder, fn, nodeRegistry } from 'nerve-agents'
+ * import { fn } from 'nerve-agents'
+ * import { decodeGraph, executionOrder, nodeRegistry } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

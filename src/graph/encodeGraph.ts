@@ -44,7 +44,8 @@ const describe = (n: Node): NodeDescription => {
  *
  * @category graph files
  * @example
- * import { addStep, encodeGraph, fn, graph, makeNode, retry } from 'nerve-agents'
+ * import { addStep, fn, graph, makeNode, retry } from 'nerve-agents'
+ * import { encodeGraph } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -39,7 +39,7 @@ export interface GraphKindOptions {
  *
  * @category graph files
  * @example
- * import { graphNodeKind } from 'nerve-agents'
+ * import { graphNodeKind } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const g = graphNodeKind.build('g', { graph: { id: 'ignored', nodes: { sh: { kind: 'bash' } }, steps: [{ id: 'a', node: 'sh' }] } })

@@ -84,7 +84,8 @@ const NO_CAPABILITIES: Capabilities = Object.freeze({
  *
  * @category kinds
  * @example
- * import { nodeKind, withInterpreter } from 'nerve-agents'
+ * import { nodeKind } from 'nerve-agents/core'
+ * import { withInterpreter } from 'nerve-agents/interpreters'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

@@ -64,7 +64,7 @@ const syncDirectory = async (dir: string): Promise<void> => {
  *
  * @category files
  * @example
- * import { writeFileAtomic } from 'nerve-agents'
+ * import { writeFileAtomic } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  * import { mkdtemp, readFile, stat } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -258,7 +258,8 @@ export const bashInterpreterWith = (
  *
  * @category interpreters
  * @example
- * import { bash, bashInterpreter } from 'nerve-agents'
+ * import { bash } from 'nerve-agents'
+ * import { bashInterpreter } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const greet = bash('greet', { command: 'echo "hi $WHO"; echo oops >&2', env: { WHO: 'you' } })

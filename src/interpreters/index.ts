@@ -1,3 +1,13 @@
+/**
+ * `nerve-agents/interpreters`: the effects. An interpreter per node kind
+ * (function, bash, pty, tmux, wezterm, CLI agents, llm, graph, toolset, MCP
+ * servers) and the kinds that bind them; the screen parsers of CLI agents;
+ * model providers and their wire formats; tools; the model proxy CLI agents
+ * talk through. `defaultInterpreters`, `llmInterpreter`, the providers and
+ * `tool`/`toolbox` are also at the root.
+ *
+ * @packageDocumentation
+ */
 import { interpreters, type InterpreterRegistry } from '../node/Interpreter.js'
 import { bashInterpreter } from './bash.js'
 import { functionInterpreter } from './function.js'
@@ -85,7 +95,8 @@ export type {
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters } from 'nerve-agents'
+ * import { defaultInterpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }

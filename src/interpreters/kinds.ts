@@ -44,7 +44,7 @@ const TERMINAL = { terminal: true, fork: true } as const
  *
  * @category kinds
  * @example
- * import { builtinKinds } from 'nerve-agents'
+ * import { builtinKinds } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(builtinKinds.resolve('claude')!.kind, 'claude-wezterm')

@@ -30,7 +30,8 @@ const named = new WeakMap<ToolsetNode, readonly string[]>()
  *
  * @category toolsets
  * @example
- * import { toolset, toolsetTools } from 'nerve-agents'
+ * import { toolset } from 'nerve-agents'
+ * import { toolsetTools } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const names = toolsetTools(toolset('fs', { builtin: ['read', 'grep'], root: '.' }))

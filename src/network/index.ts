@@ -1,3 +1,11 @@
+/**
+ * `nerve-agents/network`: live agent networks. The network value and its
+ * edits (also at the root), network files and their codec, envelopes and
+ * their log, rendering; the run (`startNetwork`, also at the root) with its
+ * inboxes, file locks, artifacts, providers, policies and errors.
+ *
+ * @packageDocumentation
+ */
 export * from './model/Network.js'
 export type {
   Alarm,

@@ -40,7 +40,7 @@ export const RiskCodec: t.Type<Risk> = t.keyof({ low: null, medium: null, high: 
  *
  * @category approvals
  * @example
- * import { riskAtLeast } from 'nerve-agents'
+ * import { riskAtLeast } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(riskAtLeast('medium')('high'), true)
@@ -132,7 +132,7 @@ export const ApprovalPolicyCodec: t.Type<ApprovalPolicyValue> = optionsCodec<App
  *
  * @category approvals
  * @example
- * import { globMatches } from 'nerve-agents'
+ * import { globMatches } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(globMatches('rm *')('rm -rf build'), true)
@@ -156,7 +156,7 @@ export const globMatches =
  *
  * @category approvals
  * @example
- * import { verdictOf } from 'nerve-agents'
+ * import { verdictOf } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const policy = {

@@ -118,7 +118,8 @@ export const isBashNode = (node: Node): node is BashNode => node.kind === 'bash'
  *
  * @category bash nodes
  * @example
- * import { bash, forkBash } from 'nerve-agents'
+ * import { bash } from 'nerve-agents'
+ * import { forkBash } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

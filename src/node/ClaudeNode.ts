@@ -140,7 +140,8 @@ export const isClaudeWeztermNode = (node: Node): node is ClaudeWeztermNode =>
  *
  * @category claude nodes
  * @example
- * import { claudeArgs, claudeWezterm } from 'nerve-agents'
+ * import { claudeWezterm } from 'nerve-agents'
+ * import { claudeArgs } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'
@@ -171,7 +172,8 @@ export const claudeArgs =
  *
  * @category claude nodes
  * @example
- * import { claudeWezterm, forkClaudeWezterm } from 'nerve-agents'
+ * import { claudeWezterm } from 'nerve-agents'
+ * import { forkClaudeWezterm } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const a = '123e4567-e89b-12d3-a456-426614174000'

@@ -216,7 +216,7 @@ export type InterpreterRegistry = ReadonlyMap<string, Interpreter>
  *
  * @category interpreters
  * @example
- * import { interpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const echo = { kind: 'echo', execute: (_node: unknown, ctx: { input: unknown }) => ctx.input }

@@ -20,7 +20,8 @@ export interface NodeInfo {
  *
  * @category lifecycle
  * @example
- * import { fn, nodeInfo } from 'nerve-agents'
+ * import { fn } from 'nerve-agents'
+ * import { nodeInfo } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

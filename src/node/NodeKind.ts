@@ -87,7 +87,7 @@ const NONE: readonly string[] = Object.freeze([])
  *
  * @category constructors
  * @example
- * import { nodeKind } from 'nerve-agents'
+ * import { nodeKind } from 'nerve-agents/core'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
@@ -144,7 +144,7 @@ export interface NodeKinds<K extends NodeKind = NodeKind> extends ReadonlyMap<st
  *
  * @category constructors
  * @example
- * import { nodeKinds, nodeKindsOf } from 'nerve-agents'
+ * import { nodeKinds, nodeKindsOf } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const kinds = nodeKindsOf(...nodeKinds.values())

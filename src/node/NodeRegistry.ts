@@ -46,7 +46,8 @@ export interface NodeRegistry {
  *
  * @category context
  * @example
- * import { fn, nodeRegistry } from 'nerve-agents'
+ * import { fn } from 'nerve-agents'
+ * import { nodeRegistry } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const one = fn('one', () => 1)

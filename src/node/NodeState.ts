@@ -38,7 +38,7 @@ export const nodeStates: readonly NodeState[] = Object.freeze([
  *
  * @category lifecycle
  * @example
- * import { legalTransitions } from 'nerve-agents'
+ * import { legalTransitions } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(legalTransitions.busy, ['ready', 'stopping'])
@@ -80,7 +80,7 @@ export const canTransition = (from: NodeState, to: NodeState): boolean =>
  *
  * @category lifecycle
  * @example
- * import { transition } from 'nerve-agents'
+ * import { transition } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(transition('ready', 'busy'), { _tag: 'Right', right: 'busy' })

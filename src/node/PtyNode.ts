@@ -111,7 +111,8 @@ export const isPtyNode = (node: Node): node is PtyNode => node.kind === 'pty' &&
  *
  * @category pty nodes
  * @example
- * import { forkPty, pty } from 'nerve-agents'
+ * import { pty } from 'nerve-agents'
+ * import { forkPty } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

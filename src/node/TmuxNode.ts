@@ -119,7 +119,8 @@ export const isTmuxNode = (node: Node): node is TmuxNode => node.kind === 'tmux'
  *
  * @category tmux nodes
  * @example
- * import { forkTmux, tmux } from 'nerve-agents'
+ * import { tmux } from 'nerve-agents'
+ * import { forkTmux } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const copy = forkTmux('sh-2', '2025-01-01T00:00:00.000Z')(tmux('sh', { command: 'bash' }))

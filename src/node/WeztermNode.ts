@@ -109,7 +109,8 @@ export const isWeztermNode = (node: Node): node is WeztermNode => node.kind === 
  *
  * @category wezterm nodes
  * @example
- * import { forkWezterm, wezterm } from 'nerve-agents'
+ * import { wezterm } from 'nerve-agents'
+ * import { forkWezterm } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * const copy = forkWezterm('sh-2', '2025-01-01T00:00:00.000Z')(wezterm('sh', { command: 'zsh' }))

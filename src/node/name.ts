@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js'
  *
  * @category names
  * @example
- * import { namePattern } from 'nerve-agents'
+ * import { namePattern } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.ok(namePattern.test('fetch-docs_v2.1'))
@@ -48,7 +48,7 @@ const reasonOf = (name: unknown): string => {
  *
  * @category names
  * @example
- * import { validateName } from 'nerve-agents'
+ * import { validateName } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(validateName('summarise'), { _tag: 'Right', right: 'summarise' })
@@ -99,7 +99,7 @@ export interface NamePlaceholders {
  *
  * @category names
  * @example
- * import { expandName } from 'nerve-agents'
+ * import { expandName } from 'nerve-agents/core'
  * import assert from 'assert'
  *
  * assert.strictEqual(expandName('dev-{run_id}', { run_id: 'r7', timestamp: '0' }), 'dev-r7')

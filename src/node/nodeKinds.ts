@@ -18,7 +18,7 @@ import { weztermNodeKind } from './WeztermNode.js'
  *
  * @category model
  * @example
- * import { nodeKinds } from 'nerve-agents'
+ * import { nodeKinds } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

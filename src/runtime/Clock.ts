@@ -26,7 +26,7 @@ const ORIGIN = performance.timeOrigin
  *
  * @category runtime
  * @example
- * import { systemClock } from 'nerve-agents'
+ * import { systemClock } from 'nerve-agents/runtime'
  * import assert from 'assert'
  *
  * const before = systemClock.now()

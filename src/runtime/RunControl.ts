@@ -98,7 +98,7 @@ interface Pending {
  *
  * @category run control
  * @example
- * import { RunControl } from 'nerve-agents'
+ * import { RunControl } from 'nerve-agents/runtime'
  * import assert from 'assert'
  *
  * const control = new RunControl()

@@ -76,7 +76,8 @@ export interface Trace {
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run, traceRecord } from 'nerve-agents'
+ * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+ * import { traceRecord } from 'nerve-agents/runtime'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -95,7 +96,8 @@ export const traceRecord =
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, fn, graph, run, traceUsage } from 'nerve-agents'
+ * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+ * import { traceUsage } from 'nerve-agents/runtime'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

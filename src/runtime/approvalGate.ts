@@ -108,7 +108,8 @@ const passGate = async (
  *
  * @category run control
  * @example
- * import { addStep, approvalGate, defaultInterpreters, graph, run, RunControl } from 'nerve-agents'
+ * import { addStep, defaultInterpreters, graph, run } from 'nerve-agents'
+ * import { approvalGate, RunControl } from 'nerve-agents/runtime'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -151,7 +152,9 @@ export const approvalNodeKind = nodeKind({
  *
  * @category run control
  * @example
- * import { addStep, approvalGateInterpreter, defaultInterpreters, graph, interpreters, makeNode, run, RunControl } from 'nerve-agents'
+ * import { addStep, defaultInterpreters, graph, makeNode, run } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { approvalGateInterpreter, RunControl } from 'nerve-agents/runtime'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -81,7 +81,8 @@ const lines = (trace: Trace, indent: string, out: string[]): void => {
  *
  * @category trace
  * @example
- * import { addStep, defaultInterpreters, explain, fn, graph, run } from 'nerve-agents'
+ * import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+ * import { explain } from 'nerve-agents/runtime'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -1,3 +1,10 @@
+/**
+ * `nerve-agents/runtime`: the generic kernel that runs a graph — `run`,
+ * `startRun` and `stream` (also at the root), their errors, events, traces,
+ * budgets and metrics, run control and approval gates, the clock.
+ *
+ * @packageDocumentation
+ */
 // kernel/ (GraphRun, StepContext, attempts, links) is internal: deliberately not exported here.
 export { systemClock } from './Clock.js'
 export type { Clock } from './Clock.js'

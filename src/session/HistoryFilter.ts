@@ -74,8 +74,8 @@ export const historyPredicate = (
  *
  * @category history
  * @example
- * import { filterHistory } from 'nerve-agents'
- * import type { HistoryRecord } from 'nerve-agents'
+ * import { filterHistory } from 'nerve-agents/session'
+ * import type { HistoryRecord } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const at = (seq: number, op: 'send' | 'read'): HistoryRecord =>

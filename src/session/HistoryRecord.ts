@@ -142,7 +142,7 @@ export type HistoryRecord = {
  *
  * @category history
  * @example
- * import { HistoryRecordCodec } from 'nerve-agents'
+ * import { HistoryRecordCodec } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const line = { seq: 1, op: 'run', time: '2026-01-01T00:00:00.000Z', node: 'sh', exitCode: 0, x: 1 }

@@ -24,7 +24,8 @@ export abstract class SessionError extends Error {
  *
  * @category session errors
  * @example
- * import { createSession, fn, NameTaken } from 'nerve-agents'
+ * import { createSession, fn } from 'nerve-agents'
+ * import { NameTaken } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const session = createSession({ name: 'demo' })

@@ -100,7 +100,7 @@ export const nodeSnapshots = (session: Session): readonly NodeSnapshot[] =>
  *
  * @category session
  * @example
- * import { sessionManager } from 'nerve-agents'
+ * import { sessionManager } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const manager = sessionManager()

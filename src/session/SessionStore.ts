@@ -291,7 +291,7 @@ const NONE: readonly SessionRecord[] = Object.freeze([])
  *
  * @category sessions
  * @example
- * import { sessionStore } from 'nerve-agents'
+ * import { sessionStore } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

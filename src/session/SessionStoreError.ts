@@ -24,7 +24,7 @@ const at = (pointer: string): string => (pointer === '' ? 'the top' : pointer)
  *
  * @category sessions
  * @example
- * import { isStoreCorrupt, sessionStore } from 'nerve-agents'
+ * import { isStoreCorrupt, sessionStore } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp, writeFile } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -39,7 +39,9 @@ const TAIL_CHARS = 4000
  *
  * @category history
  * @example
- * import { bash, bashHistory, bashInterpreterWith, readHistory } from 'nerve-agents'
+ * import { bash } from 'nerve-agents'
+ * import { bashInterpreterWith } from 'nerve-agents/interpreters'
+ * import { bashHistory, readHistory } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

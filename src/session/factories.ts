@@ -59,7 +59,8 @@ const registerAndStart = async <N extends Node>(
  *
  * @category session
  * @example
- * import { createFunction, createSession } from 'nerve-agents'
+ * import { createSession } from 'nerve-agents'
+ * import { createFunction } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const session = createSession()

@@ -46,7 +46,8 @@ export interface ForkOpOptions extends NodeOptions {
  *
  * @category fork
  * @example
- * import { addStep, addStepRef, bash, createSession, forkOp, graph } from 'nerve-agents'
+ * import { addStep, addStepRef, bash, createSession, graph } from 'nerve-agents'
+ * import { forkOp } from 'nerve-agents/session'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

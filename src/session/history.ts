@@ -174,7 +174,7 @@ const warnOnce = (): ((error: HistoryWriteError) => void) => {
  *
  * @category history
  * @example
- * import { openHistory, readHistory } from 'nerve-agents'
+ * import { openHistory, readHistory } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -27,7 +27,7 @@ export interface HistoryLocation {
  *
  * @category history
  * @example
- * import { historyPath } from 'nerve-agents'
+ * import { historyPath } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * const path = historyPath({ dir: '/srv/history', server: 'local', session: 'dev', node: 'shell' })
@@ -53,7 +53,7 @@ export const historyPathFor = (api: string, location: HistoryLocation): string =
  *
  * @category history
  * @example
- * import { historyDir } from 'nerve-agents'
+ * import { historyDir } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * assert.strictEqual(historyDir({ root: '/srv' }), '/srv/.nerve/history')

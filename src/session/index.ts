@@ -1,3 +1,11 @@
+/**
+ * `nerve-agents/session`: the mutable cell. Sessions (`createSession`, also
+ * at the root) and session managers, their errors and events, stores of
+ * session records, node history (JSONL) and its readers, forks as graph
+ * steps, conversation files of llm nodes, coach and debate loops.
+ *
+ * @packageDocumentation
+ */
 export * from './Session.js'
 export * from './createSession.js'
 export type { SessionExecuteOptions, SessionInfo, SessionOptions } from './SessionOptions.js'

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
  *
  * @category history
  * @example
- * import { nerveHome } from 'nerve-agents'
+ * import { nerveHome } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { homedir } from 'node:os'
  * import { join } from 'node:path'

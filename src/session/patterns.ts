@@ -62,7 +62,7 @@ const jsonIn = (text: string): unknown => {
  *
  * @category patterns
  * @example
- * import { readCoachVerdict } from 'nerve-agents'
+ * import { readCoachVerdict } from 'nerve-agents/session'
  * import assert from 'assert'
  *
  * assert.deepStrictEqual(readCoachVerdict('{"approved": true, "feedback": "Good."}'), {
@@ -181,7 +181,9 @@ const say = async (
  *
  * @category patterns
  * @example
- * import { createSession, devCoachLoop, interpreters, llm, llmInterpreter } from 'nerve-agents'
+ * import { createSession, llm, llmInterpreter } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { devCoachLoop } from 'nerve-agents/session'
  * import { scriptedProvider } from 'nerve-agents/testing'
  * import assert from 'assert'
  *

@@ -188,7 +188,7 @@ export const streamHistory = (
  *
  * @category history
  * @example
- * import { openHistory, readHistory } from 'nerve-agents'
+ * import { openHistory, readHistory } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

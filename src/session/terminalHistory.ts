@@ -68,7 +68,9 @@ const failureOf = (e: unknown): HistoryFields => {
  *
  * @category history
  * @example
- * import { openPty, pty, readHistory, withHistory } from 'nerve-agents'
+ * import { pty } from 'nerve-agents'
+ * import { openPty } from 'nerve-agents/interpreters'
+ * import { readHistory, withHistory } from 'nerve-agents/session'
  * import assert from 'assert'
  * import { mkdtemp } from 'node:fs/promises'
  * import { tmpdir } from 'node:os'

@@ -135,7 +135,7 @@ interface Planned {
  *
  * @category arbitraries
  * @example
- * import { executionOrder } from 'nerve-agents'
+ * import { executionOrder } from 'nerve-agents/core'
  * import { graph } from 'nerve-agents/testing'
  * import fc from 'fast-check'
  * import assert from 'assert'

@@ -131,7 +131,8 @@ const orInput = (node: Node, ctx: NodeContext): unknown =>
  *
  * @category scripted
  * @example
- * import { addStep, graph, interpreters, run } from 'nerve-agents'
+ * import { addStep, graph, run } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
  * import { failure, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'

@@ -5,22 +5,22 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   ancestors,
+  type ChatEvent,
+  type Conversation,
   defaultInterpreters,
   fn,
   graph,
-  interpreters,
   llm,
   llmInterpreter,
   memoryChatStore,
   messages,
   openChat,
+  type Provider,
   tool,
   toolset,
   zeroUsage,
-  type ChatEvent,
-  type Conversation,
-  type Provider,
 } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
 import { scriptedProvider, toolUse } from '../../src/testing/index.js'
 
 const registry = (model: Provider) =>

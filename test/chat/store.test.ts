@@ -3,14 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  interpreters,
-  llm,
-  llmInterpreter,
-  messages,
-  openChat,
-  type Conversation,
-} from '../../src/index.js'
+import { type Conversation, llm, llmInterpreter, messages, openChat } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
 import { sqliteStore } from '../../src/store/index.js'
 import { scriptedProvider } from '../../src/testing/index.js'
 

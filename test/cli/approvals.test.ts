@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   anthropicMessages,
+  type ModelProxy,
   startModelProxy,
   THROWAWAY_KEY,
-  type ModelProxy,
-} from '../../src/index.js'
+} from '../../src/interpreters/index.js'
 import { claudeModel } from '../interpreters/agents/claudeModel.js'
 import { nerve, testDir } from './run.js'
 

@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startWorker } from '../../src/distributed/index.js'
-import type { NodeContext } from '../../src/index.js'
+import type { NodeContext } from '../../src/core.js'
 
 const [url, queue, dir] = process.argv.slice(2) as [string, string, string]
 

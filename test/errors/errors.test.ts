@@ -3,6 +3,11 @@ import { join, relative } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as root from '../../src/index.js'
+import * as core from '../../src/core.js'
+import * as runtime from '../../src/runtime/index.js'
+import * as interpreters from '../../src/interpreters/index.js'
+import * as session from '../../src/session/index.js'
+import * as network from '../../src/network/index.js'
 import {
   errorCategories,
   errorCategory,
@@ -24,7 +29,21 @@ import { CliError } from '../../src/cli/context.js'
 import { categoryCodes, ErrorCode, ProtocolError } from '../../src/protocol/index.js'
 import { toWireError } from '../../src/server/index.js'
 
-const MODULES = { root, client, distributed, mcp, protocol, server, store, testing }
+const MODULES = {
+  root,
+  core,
+  runtime,
+  interpreters,
+  session,
+  network,
+  client,
+  distributed,
+  mcp,
+  protocol,
+  server,
+  store,
+  testing,
+}
 
 /** The abstract bases of a family of errors: each of their classes is made by `taggedError`. */
 const FAMILY_BASES = new Set(['RunError', 'SessionError', 'ProviderError', 'EngineError'])
@@ -224,7 +243,7 @@ describe('the renderer', () => {
   })
 
   it('puts the same JSON on the wire (message aside), the params key an error names as its path', () => {
-    const e = new root.UnknownNode('main', 'sh')
+    const e = new session.UnknownNode('main', 'sh')
     const { message, ...data } = errorJson(e)
     expect(toWireError(e, { nodeId: 'sh' })).toEqual({
       code: ErrorCode.NotFound,

@@ -3,21 +3,18 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
 import {
-  decodeGraph,
+  addStep,
   defaultInterpreters,
-  encodeGraph,
   fn,
-  interpreters,
+  graph,
+  type Graph,
   listSteps,
   llmInterpreter,
-  nodeRegistry,
   run,
   tool,
   toolset,
-  addStep,
-  graph,
-  type Graph,
 } from 'nerve-agents'
+import { decodeGraph, encodeGraph, interpreters, nodeRegistry } from 'nerve-agents/core'
 import { scriptedProvider, toolUse } from 'nerve-agents/testing'
 
 /** A file whose agent `coder` takes tools from the toolset `fs`, with `edges` added. */

@@ -3,23 +3,24 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   bash,
+  type BashNode,
+  defaultInterpreters,
+  graph,
+  run,
+  type RunEvent,
+  stream,
+  type StreamEvent,
+  UsageError,
+} from 'nerve-agents'
+import { type NodeContext, nodeRegistry } from 'nerve-agents/core'
+import {
+  type BashChunk,
   BashFailed,
   bashInterpreter,
   bashInterpreterWith,
-  BashSpawnFailed,
-  defaultInterpreters,
-  graph,
-  nodeRegistry,
-  run,
-  stream,
-  UsageError,
-  type BashChunk,
-  type BashNode,
   type BashResult,
-  type NodeContext,
-  type RunEvent,
-  type StreamEvent,
-} from 'nerve-agents'
+  BashSpawnFailed,
+} from 'nerve-agents/interpreters'
 import { gone, goneSoon } from '../processes.js'
 
 const ctxOf = (input?: unknown, signal = new AbortController().signal): NodeContext =>

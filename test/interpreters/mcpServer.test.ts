@@ -5,16 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addStep,
   graph,
-  interpreters,
+  type Graph,
   llm,
   llmInterpreter,
   mcpServer,
-  mcpServerInterpreter,
-  run,
-  type Graph,
   type McpServerNode,
-  type ModelRequest,
+  run,
 } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
+import { mcpServerInterpreter, type ModelRequest } from 'nerve-agents/interpreters'
 import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve-agents/testing'
 import { gone, goneSoon } from '../processes.js'
 import { startHttpMcpServer, writeMcpServer } from './mcp/testServer.js'

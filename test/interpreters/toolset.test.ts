@@ -5,23 +5,21 @@ import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
 import {
   addStep,
+  ancestors,
+  type Conversation,
   defaultInterpreters,
   fn,
   graph,
-  interpreters,
   llm,
   llmInterpreter,
+  type Node,
   run,
   tool,
-  toolset,
-  toolsetTools,
-  ancestors,
   toolDefinitions,
-  type Conversation,
-  type Interpreter,
-  type Node,
-  type StateCell,
+  toolset,
 } from 'nerve-agents'
+import { type Interpreter, interpreters, type StateCell } from 'nerve-agents/core'
+import { toolsetTools } from 'nerve-agents/interpreters'
 import { scriptedProvider, toolUse } from 'nerve-agents/testing'
 import { tempDir } from './tools/fixture.js'
 

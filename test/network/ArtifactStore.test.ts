@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ArtifactStore, UsageError } from 'nerve-agents'
+import { UsageError } from 'nerve-agents'
+import { ArtifactStore } from 'nerve-agents/network'
 
 describe('the artifact store', () => {
   it('stores content by its SHA-256 once, lists every put, and reads by ref', async () => {

@@ -1,14 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
+import { envelope, type Envelope, UsageError } from 'nerve-agents'
 import {
   decodeEnvelope,
-  envelope,
   EnvelopeLog,
   renderEnvelopesHtml,
   renderEnvelopesMermaid,
-  UsageError,
-  type Envelope,
-} from 'nerve-agents'
+} from 'nerve-agents/network'
 
 const at = (id: string, causedBy?: readonly string[]): Envelope => ({
   id,

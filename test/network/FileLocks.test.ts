@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FileLocks } from 'nerve-agents'
+import { FileLocks } from 'nerve-agents/network'
 
 const settle = () => new Promise((r) => setImmediate(r))
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Inbox, UsageError, type Envelope } from 'nerve-agents'
+import { type Envelope, UsageError } from 'nerve-agents'
+import { Inbox } from 'nerve-agents/network'
 import { fakeClock } from 'nerve-agents/testing'
 
 const env = (n: number): Envelope => ({

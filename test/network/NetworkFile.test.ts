@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest'
 import {
   decodeNetwork,
   encodeNetwork,
-  showNetworkFileError,
   type NetworkFileError,
-} from 'nerve-agents'
+  showNetworkFileError,
+} from 'nerve-agents/network'
 import { agentNetwork } from 'nerve-agents/testing'
 
 const errorsOf = (u: unknown): readonly NetworkFileError[] => {

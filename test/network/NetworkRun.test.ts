@@ -6,20 +6,19 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
   addNode,
-  BudgetExceeded,
   connect,
-  MaxIterationsExceeded,
   network,
-  removeNode,
-  setLimits,
-  setMode,
-  StallError,
-  startNetwork,
   type Network,
   type NetworkEvent,
   type NetworkRunOptions,
   type Provider,
+  removeNode,
+  setLimits,
+  setMode,
+  startNetwork,
 } from 'nerve-agents'
+import { MaxIterationsExceeded, StallError } from 'nerve-agents/network'
+import { BudgetExceeded } from 'nerve-agents/runtime'
 import { agentNetwork, fakeClock, scriptedProvider, seededSchedule } from 'nerve-agents/testing'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-network-run-'))

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  addNode,
-  MaxIterationsExceeded,
-  network,
-  setLimits,
-  startNetwork,
-  type NetworkEvent,
-} from 'nerve-agents'
+import { addNode, network, type NetworkEvent, setLimits, startNetwork } from 'nerve-agents'
+import { MaxIterationsExceeded } from 'nerve-agents/network'
 import { fakeClock } from 'nerve-agents/testing'
 
 const lonely = (maxIterations: number) =>

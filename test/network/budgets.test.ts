@@ -6,18 +6,18 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
   addNode,
-  BudgetExceeded,
   connect,
   defineSubnetwork,
   network,
-  setLimits,
-  setProvider,
-  startNetwork,
-  SubnetworkBudgetExceeded,
   type Network,
   type NetworkEvent,
   type NetworkRunOptions,
+  setLimits,
+  setProvider,
+  startNetwork,
 } from 'nerve-agents'
+import { SubnetworkBudgetExceeded } from 'nerve-agents/network'
+import { BudgetExceeded } from 'nerve-agents/runtime'
 import { agentNetwork, fakeClock, scriptedProvider } from 'nerve-agents/testing'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-network-budgets-'))

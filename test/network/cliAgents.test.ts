@@ -8,13 +8,13 @@ import {
   addNode,
   connect,
   network,
-  ProxyCallCodec,
-  startNetwork,
   type Network,
   type NetworkAgentOptions,
   type NetworkEvent,
   type NetworkRun,
+  startNetwork,
 } from 'nerve-agents'
+import { ProxyCallCodec } from 'nerve-agents/interpreters'
 import { tapeRecorder } from 'nerve-agents/store'
 import { cliRoot, scriptedModel, type ScriptedModel } from '../interpreters/agents/realCli.js'
 import { cliHandoff } from './cliHandoff.js'

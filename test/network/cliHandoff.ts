@@ -4,12 +4,12 @@ import {
   addNode,
   connect,
   network,
-  startNetwork,
   type NetworkNode,
   type NetworkOutcome,
   type NetworkRunOptions,
-  type ProxyCall,
+  startNetwork,
 } from 'nerve-agents'
+import { type ProxyCall } from 'nerve-agents/interpreters'
 
 /** What {@link cliHandoff} saw: the message the agent handed on, the outcome, the agent's model calls. */
 export interface Handoff {

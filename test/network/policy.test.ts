@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  addNode,
-  network,
-  PolicyRefused,
-  policyTools,
-  startNetwork,
-  writeTool,
-  type NetworkEvent,
-  type WorkflowMode,
-} from 'nerve-agents'
+import { addNode, network, type NetworkEvent, startNetwork, type WorkflowMode } from 'nerve-agents'
+import { writeTool } from 'nerve-agents/interpreters'
+import { PolicyRefused, policyTools } from 'nerve-agents/network'
 
 const bash = (command: string) => ({ tools: [{ name: 'bash', input: { command } }] })
 const write = (path: string, content: string) => ({

@@ -4,15 +4,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  addNode,
-  findExecutable,
-  MissingBinary,
-  network,
-  removeNode,
-  runCommand,
-  startNetwork,
-} from 'nerve-agents'
+import { addNode, network, removeNode, startNetwork } from 'nerve-agents'
+import { findExecutable, MissingBinary, runCommand } from 'nerve-agents/network'
 import { cliHandoff } from './cliHandoff.js'
 
 const fakes = ['claude'] as const

@@ -5,15 +5,15 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
   addNode,
+  type Block,
   network,
+  type NetworkEvent,
+  type Provider,
   setLimits,
   startNetwork,
   zeroUsage,
-  type Block,
-  type ModelRequest,
-  type NetworkEvent,
-  type Provider,
 } from 'nerve-agents'
+import { type ModelRequest } from 'nerve-agents/interpreters'
 
 /** A model answering `turns` in order (a tool call or a text), keeping what it was asked. */
 const scripted = (

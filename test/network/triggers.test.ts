@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TriggerCodec } from '../../src/network/model/parts.js'
 import { kindOf, TRIGGERS, type Trigger } from '../../src/network/model/triggers/index.js'
-import { decodeNetwork, networkFileSchema } from 'nerve-agents'
+import { decodeNetwork, networkFileSchema } from 'nerve-agents/network'
 
 /** One value of every kind of the table (both shapes of `scheduled`). */
 const VALUES: readonly Trigger[] = [

@@ -3,11 +3,11 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   ApprovalPolicyCodec,
-  riskAtLeast,
-  verdictOf,
   type ApprovalVerdict,
   type Risk,
-} from '../../src/index.js'
+  riskAtLeast,
+  verdictOf,
+} from '../../src/core.js'
 
 const risks: readonly Risk[] = ['low', 'medium', 'high']
 const risk = fc.constantFrom(...risks)

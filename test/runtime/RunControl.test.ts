@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { RunControl, UsageError } from 'nerve-agents'
+import { UsageError } from 'nerve-agents'
+import { RunControl } from 'nerve-agents/runtime'
 import { fakeClock } from 'nerve-agents/testing'
 
 const ask = {

@@ -1,17 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
+import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
 import {
-  addStep,
   approvalGate,
-  defaultInterpreters,
   ApprovalRefused,
-  fn,
-  graph,
-  run,
-  RunControl,
   type ApprovalRequest,
-} from 'nerve-agents'
+  RunControl,
+} from 'nerve-agents/runtime'
 import { record, replay } from 'nerve-agents/store'
 
 /** A release graph: a gate on the version, then a step that ships what the gate let through. */

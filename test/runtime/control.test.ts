@@ -1,16 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  addStep,
-  chain,
-  defaultInterpreters,
-  fn,
-  graph,
-  interpreters,
-  run,
-  type RunError,
-  type Interpreter,
-} from 'nerve-agents'
+import { addStep, chain, defaultInterpreters, fn, graph, run, type RunError } from 'nerve-agents'
+import { type Interpreter, interpreters } from 'nerve-agents/core'
 import { fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const node = scriptedNode('m')

@@ -6,18 +6,16 @@ import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
 import {
   addStep,
-  decodeGraph,
   defaultInterpreters,
   graph,
-  interpreters,
   llm,
   llmInterpreter,
   makeNode,
+  type Node,
   run,
   tool,
-  type Interpreter,
-  type Node,
 } from 'nerve-agents'
+import { decodeGraph, type Interpreter, interpreters } from 'nerve-agents/core'
 import { scriptedProvider, toolUse } from 'nerve-agents/testing'
 
 /**

@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   defaultInterpreters,
-  explain,
   fn,
   graph,
-  interpreters,
   retry,
   run,
-  skip,
   type RunError,
+  skip,
 } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
+import { explain } from 'nerve-agents/runtime'
 import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 describe('explain', () => {

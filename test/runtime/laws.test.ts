@@ -3,19 +3,16 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
   addStep,
-  compile,
   defaultInterpreters,
   fallback,
   fn,
+  type Graph,
   graph as emptyGraph,
-  interpreters,
   retry,
   run,
   skip,
-  type CompiledGraph,
-  type Graph,
-  type NodeContext,
 } from 'nerve-agents'
+import { compile, type CompiledGraph, interpreters, type NodeContext } from 'nerve-agents/core'
 import {
   failure,
   fakeClock,

@@ -1,14 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  addStep,
-  defaultInterpreters,
-  fn,
-  graph,
-  interpreters,
-  run,
-  type Interpreter,
-} from 'nerve-agents'
+import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+import { type Interpreter, interpreters } from 'nerve-agents/core'
 import { scriptedNode } from 'nerve-agents/testing'
 
 /** `doc` nodes output their input; their artifact is `[output + artifacts of their "refs" links]`. */

@@ -1,6 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import { addStep, defaultInterpreters, fn, graph, run, type NodeContext } from 'nerve-agents'
+import { addStep, defaultInterpreters, fn, graph, run } from 'nerve-agents'
+import { type NodeContext } from 'nerve-agents/core'
 
 /** A step that registers a cleanup logging `name`, then answers `answer(ctx)`. */
 const holding = (name: string, log: string[], answer: (ctx: NodeContext) => unknown = () => name) =>

@@ -6,13 +6,12 @@ import {
   fallback,
   fn,
   graph,
-  interpreters,
   retry,
   run,
-  skip,
   type RunEvent,
-  type Interpreter,
+  skip,
 } from 'nerve-agents'
+import { type Interpreter, interpreters } from 'nerve-agents/core'
 import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const node = scriptedNode('m')

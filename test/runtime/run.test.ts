@@ -6,16 +6,13 @@ import {
   defaultInterpreters,
   fn,
   graph,
-  interpreters,
-  nodeRegistry,
+  type Node,
   run,
   stream,
-  type ChunkStream,
-  type Interpreter,
-  type Node,
   type StreamEvent,
   UsageError,
 } from 'nerve-agents'
+import { type ChunkStream, type Interpreter, interpreters, nodeRegistry } from 'nerve-agents/core'
 import { fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 const one = fn('one', () => 1)

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  BudgetExceeded,
-  Cancelled,
-  defaultInterpreters,
-  fn,
-  MissingInterpreter,
-  type RunEvent,
-} from '../../src/index.js'
+import { defaultInterpreters, fn, type RunEvent } from '../../src/index.js'
+import { BudgetExceeded, Cancelled, MissingInterpreter } from '../../src/runtime/index.js'
 import { runNode } from '../../src/runtime/runNode.js'
 import { fakeClock } from '../../src/testing/index.js'
 

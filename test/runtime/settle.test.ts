@@ -8,17 +8,18 @@ import {
   fallback,
   fn,
   graph,
-  interpreters,
   retry,
   run,
+  type RunEvent,
   skip,
-  systemClock,
-  traceUsage,
+} from 'nerve-agents'
+import {
   type Interpreter,
+  interpreters,
   type NodeContext,
   type NodeRegistry,
-  type RunEvent,
-} from 'nerve-agents'
+} from 'nerve-agents/core'
+import { systemClock, traceUsage } from 'nerve-agents/runtime'
 import { fakeClock, scriptedNode } from 'nerve-agents/testing'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))

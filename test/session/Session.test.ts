@@ -3,17 +3,17 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   addStepRef,
-  Cancelled,
   defaultInterpreters,
   fallback,
   fn,
   graph,
-  interpreters,
   makeNode,
   retry,
-  UsageError,
   type RunEvent,
+  UsageError,
 } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
+import { Cancelled } from '../../src/runtime/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { createSession } from '../../src/session/createSession.js'
 import {

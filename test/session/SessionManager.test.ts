@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { defaultInterpreters, fn, interpreters } from '../../src/index.js'
+import { defaultInterpreters, fn } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
 import { fakeClock } from '../../src/testing/index.js'
-import { sessionManager, type SessionRecord, type SessionRecordSink } from 'nerve-agents'
+import { sessionManager, type SessionRecord, type SessionRecordSink } from 'nerve-agents/session'
 import { counter, counterInterpreter } from './kit.js'
 
 /** A store in memory that remembers what it was asked. */

@@ -2,22 +2,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { bash, type BashNode, UsageError } from '../../src/index.js'
+import { type NodeContext } from '../../src/core.js'
 import {
-  bash,
-  BashFailed,
-  bashHistory,
-  bashInterpreterWith,
-  BashSpawnFailed,
-  readHistory,
-  UsageError,
   type BashChunk,
-  type BashHistoryOptions,
-  type BashNode,
+  BashFailed,
+  bashInterpreterWith,
   type BashResult,
+  BashSpawnFailed,
+} from '../../src/interpreters/index.js'
+import {
+  bashHistory,
+  type BashHistoryOptions,
   type HistoryRecord,
   type HistoryWriteError,
-  type NodeContext,
-} from '../../src/index.js'
+  readHistory,
+} from '../../src/session/index.js'
 
 const dirs: string[] = []
 afterAll(() => {

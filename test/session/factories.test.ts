@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, describe, expect, it } from 'vitest'
+import { addStep, defaultInterpreters, graph, UsageError } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
 import {
-  addStep,
-  defaultInterpreters,
-  graph,
-  interpreters,
+  type ParsedResponse,
   ptyInterpreter,
   tmuxInterpreter,
-  UsageError,
-  type ParsedResponse,
-} from '../../src/index.js'
+} from '../../src/interpreters/index.js'
 import { createFunction, createGraph, createTerminal } from '../../src/session/factories.js'
 import { createSession } from '../../src/session/createSession.js'
 import { StartFailed } from '../../src/session/SessionError.js'

@@ -8,16 +8,15 @@ import {
   defaultInterpreters,
   fn,
   graph,
-  interpreters,
-  listSteps,
-  pty,
-  ptyInterpreter,
-  UsageError,
   type Graph,
+  listSteps,
   type Node,
+  pty,
   type PtyNode,
-  type PtyTerminal,
+  UsageError,
 } from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
+import { ptyInterpreter, type PtyTerminal } from '../../src/interpreters/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { fork, forkGraph } from '../../src/session/fork.js'
 import { createSession } from '../../src/session/createSession.js'

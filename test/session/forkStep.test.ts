@@ -6,12 +6,11 @@ import {
   bash,
   defaultInterpreters,
   graph,
-  interpreters,
-  nodeRegistry,
   run,
-  StepFailed,
   UsageError,
 } from '../../src/index.js'
+import { interpreters, nodeRegistry } from '../../src/core.js'
+import { StepFailed } from '../../src/runtime/index.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { forkInterpreter, forkOp, isForkNode } from '../../src/session/forkStep.js'
 import { createSession } from '../../src/session/createSession.js'

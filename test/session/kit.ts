@@ -5,16 +5,15 @@
  */
 import { refuseForkPoint } from '../../src/node/Interpreter.js'
 import { forkCopy } from '../../src/node/Node.js'
+import { makeNode, type Node } from '../../src/index.js'
 import {
-  makeNode,
   type ForkContext,
   type Interpreter,
   type LifecycleContext,
-  type Node,
   type NodeContext,
   type NodeRegistry,
   type StateCell,
-} from '../../src/index.js'
+} from '../../src/core.js'
 
 export interface CounterNode extends Node {
   readonly kind: 'counter'

@@ -2,19 +2,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createSession, fn, llm, llmInterpreter, messages } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
 import {
   ConversationFileError,
   conversationOf,
-  createSession,
-  fn,
-  interpreters,
-  llm,
-  llmInterpreter,
   loadConversation,
-  messages,
   saveConversation,
   UnknownNode,
-} from 'nerve-agents'
+} from 'nerve-agents/session'
 import { scriptedProvider } from 'nerve-agents/testing'
 
 const setup = async () => {

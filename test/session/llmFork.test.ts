@@ -4,20 +4,17 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   addStepRef,
-  conversationOf,
   createSession,
   fork,
   forkGraph,
-  forkOp,
   graph,
-  interpreters,
+  type Graph,
   llm,
   llmInterpreter,
   messages,
-  NameTaken,
-  type Graph,
-  type SessionEvent,
 } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
+import { conversationOf, forkOp, NameTaken, type SessionEvent } from 'nerve-agents/session'
 import { fakeClock, scriptedProvider } from 'nerve-agents/testing'
 
 const setup = () => {

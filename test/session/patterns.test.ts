@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest'
+import { createSession, llm, llmInterpreter, messages, type Provider } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
+import { type ModelRequest } from 'nerve-agents/interpreters'
 import {
   COACH_VERDICT_FORMAT,
   conversationOf,
-  createSession,
   debateLoop,
   devCoachLoop,
-  interpreters,
-  llm,
-  llmInterpreter,
-  messages,
   readCoachVerdict,
-  type ModelRequest,
-  type Provider,
-} from 'nerve-agents'
+} from 'nerve-agents/session'
 import { scriptedProvider } from 'nerve-agents/testing'
 
 const lastText = (r: ModelRequest): string => {

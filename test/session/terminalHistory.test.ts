@@ -8,25 +8,29 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   addStep,
   claudeWezterm,
-  claudeWeztermInterpreter,
   defaultInterpreters,
   graph,
-  interpreters,
+  pty,
+  run,
+  UsageError,
+} from '../../src/index.js'
+import { interpreters } from '../../src/core.js'
+import {
+  claudeWeztermInterpreter,
+  type ClaudeWeztermTerminal,
   openClaudeWezterm,
   openPty,
-  pty,
   ptyInterpreter,
-  readHistory,
-  run,
+  type PtyTerminal,
   TerminalInterrupted,
-  UsageError,
-  withHistory,
-  type ClaudeWeztermTerminal,
+} from '../../src/interpreters/index.js'
+import {
   type HistoryRecord,
   type HistoryWriteError,
-  type PtyTerminal,
+  readHistory,
   type TerminalHistoryOptions,
-} from '../../src/index.js'
+  withHistory,
+} from '../../src/session/index.js'
 import { needsTmux } from '../interpreters/terminal/needsTmux.js'
 
 const BASH = {

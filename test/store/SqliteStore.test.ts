@@ -12,24 +12,25 @@ import {
   ancestors,
   ancestorsOfAll,
   assistant,
-  conversationOf,
+  type Conversation,
   defaultInterpreters,
   empty,
-  encodeConversation,
   fn,
   fork,
   graph,
-  interpreters,
-  isStoreCorrupt,
   llm,
   llmInterpreter,
   run,
-  sessionManager,
-  user,
   UsageError,
-  type Conversation,
-  type SessionRecord,
+  user,
 } from 'nerve-agents'
+import { encodeConversation, interpreters } from 'nerve-agents/core'
+import {
+  conversationOf,
+  isStoreCorrupt,
+  sessionManager,
+  type SessionRecord,
+} from 'nerve-agents/session'
 import { conversationHeads, scriptedProvider } from 'nerve-agents/testing'
 import { isStoreTooNew, SCHEMA_VERSION, sqliteStore, type SqliteStore } from 'nerve-agents/store'
 

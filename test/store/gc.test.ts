@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { assistant, empty, encodeConversation, llm, user, type Conversation } from 'nerve-agents'
+import { assistant, type Conversation, empty, llm, user } from 'nerve-agents'
+import { encodeConversation } from 'nerve-agents/core'
 import { sqliteStore } from 'nerve-agents/store'
 
 const dir = mkdtempSync(join(tmpdir(), 'nerve-gc-'))

@@ -5,14 +5,8 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  createSession,
-  decodeGraph,
-  defaultInterpreters,
-  encodeGraph,
-  interpreters,
-  UsageError,
-} from 'nerve-agents'
+import { createSession, defaultInterpreters, UsageError } from 'nerve-agents'
+import { decodeGraph, encodeGraph, interpreters } from 'nerve-agents/core'
 import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
 import {
   migrations,

@@ -1,18 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  addStep,
-  bash,
-  createSession,
-  empty,
-  fn,
-  graph,
-  llm,
-  nodeSnapshots,
-  pty,
-  sessionRecord,
-  user,
-} from 'nerve-agents'
+import { addStep, bash, createSession, empty, fn, graph, llm, pty, user } from 'nerve-agents'
+import { nodeSnapshots, sessionRecord } from 'nerve-agents/session'
 import { restoreNodes, sqliteStore, type SqliteStore } from 'nerve-agents/store'
 
 const opened: SqliteStore[] = []

@@ -3,18 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { type Conversation, createSession, llm, messages } from 'nerve-agents'
+import { encodeConversation } from 'nerve-agents/core'
 import {
-  createSession,
-  encodeConversation,
-  isStoreCorrupt,
-  llm,
-  loadConversation,
-  messages,
-  sessionStore,
-  type Conversation,
   type HistoryRecord,
+  isStoreCorrupt,
+  loadConversation,
   type SessionRecord,
-} from 'nerve-agents'
+  sessionStore,
+} from 'nerve-agents/session'
 import { conversationHeads } from 'nerve-agents/testing'
 import {
   copySessions,

@@ -1,6 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import { addStep, fn, graph, interpreters, retry, run, type RunEvent } from 'nerve-agents'
+import { addStep, fn, graph, retry, run, type RunEvent } from 'nerve-agents'
+import { interpreters } from 'nerve-agents/core'
 import { failure, fakeClock, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 
 describe('scripted', () => {

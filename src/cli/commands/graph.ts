@@ -277,7 +277,7 @@ export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
     // subscribed first, then asked: a run that ends in between is not waited for forever
     const now = await c.call('GET_RUN', { runId })
     // off a terminal, a line saying it follows: a long step may print nothing for a while
-    if (now.state === 'running' && o.json !== true && process.stdout.isTTY !== true)
+    if (now.state === 'running' && o.json !== true && !process.stdout.isTTY)
       process.stdout.write(`following run ${runId} (${now.graphId})\n`)
     const info =
       now.state === 'running'

@@ -9,7 +9,8 @@ import type { Conversation } from '../Entry.js'
  *
  * @category codecs
  * @example
- * import { empty, encodeConversation, user, type ConversationDocument } from 'nerve-agents'
+ * import { empty, user } from 'nerve-agents'
+ * import { type ConversationDocument, encodeConversation } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

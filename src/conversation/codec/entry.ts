@@ -159,7 +159,7 @@ export const isKnownBlock = (u: unknown): u is KnownBlock => {
  *
  * @category codecs
  * @example
- * import { BlockCodec } from 'nerve-agents'
+ * import { BlockCodec } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *
@@ -240,7 +240,7 @@ const NanoMessageShape = struct('Message', { role: RoleCodec, content: ContentCo
  *
  * @category codecs
  * @example
- * import { NanoMessageCodec } from 'nerve-agents'
+ * import { NanoMessageCodec } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

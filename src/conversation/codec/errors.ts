@@ -128,7 +128,7 @@ const at = (path: string): string => (path === '' ? 'the top' : path)
  *
  * @category errors
  * @example
- * import { formatDecodeError, parseNano } from 'nerve-agents'
+ * import { formatDecodeError, parseNano } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

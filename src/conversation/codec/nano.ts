@@ -399,7 +399,8 @@ export const stringifyNano = (doc: ConversationDocument, options?: NanoEncodeOpt
  *
  * @category codecs
  * @example
- * import { messages, parseNano } from 'nerve-agents'
+ * import { messages } from 'nerve-agents'
+ * import { parseNano } from 'nerve-agents/core'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

@@ -221,7 +221,8 @@ const readDag = (job: Job, jobs: Job[], errors: InvalidValue[]): PendingDag => {
  *
  * @category codecs
  * @example
- * import { decodeConversation, empty, encodeConversation, messages, user } from 'nerve-agents'
+ * import { empty, messages, user } from 'nerve-agents'
+ * import { decodeConversation, encodeConversation } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
@@ -305,7 +306,8 @@ const vertexJson = (v: Conversation, jobs: EncodeJob[]): NerveVertexJson => ({
  *
  * @category codecs
  * @example
- * import { empty, encodeVertex, user } from 'nerve-agents'
+ * import { empty, user } from 'nerve-agents'
+ * import { encodeVertex } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *
@@ -361,7 +363,8 @@ const fileEnd = (doc: ConversationDocument) => ({
  *
  * @category codecs
  * @example
- * import { empty, parseConversation, stringifyConversation, system, user } from 'nerve-agents'
+ * import { empty, system, user } from 'nerve-agents'
+ * import { parseConversation, stringifyConversation } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

@@ -92,7 +92,8 @@ export interface HtmlDocumentData {
  *
  * @category render
  * @example
- * import { empty, renderHtml, user } from 'nerve-agents'
+ * import { empty, user } from 'nerve-agents'
+ * import { renderHtml } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

@@ -47,7 +47,8 @@ interface Settings {
  *
  * @category render
  * @example
- * import { assistant, empty, renderMermaid, user } from 'nerve-agents'
+ * import { assistant, empty, user } from 'nerve-agents'
+ * import { renderMermaid } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

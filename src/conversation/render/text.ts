@@ -45,7 +45,8 @@ interface Settings {
  *
  * @category render
  * @example
- * import { assistant, empty, renderText, toolResults, user } from 'nerve-agents'
+ * import { assistant, empty, toolResults, user } from 'nerve-agents'
+ * import { renderText } from 'nerve-agents/core'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'
  *

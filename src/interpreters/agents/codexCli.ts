@@ -54,7 +54,7 @@ const str = (s: string): string => JSON.stringify(s)
  *
  * @category codex nodes
  * @example
- * import { codexConfig } from 'nerve-agents'
+ * import { codexConfig } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const toml = codexConfig({ home: '/h', projects: ['/w'], baseUrl: 'http://127.0.0.1:4000/agents/a' })
@@ -118,7 +118,7 @@ export const codexEnv = (options: {
  *
  * @category codex nodes
  * @example
- * import { codexOverrides } from 'nerve-agents'
+ * import { codexOverrides } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const args = codexOverrides('http://127.0.0.1:4000/agents/a')

@@ -186,7 +186,8 @@ const addInto = (total: Record<string, number>, more: Usage): void => {
  *
  * @category agent
  * @example
- * import { empty, messages, runAgent, system, user } from 'nerve-agents'
+ * import { empty, messages, system, user } from 'nerve-agents'
+ * import { runAgent } from 'nerve-agents/interpreters'
  * import { scriptedProvider } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'

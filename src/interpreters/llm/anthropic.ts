@@ -128,7 +128,7 @@ const wire = (m: Message): AnthropicMessage => {
  *
  * @category providers
  * @example
- * import { anthropicRequest } from 'nerve-agents'
+ * import { anthropicRequest } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const body = anthropicRequest({
@@ -264,7 +264,7 @@ const responseOf = (
  *
  * @category providers
  * @example
- * import { anthropicResponse } from 'nerve-agents'
+ * import { anthropicResponse } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const r = anthropicResponse({

@@ -61,7 +61,7 @@ const typeOf = (u: unknown): unknown =>
  *
  * @category llm
  * @example
- * import { isThinkingChunk } from 'nerve-agents'
+ * import { isThinkingChunk } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(isThinkingChunk({ type: 'thinking', text: 'hm' }), true)
@@ -75,7 +75,7 @@ export const isThinkingChunk = (u: unknown): u is ThinkingChunk =>
  *
  * @category llm
  * @example
- * import { isLlmChunk } from 'nerve-agents'
+ * import { isLlmChunk } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(isLlmChunk({ type: 'tool_call', id: 't1', name: 'read', input: {} }), true)

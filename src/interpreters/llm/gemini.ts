@@ -214,7 +214,7 @@ const partsOf = (m: Message, names: ReadonlyMap<string, string>): GeminiPart[] =
  *
  * @category providers
  * @example
- * import { geminiRequest } from 'nerve-agents'
+ * import { geminiRequest } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const body = geminiRequest({
@@ -448,7 +448,7 @@ const responseOf = (a: Answer, nextId: () => string): ModelResponse => {
  *
  * @category providers
  * @example
- * import { geminiResponse } from 'nerve-agents'
+ * import { geminiResponse } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const r = geminiResponse({

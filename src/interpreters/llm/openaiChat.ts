@@ -208,7 +208,7 @@ const messagesOf = (request: ModelRequest): ChatMessage[] => {
  *
  * @category providers
  * @example
- * import { openaiChatRequest } from 'nerve-agents'
+ * import { openaiChatRequest } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const body = openaiChatRequest({

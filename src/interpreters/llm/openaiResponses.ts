@@ -226,7 +226,7 @@ const inputOf = (
  *
  * @category providers
  * @example
- * import { openaiResponsesRequest } from 'nerve-agents'
+ * import { openaiResponsesRequest } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const body = openaiResponsesRequest({

@@ -39,7 +39,8 @@ const TaskInput = t.type({ task: t.string })
  *
  * @category agent
  * @example
- * import { empty, runAgent, subAgent, subConversations, toolbox, user } from 'nerve-agents'
+ * import { empty, subConversations, toolbox, user } from 'nerve-agents'
+ * import { runAgent, subAgent } from 'nerve-agents/interpreters'
  * import { scriptedProvider, toolUse } from 'nerve-agents/testing'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import assert from 'assert'

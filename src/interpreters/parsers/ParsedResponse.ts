@@ -120,7 +120,7 @@ export interface Parser {
  *
  * @category parsers
  * @example
- * import { section } from 'nerve-agents'
+ * import { section } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const call = section('tool_call', 'a.txt', { tool: 'Bash', args: 'ls' })
@@ -139,7 +139,7 @@ export const section = (
  *
  * @category parsers
  * @example
- * import { parsedResponse, section } from 'nerve-agents'
+ * import { parsedResponse, section } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const r = parsedResponse({ raw: 'hi\n$ ', sections: [section('text', 'hi')], isReady: true })

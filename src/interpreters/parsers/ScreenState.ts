@@ -42,7 +42,7 @@ const UNKNOWN: ScreenState = Object.freeze({ _tag: 'unknown' })
  *
  * @category parsers
  * @example
- * import { screenState } from 'nerve-agents'
+ * import { screenState } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const asked = screenState.permission('Bash', { command: 'rm a.txt' }, ['Yes', 'No'])

@@ -177,7 +177,7 @@ const replay = (text: string, cursor: boolean): string[] => {
  *
  * @category parsers
  * @example
- * import { stripAnsi } from 'nerve-agents'
+ * import { stripAnsi } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(stripAnsi('\x1b[?2004h\x1b[1;32mok\x1b[0m\r\n50%\r100%'), 'ok\n100%')
@@ -193,7 +193,7 @@ export const stripAnsi = (text: string): string => replay(text, false).join('\n'
  *
  * @category parsers
  * @example
- * import { screenLines } from 'nerve-agents'
+ * import { screenLines } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * // a spinner line drawn, then erased and replaced (as Ink apps redraw)

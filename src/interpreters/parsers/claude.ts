@@ -282,7 +282,7 @@ const classify = (screen: string): ScreenState => {
  *
  * @category parsers
  * @example
- * import { claudeParser } from 'nerve-agents'
+ * import { claudeParser } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const rule = '─'.repeat(20)

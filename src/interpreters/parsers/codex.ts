@@ -228,7 +228,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  *
  * @category parsers
  * @example
- * import { codexParser } from 'nerve-agents'
+ * import { codexParser } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const history = ['› hi', '', '• Ran ls', '  └ a.txt', '', '• Hello!', '', '  Worked for 1s • 08:10']

@@ -156,7 +156,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  *
  * @category parsers
  * @example
- * import { geminiParser } from 'nerve-agents'
+ * import { geminiParser } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const box = ['─'.repeat(40), ' Shift+Tab to accept edits', ' >   Type your message', ' ~/p   no sandbox']

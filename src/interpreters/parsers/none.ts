@@ -63,7 +63,7 @@ const outputOf = (
  *
  * @category parsers
  * @example
- * import { noneParser } from 'nerve-agents'
+ * import { noneParser } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const raw = '\x1b[?2004h$ echo hi\r\n\x1b[?2004lhi\r\n\x1b[?2004h$ '

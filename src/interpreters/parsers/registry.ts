@@ -57,7 +57,7 @@ export const isParserName = (name: string): name is ParserName =>
  *
  * @category parsers
  * @example
- * import { getParser, UnknownParser } from 'nerve-agents'
+ * import { getParser, UnknownParser } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(getParser('claude').name, 'claude')

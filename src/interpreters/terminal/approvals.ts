@@ -49,7 +49,7 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
  *
  * @category approvals
  * @example
- * import { promptRisk } from 'nerve-agents'
+ * import { promptRisk } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * assert.strictEqual(promptRisk('Bash'), 'high')
@@ -115,7 +115,7 @@ export interface ApprovalRule {
  *
  * @category approvals
  * @example
- * import { approvalRules } from 'nerve-agents'
+ * import { approvalRules } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const policy = approvalRules([

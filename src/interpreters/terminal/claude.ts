@@ -202,7 +202,9 @@ const onPath = (name: string): boolean =>
  *
  * @category interpreters
  * @example
- * import { claudeWeztermInterpreter, defaultInterpreters, interpreters } from 'nerve-agents'
+ * import { defaultInterpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { claudeWeztermInterpreter } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), claudeWeztermInterpreter())

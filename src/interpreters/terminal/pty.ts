@@ -616,7 +616,9 @@ export const openPty = (node: PtyNode, options: PtyTerminalOptions = {}): PtyTer
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, ptyInterpreter } from 'nerve-agents'
+ * import { defaultInterpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { ptyInterpreter } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), ptyInterpreter())

@@ -95,7 +95,9 @@ export interface TmuxInterpreterOptions extends TmuxTerminalOptions {
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, tmuxInterpreter } from 'nerve-agents'
+ * import { defaultInterpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { tmuxInterpreter } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), tmuxInterpreter())

@@ -126,7 +126,9 @@ export interface WeztermInterpreterOptions {
  *
  * @category interpreters
  * @example
- * import { defaultInterpreters, interpreters, weztermInterpreter } from 'nerve-agents'
+ * import { defaultInterpreters } from 'nerve-agents'
+ * import { interpreters } from 'nerve-agents/core'
+ * import { weztermInterpreter } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const registry = interpreters(...defaultInterpreters.values(), weztermInterpreter())

@@ -217,7 +217,8 @@ export const inputProblems = (errors: t.Errors): string => {
  *
  * @category tools
  * @example
- * import { callTool, tool, toolbox } from 'nerve-agents'
+ * import { tool, toolbox } from 'nerve-agents'
+ * import { callTool } from 'nerve-agents/interpreters'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *
@@ -286,7 +287,8 @@ const outputOf = (name: string, answer: unknown): ToolOutput => {
  *
  * @category tools
  * @example
- * import { callTool, toolbox } from 'nerve-agents'
+ * import { toolbox } from 'nerve-agents'
+ * import { callTool } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const ctx = { signal: new AbortController().signal, toolUseId: 'x', depth: 0 }
@@ -323,7 +325,8 @@ export const callTool = async (
  *
  * @category tools
  * @example
- * import { tool, toolbox, toolDefinitionsOf } from 'nerve-agents'
+ * import { tool, toolbox } from 'nerve-agents'
+ * import { toolDefinitionsOf } from 'nerve-agents/interpreters'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

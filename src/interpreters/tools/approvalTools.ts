@@ -44,7 +44,9 @@ const refused = (why: string): ToolOutput => ({ content: why, is_error: true })
  *
  * @category tools
  * @example
- * import { RunControl, tool, withApprovals } from 'nerve-agents'
+ * import { tool } from 'nerve-agents'
+ * import { withApprovals } from 'nerve-agents/interpreters'
+ * import { RunControl } from 'nerve-agents/runtime'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

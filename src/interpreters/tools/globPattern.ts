@@ -150,7 +150,7 @@ const patternSource = (pattern: string): string => {
  *
  * @category tools
  * @example
- * import { globToRegExp } from 'nerve-agents'
+ * import { globToRegExp } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const ts = globToRegExp('src/**\/*.{ts,tsx}')

@@ -99,7 +99,9 @@ const flatOf = (artifacts: readonly unknown[]): Flat | undefined => {
  *
  * @category tools
  * @example
- * import { linkedTools, tool, UnknownLinkHandle } from 'nerve-agents'
+ * import { tool } from 'nerve-agents'
+ * import { linkedTools } from 'nerve-agents/interpreters'
+ * import { UnknownLinkHandle } from 'nerve-agents/runtime'
  * import * as t from 'io-ts'
  * import assert from 'assert'
  *

@@ -13,7 +13,8 @@ import { writeTool } from './write.js'
  *
  * @category tools
  * @example
- * import { toolbox, toolDefinitionsOf, workspaceTools } from 'nerve-agents'
+ * import { toolbox } from 'nerve-agents'
+ * import { toolDefinitionsOf, workspaceTools } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const box = toolbox(...workspaceTools({ root: '.' }))

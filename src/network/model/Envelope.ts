@@ -100,7 +100,7 @@ export interface EnvelopeError {
  *
  * @category envelopes
  * @example
- * import { decodeEnvelope } from 'nerve-agents'
+ * import { decodeEnvelope } from 'nerve-agents/network'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *

@@ -10,7 +10,7 @@ import type { Envelope } from './Envelope.js'
  *
  * @category envelopes
  * @example
- * import { EnvelopeLog } from 'nerve-agents'
+ * import { EnvelopeLog } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const log = new EnvelopeLog()

@@ -177,7 +177,7 @@ export const NetworkFileCodec: t.Type<NetworkFile> = strict<NetworkFile>(
  *
  * @category network files
  * @example
- * import { networkFileSchema } from 'nerve-agents'
+ * import { networkFileSchema } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const schema = networkFileSchema()
@@ -250,7 +250,7 @@ const nameProblem = (path: string, name: string): NetworkFileError[] => {
  *
  * @category network files
  * @example
- * import { decodeNetwork } from 'nerve-agents'
+ * import { decodeNetwork } from 'nerve-agents/network'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'
  *
@@ -338,7 +338,8 @@ export const decodeNetwork = (u: unknown): E.Either<readonly NetworkFileError[],
  *
  * @category network files
  * @example
- * import { addNode, connect, decodeNetwork, encodeNetwork, network } from 'nerve-agents'
+ * import { addNode, connect, network } from 'nerve-agents'
+ * import { decodeNetwork, encodeNetwork } from 'nerve-agents/network'
  * import { pipe } from 'fp-ts/lib/function.js'
  * import * as E from 'fp-ts/lib/Either.js'
  * import assert from 'assert'

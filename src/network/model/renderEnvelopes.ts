@@ -39,7 +39,7 @@ const depths = (vs: readonly Vertex<Envelope>[]): number[] => {
  *
  * @category envelopes
  * @example
- * import { EnvelopeLog, renderEnvelopesMermaid } from 'nerve-agents'
+ * import { EnvelopeLog, renderEnvelopesMermaid } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const log = new EnvelopeLog()
@@ -107,7 +107,7 @@ const GAP_Y = 40
  *
  * @category envelopes
  * @example
- * import { EnvelopeLog, renderEnvelopesHtml } from 'nerve-agents'
+ * import { EnvelopeLog, renderEnvelopesHtml } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const log = new EnvelopeLog()

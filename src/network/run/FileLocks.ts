@@ -40,7 +40,7 @@ const overlaps = (a: string, b: string): boolean =>
  *
  * @category locks
  * @example
- * import { FileLocks } from 'nerve-agents'
+ * import { FileLocks } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const locks = new FileLocks()

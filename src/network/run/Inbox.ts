@@ -13,7 +13,8 @@ import type { Delivery } from '../model/Network.js'
  *
  * @category delivery
  * @example
- * import { Inbox, systemClock } from 'nerve-agents'
+ * import { Inbox } from 'nerve-agents/network'
+ * import { systemClock } from 'nerve-agents/runtime'
  * import assert from 'assert'
  *
  * const inbox = new Inbox({ type: 'latest' }, systemClock, () => undefined)

@@ -23,7 +23,7 @@ const DONE = /(^|\n)\s*(DONE|Done|done)\s*[.!]?\s*($|\n)|^\s*DONE\b/
  *
  * @category network
  * @example
- * import { saysDone } from 'nerve-agents'
+ * import { saysDone } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * assert.strictEqual(saysDone('All tests pass.\nDONE'), true)

@@ -66,7 +66,7 @@ const under = (rel: string, prefix: string): boolean => {
  *
  * @category workflow
  * @example
- * import { planningAllows } from 'nerve-agents'
+ * import { planningAllows } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * assert.strictEqual(planningAllows('/repo', 'docs/plan.md'), true)

@@ -40,7 +40,7 @@ const CLI_TURN_MS = 10 * 60 * 1000
  *
  * @category providers
  * @example
- * import { mockProvider } from 'nerve-agents'
+ * import { mockProvider } from 'nerve-agents/network'
  * import assert from 'assert'
  *
  * const p = mockProvider('m', ['one', { text: 'two' }])

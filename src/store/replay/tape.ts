@@ -128,7 +128,8 @@ const kept = async <A>(
  *
  * @category replay
  * @example
- * import { runAgent, user, empty } from 'nerve-agents'
+ * import { empty, user } from 'nerve-agents'
+ * import { runAgent } from 'nerve-agents/interpreters'
  * import { scriptedProvider } from 'nerve-agents/testing'
  * import { replayTape, tapeRecorder } from 'nerve-agents/store'
  * import assert from 'assert'

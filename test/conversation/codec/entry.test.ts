@@ -11,7 +11,7 @@ import {
   ToolUseBlockCodec,
   UnknownBlockCodec,
   UsageCodec,
-} from 'nerve-agents'
+} from 'nerve-agents/core'
 import { describe, expect, it } from 'vitest'
 
 /** The paths (JSON pointers) and expected types of a failed decoding. */

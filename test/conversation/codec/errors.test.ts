@@ -1,4 +1,4 @@
-import { formatDecodeError, type DecodeError } from 'nerve-agents'
+import { type DecodeError, formatDecodeError } from 'nerve-agents/core'
 import { describe, expect, it } from 'vitest'
 
 describe('formatDecodeError', () => {

@@ -4,7 +4,7 @@
  * value it names.
  */
 import fc from 'fast-check'
-import type { InvalidValue } from 'nerve-agents'
+import type { InvalidValue } from 'nerve-agents/core'
 
 const REMOVE = Symbol('remove')
 

@@ -4,23 +4,25 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import {
   ancestorsOfAll,
-  decodeNano,
+  type Conversation,
   empty,
-  encodeNano,
-  formatDecodeError,
   messages,
-  parseNano,
-  stringifyNano,
+  type Meta,
   subConversation,
   system,
   systemPrompt,
   toolDefinitions,
   user,
-  type Conversation,
+} from 'nerve-agents'
+import {
   type ConversationDocument,
   type DecodeError,
-  type Meta,
-} from 'nerve-agents'
+  decodeNano,
+  encodeNano,
+  formatDecodeError,
+  parseNano,
+  stringifyNano,
+} from 'nerve-agents/core'
 import { describe, expect, it } from 'vitest'
 import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'

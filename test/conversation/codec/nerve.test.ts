@@ -4,21 +4,23 @@ import { pipe } from 'fp-ts/lib/function.js'
 import {
   ancestorsOfAll,
   assistant,
-  decodeConversation,
+  type Conversation,
   empty,
-  encodeConversation,
-  formatDecodeError,
   messages,
-  parseConversation,
-  stringifyConversation,
   subConversation,
   system,
   toolResults,
   user,
-  type Conversation,
-  type ConversationDocument,
-  type DecodeError,
 } from 'nerve-agents'
+import {
+  type ConversationDocument,
+  decodeConversation,
+  type DecodeError,
+  encodeConversation,
+  formatDecodeError,
+  parseConversation,
+  stringifyConversation,
+} from 'nerve-agents/core'
 import { describe, expect, it } from 'vitest'
 import { conversations, longDocuments, shape } from './conversations.js'
 import { mutated, pointsInto, resolve } from './hostile.js'

@@ -1,16 +1,8 @@
 import { Script } from 'node:vm'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  ancestors,
-  assistant,
-  empty,
-  renderHtml,
-  subConversation,
-  user,
-  type HtmlDocumentData,
-  type HtmlGraph,
-} from '../../../src/index.js'
+import { ancestors, assistant, empty, subConversation, user } from '../../../src/index.js'
+import { type HtmlDocumentData, type HtmlGraph, renderHtml } from '../../../src/core.js'
 import { weather } from './conversations.js'
 
 const HOSTILE = '</script><script>alert(1)</script> <!-- <SCRIPT>x</Script> \u2028'

@@ -1,14 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { ancestorsOfAll, type Conversation } from '../../../src/index.js'
 import {
-  ancestorsOfAll,
+  type HtmlDocumentData,
+  type HtmlGraph,
   renderHtml,
   renderMermaid,
   renderText,
-  type Conversation,
-  type HtmlDocumentData,
-  type HtmlGraph,
-} from '../../../src/index.js'
+} from '../../../src/core.js'
 import { allVertices, conversation } from './conversations.js'
 
 /** The first 8 characters of an id, which every rendering shows. */

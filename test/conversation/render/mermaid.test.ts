@@ -1,13 +1,7 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  assistant,
-  empty,
-  renderMermaid,
-  subConversation,
-  user,
-  UsageError,
-} from '../../../src/index.js'
+import { assistant, empty, subConversation, UsageError, user } from '../../../src/index.js'
+import { renderMermaid } from '../../../src/core.js'
 import { weather } from './conversations.js'
 
 const nodes = (chart: string): string[] => chart.match(/^\s*n[\d_]+\[".*"\]$/gm) ?? []

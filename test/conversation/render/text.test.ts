@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest'
 import {
   ancestors,
   assistant,
+  type Conversation,
   empty,
-  renderText,
   stop,
   subConversation,
   system,
   tools,
-  user,
   UsageError,
-  type Conversation,
+  user,
 } from '../../../src/index.js'
+import { renderText } from '../../../src/core.js'
 import { weather } from './conversations.js'
 
 const short = (v: Conversation): string => v.id.slice(0, 8)

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
+import { pty } from '../../../src/index.js'
 import {
   geminiProtocol,
   openAgentPty,
   openaiResponsesProtocol,
-  pty,
   startModelProxy,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import { scriptedProvider } from '../../../src/testing/index.js'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-agent-budget-'))

@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { geminiBinary, geminiEnv, openPty, pty, TerminalDialog } from '../../../src/index.js'
+import { pty } from '../../../src/index.js'
+import {
+  geminiBinary,
+  geminiEnv,
+  openPty,
+  TerminalDialog,
+} from '../../../src/interpreters/index.js'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-agent-dialog-'))
 afterAll(() => {

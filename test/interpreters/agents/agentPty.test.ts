@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pty } from '../../../src/index.js'
 import {
-  approvalRules,
-  openAgentPty,
-  pty,
   type AgentProgram,
   type AgentPtyTerminal,
+  approvalRules,
+  openAgentPty,
   type PermissionRequest,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import { scriptedModel, type ScriptedModel } from './realCli.js'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-agent-pty-'))

@@ -2,15 +2,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
+import { pty } from '../../../src/index.js'
 import {
   geminiProtocol,
+  type ModelProxyOptions,
   openAgentPty,
   openaiResponsesProtocol,
-  pty,
-  startModelProxy,
-  type ModelProxyOptions,
   type ProxyCall,
-} from '../../../src/index.js'
+  startModelProxy,
+} from '../../../src/interpreters/index.js'
 import { scriptedModel } from './realCli.js'
 
 const root = mkdtempSync(join(tmpdir(), 'nerve-agent-replay-'))

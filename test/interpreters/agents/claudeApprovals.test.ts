@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient, type RemoteNode } from '../../../src/client/index.js'
 import {
   anthropicMessages,
+  type ModelProxy,
   startModelProxy,
   THROWAWAY_KEY,
-  type ModelProxy,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import type { EngineEvent } from '../../../src/protocol/index.js'
 import { createEngine, startServer, type ServerHandle } from '../../../src/server/index.js'
 import { claudeModel } from './claudeModel.js'

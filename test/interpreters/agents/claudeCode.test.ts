@@ -2,20 +2,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { claudeWezterm, type ClaudeWeztermNode } from '../../../src/index.js'
+import { nodeRegistry } from '../../../src/core.js'
 import {
   anthropicMessages,
   approvalRules,
-  claudeWezterm,
+  type ClaudePtyTerminal,
   claudeWeztermInterpreter,
-  nodeRegistry,
+  type ModelProxy,
+  type PermissionRequest,
   startModelProxy,
   TerminalDialog,
   TerminalInterrupted,
-  type ClaudePtyTerminal,
-  type ClaudeWeztermNode,
-  type ModelProxy,
-  type PermissionRequest,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import { running, sessionMembers, sessionOf } from '../terminal/processes.js'
 import { claudeModel, promptOf } from './claudeModel.js'
 

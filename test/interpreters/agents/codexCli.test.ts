@@ -3,14 +3,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   AgentSessionMissing,
-  codexSessionId,
-  forkCodexHome,
   codexEnv,
   codexParser,
+  codexSessionId,
+  forkCodexHome,
   prepareCodexHome,
-  TerminalInterrupted,
   type PtyTerminal,
-} from '../../../src/index.js'
+  TerminalInterrupted,
+} from '../../../src/interpreters/index.js'
 import {
   cliRoot,
   openCli,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { codexEnv, prepareCodexHome } from '../../../src/index.js'
+import { codexEnv, prepareCodexHome } from '../../../src/interpreters/index.js'
 import { cliRoot, openCli, processesWith, scriptedModel } from './realCli.js'
 
 // Removed after the test: the daemon copies Codex's binary (about 400 MB) into the home.

@@ -3,13 +3,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   forkGeminiHome,
-  geminiSessionId,
   geminiEnv,
   geminiParser,
+  geminiSessionId,
   prepareGeminiHome,
-  TerminalInterrupted,
   type PtyTerminal,
-} from '../../../src/index.js'
+  TerminalInterrupted,
+} from '../../../src/interpreters/index.js'
 import {
   cliRoot,
   openCli,

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { type Block, gemini } from '../../../src/index.js'
 import {
-  gemini,
   geminiProtocol,
-  ProxyRequestInvalid,
-  type Block,
   type ModelResponse,
-} from '../../../src/index.js'
+  ProxyRequestInvalid,
+} from '../../../src/interpreters/index.js'
 import {
   checkForwarding,
   recordedRequest,

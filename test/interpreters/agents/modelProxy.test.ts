@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as E from 'fp-ts/lib/Either.js'
+import { anthropic } from '../../../src/index.js'
 import {
-  anthropic,
   anthropicMessages,
-  ProviderHttpError,
-  ProxyCallCodec,
-  startModelProxy,
   type ModelProxy,
   type ModelProxyOptions,
+  ProviderHttpError,
   type ProxyCall,
-} from '../../../src/index.js'
+  ProxyCallCodec,
+  startModelProxy,
+} from '../../../src/interpreters/index.js'
 import { scriptedProvider } from '../../../src/testing/index.js'
 import { startServer, type TestServer } from '../llm/server.js'
 

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { type Block, openaiResponses } from '../../../src/index.js'
 import {
-  openaiResponses,
+  type ModelResponse,
   openaiResponsesProtocol,
   ProxyRequestInvalid,
-  type Block,
-  type ModelResponse,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import {
   checkForwarding,
   recordedRequest,

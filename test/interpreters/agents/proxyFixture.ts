@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, expect } from 'vitest'
+import { type Provider } from '../../../src/index.js'
 import {
-  startModelProxy,
   type ModelProxy,
   type ModelResponse,
-  type Provider,
   type ProxyProtocol,
-} from '../../../src/index.js'
+  startModelProxy,
+} from '../../../src/interpreters/index.js'
 import { scriptedProvider } from '../../../src/testing/index.js'
 
 const proxies: ModelProxy[] = []

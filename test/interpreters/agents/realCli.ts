@@ -7,22 +7,20 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
+import { type Block, type Provider, pty } from '../../../src/index.js'
 import {
   anthropicMessages,
   codexBinary,
   geminiBinary,
   geminiProtocol,
-  openaiResponsesProtocol,
-  openPty,
-  pty,
-  startModelProxy,
-  type Block,
   type ModelProxy,
   type ModelRequest,
   type ModelResponse,
-  type Provider,
+  openaiResponsesProtocol,
+  openPty,
   type PtyTerminal,
-} from '../../../src/index.js'
+  startModelProxy,
+} from '../../../src/interpreters/index.js'
 
 /** One scripted turn: text, tool calls, and how long the model takes before it answers. */
 export interface Turn {

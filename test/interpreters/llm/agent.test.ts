@@ -2,21 +2,23 @@ import { pipe } from 'fp-ts/lib/function.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
-  AgentFailed,
   ancestors,
+  type Block,
+  type Conversation,
   empty,
   messages,
+  system,
+  type Tool,
+  toolbox,
+  type ToolUseBlock,
+  user,
+} from 'nerve-agents'
+import {
+  AgentFailed,
   ProviderHttpError,
   ProviderTimeout,
   runAgent,
-  system,
-  toolbox,
-  user,
-  type Block,
-  type Conversation,
-  type Tool,
-  type ToolUseBlock,
-} from 'nerve-agents'
+} from 'nerve-agents/interpreters'
 import { fakeClock, scriptedProvider, toolUse } from 'nerve-agents/testing'
 
 const schema = { type: 'object', properties: {}, required: [] }

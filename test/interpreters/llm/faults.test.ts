@@ -2,25 +2,27 @@ import type { ServerResponse } from 'node:http'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import {
-  AgentFailed,
-  empty,
-  messages,
-  ProviderHttpError,
-  ProviderMalformed,
-  ProviderStreamCut,
-  ProviderTimeout,
-  runAgent,
-  system,
-  toolbox,
-  user,
-  type AgentOptions,
   type Block,
   type Conversation,
+  empty,
+  messages,
   type Provider,
-  type ProviderOptions,
-  type RetryNotice,
+  system,
   type Tool,
+  toolbox,
+  user,
 } from 'nerve-agents'
+import {
+  AgentFailed,
+  type AgentOptions,
+  ProviderHttpError,
+  ProviderMalformed,
+  type ProviderOptions,
+  ProviderStreamCut,
+  ProviderTimeout,
+  type RetryNotice,
+  runAgent,
+} from 'nerve-agents/interpreters'
 import { fakeClock } from 'nerve-agents/testing'
 import { anthropicCase } from './fixtures/anthropic.js'
 import { geminiCase } from './fixtures/gemini.js'

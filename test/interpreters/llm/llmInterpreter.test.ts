@@ -3,26 +3,26 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   addStep,
-  BudgetExceeded,
   graph,
-  interpreters,
-  isThinkingChunk,
   llm,
   llmInterpreter,
-  messages,
-  ProviderHttpError,
-  run,
-  systemPrompt,
-  toolDefinitions,
-  type LifecycleContext,
   type LlmNode,
+  messages,
   type Node,
-  type NodeRegistry,
+  run,
   type RunEvent,
-  type StateCell,
+  systemPrompt,
   type Tool,
-  UnknownLinkHandle,
+  toolDefinitions,
 } from 'nerve-agents'
+import {
+  interpreters,
+  type LifecycleContext,
+  type NodeRegistry,
+  type StateCell,
+} from 'nerve-agents/core'
+import { isThinkingChunk, ProviderHttpError } from 'nerve-agents/interpreters'
+import { BudgetExceeded, UnknownLinkHandle } from 'nerve-agents/runtime'
 import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve-agents/testing'
 
 /** A registry with cells, as a session is. */

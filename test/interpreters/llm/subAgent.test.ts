@@ -2,16 +2,15 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
 import {
   ancestors,
+  type Block,
   empty,
   messages,
-  runAgent,
-  subAgent,
+  type SubConversation,
   toolbox,
   usage,
   user,
-  type Block,
-  type SubConversation,
 } from 'nerve-agents'
+import { runAgent, subAgent } from 'nerve-agents/interpreters'
 import { scriptedProvider, toolUse, type ScriptedProvider } from 'nerve-agents/testing'
 
 const ask = pipe(empty, user('go'))

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { claudeParser } from '../../../src/index.js'
+import { claudeParser } from '../../../src/interpreters/index.js'
 
 const VERSION = '2.1.332'
 const screen = (name: string): string =>

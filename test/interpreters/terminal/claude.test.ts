@@ -7,20 +7,20 @@ import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addStep,
-  claudeArgs,
   claudeWezterm,
-  claudeWeztermInterpreter,
+  type ClaudeWeztermOptions,
   defaultInterpreters,
-  forkClaudeWezterm,
   graph,
-  interpreters,
-  openClaudeWezterm,
   run,
   UsageError,
-  type ClaudeWeztermOptions,
-  type ClaudeWeztermTerminal,
-  type ParsedResponse,
 } from 'nerve-agents'
+import { claudeArgs, forkClaudeWezterm, interpreters } from 'nerve-agents/core'
+import {
+  claudeWeztermInterpreter,
+  type ClaudeWeztermTerminal,
+  openClaudeWezterm,
+  type ParsedResponse,
+} from 'nerve-agents/interpreters'
 import { needsTmux } from './needsTmux.js'
 
 const FAKE_WEZTERM = fileURLToPath(new URL('../../fake-wezterm/wezterm', import.meta.url))

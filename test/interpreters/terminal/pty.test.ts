@@ -8,23 +8,23 @@ import {
   addStep,
   defaultInterpreters,
   graph,
-  interpreters,
-  nodeRegistry,
-  openPty,
   pty,
-  ptyInterpreter,
+  type PtyNode,
+  type PtyOptions,
   run,
+  type RunEvent,
+  UsageError,
+} from '../../../src/index.js'
+import { interpreters, type NodeContext, nodeRegistry } from '../../../src/core.js'
+import {
+  openPty,
+  type ParsedResponse,
+  ptyInterpreter,
+  type PtyTerminal,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,
-  UsageError,
-  type NodeContext,
-  type ParsedResponse,
-  type PtyNode,
-  type PtyOptions,
-  type PtyTerminal,
-  type RunEvent,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import { eventually, groupOf, running as alive, sessionMembers, sessionOf } from './processes.js'
 
 const BASH: PtyOptions = {

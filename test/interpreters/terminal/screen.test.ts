@@ -1,18 +1,18 @@
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { pty } from '../../../src/index.js'
 import {
   openPty,
   parsedResponse,
-  pty,
+  type Parser,
+  type PtyTerminal,
   screenState,
+  type ScreenState,
   section,
   TerminalDialog,
   TerminalInterrupted,
   TerminalTimeout,
-  type Parser,
-  type PtyTerminal,
-  type ScreenState,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
 import { TerminalScreen } from '../../../src/interpreters/terminal/screen.js'
 
 const TUI = fileURLToPath(new URL('../../fake-tui/tui', import.meta.url))

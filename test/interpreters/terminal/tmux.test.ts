@@ -8,22 +8,23 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   addStep,
   defaultInterpreters,
-  forkTmux,
   graph,
-  interpreters,
-  openTmux,
   run,
+  type RunEvent,
+  tmux,
+  type TmuxOptions,
+  UsageError,
+} from 'nerve-agents'
+import { forkTmux, interpreters } from 'nerve-agents/core'
+import {
+  openTmux,
+  type ParsedResponse,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,
-  tmux,
   tmuxInterpreter,
-  UsageError,
-  type ParsedResponse,
-  type RunEvent,
-  type TmuxOptions,
   type TmuxTerminal,
-} from 'nerve-agents'
+} from 'nerve-agents/interpreters'
 import { needsTmux } from './needsTmux.js'
 import { eventually, running, sessionMembers } from './processes.js'
 

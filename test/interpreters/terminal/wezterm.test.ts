@@ -8,22 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addStep,
   defaultInterpreters,
-  forkWezterm,
   graph,
-  interpreters,
-  openWezterm,
   run,
-  TerminalExited,
-  TerminalTimeout,
+  type RunEvent,
   UsageError,
   wezterm,
+  type WeztermOptions,
+} from 'nerve-agents'
+import { forkWezterm, interpreters } from 'nerve-agents/core'
+import {
+  openWezterm,
+  type ParsedResponse,
+  TerminalExited,
+  TerminalTimeout,
   WeztermCommandFailed,
   weztermInterpreter,
-  type ParsedResponse,
-  type RunEvent,
-  type WeztermOptions,
   type WeztermTerminal,
-} from 'nerve-agents'
+} from 'nerve-agents/interpreters'
 import { needsTmux } from './needsTmux.js'
 import { eventually, running, sessionMembers, sessionOf } from './processes.js'
 

@@ -1,17 +1,13 @@
 import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
+import { tool, type Tool, toolbox, toolset } from '../../../src/index.js'
 import {
   approvalRules,
   promptRisk,
-  RunControl,
-  tool,
-  toolbox,
-  toolset,
   toolsetTools,
   withApprovals,
-  type ApprovalRequest,
-  type Tool,
-} from '../../../src/index.js'
+} from '../../../src/interpreters/index.js'
+import { type ApprovalRequest, RunControl } from '../../../src/runtime/index.js'
 import { ctxOf } from './fixture.js'
 
 const named = (name: string, risk?: 'low' | 'medium' | 'high'): Tool =>

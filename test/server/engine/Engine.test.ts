@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { sessionStore } from '../../../src/index.js'
+import { sessionStore } from '../../../src/session/index.js'
 import { createEngine } from '../../../src/server/index.js'
 import { peer, ptyOptions, testEngine } from '../kit.js'
 

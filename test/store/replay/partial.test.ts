@@ -1,14 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { describe, expect, it } from 'vitest'
-import {
-  addStep,
-  defaultInterpreters,
-  graph,
-  interpreters,
-  type NodeContext,
-  type RunResult,
-} from 'nerve-agents'
+import { addStep, defaultInterpreters, graph, type RunResult } from 'nerve-agents'
+import { interpreters, type NodeContext } from 'nerve-agents/core'
 import { scripted, scriptedNode } from 'nerve-agents/testing'
 import { record, replay } from 'nerve-agents/store'
 

@@ -4,13 +4,12 @@ import { describe, expect, it } from 'vitest'
 import {
   addStep,
   defaultInterpreters,
-  graph as emptyGraph,
-  interpreters,
-  listSteps,
   type Graph,
-  type NodeContext,
+  graph as emptyGraph,
+  listSteps,
   type RunResult,
 } from 'nerve-agents'
+import { interpreters, type NodeContext } from 'nerve-agents/core'
 import { graph, hashNode, hashStep, scripted } from 'nerve-agents/testing'
 import { isReplayDivergence, record, replay, traceJson } from 'nerve-agents/store'
 

@@ -4,18 +4,9 @@ import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  addStep,
-  bash,
-  defaultInterpreters,
-  fn,
-  graph,
-  interpreters,
-  isStoreCorrupt,
-  retry,
-  type Interpreter,
-  type RunResult,
-} from 'nerve-agents'
+import { addStep, bash, defaultInterpreters, fn, graph, retry, type RunResult } from 'nerve-agents'
+import { type Interpreter, interpreters } from 'nerve-agents/core'
+import { isStoreCorrupt } from 'nerve-agents/session'
 import { failure, scripted, scriptedNode, succeed } from 'nerve-agents/testing'
 import {
   isReplayDivergence,

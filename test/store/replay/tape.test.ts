@@ -8,16 +8,16 @@ import * as t from 'io-ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addNode,
+  type Block,
   connect,
   empty,
   network,
-  runAgent,
   startNetwork,
   tool,
   toolbox,
   user,
-  type Block,
 } from 'nerve-agents'
+import { runAgent } from 'nerve-agents/interpreters'
 import { fakeClock, scriptedProvider } from 'nerve-agents/testing'
 import { isReplayDivergence, replayTape, tapeRecorder, TapeCodec } from 'nerve-agents/store'
 

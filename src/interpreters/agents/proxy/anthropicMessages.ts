@@ -258,7 +258,7 @@ const estimateTokens = (body: unknown): number =>
  *
  * @category proxy
  * @example
- * import { anthropicMessages } from 'nerve-agents'
+ * import { anthropicMessages } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const call = anthropicMessages.decode(

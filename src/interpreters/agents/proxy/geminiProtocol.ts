@@ -272,7 +272,7 @@ const error = (status: number, message: string): EncodedResponse =>
  *
  * @category proxy
  * @example
- * import { geminiProtocol } from 'nerve-agents'
+ * import { geminiProtocol } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const path = '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse'

@@ -406,7 +406,7 @@ const parseJson = (raw: Buffer): unknown =>
  *
  * @category proxy
  * @example
- * import { anthropicMessages, startModelProxy } from 'nerve-agents'
+ * import { anthropicMessages, startModelProxy } from 'nerve-agents/interpreters'
  * import { scriptedProvider } from 'nerve-agents/testing'
  * import assert from 'assert'
  *

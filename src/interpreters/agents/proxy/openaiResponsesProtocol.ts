@@ -372,7 +372,7 @@ const error = (status: number, message: string): EncodedResponse =>
  *
  * @category proxy
  * @example
- * import { openaiResponsesProtocol } from 'nerve-agents'
+ * import { openaiResponsesProtocol } from 'nerve-agents/interpreters'
  * import assert from 'assert'
  *
  * const call = openaiResponsesProtocol.decode(

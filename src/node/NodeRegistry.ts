@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import type { Interpreter } from './Interpreter.js'
 import type { Node } from './Node.js'
 
 /**
@@ -38,6 +39,13 @@ export interface NodeRegistry {
    * `undefined` when it holds nothing.
    */
   occupy?(node: Node): (() => void) | undefined
+  /**
+   * Where the handle of a persistent `node` that the session started with
+   * `interpreter` is kept (`handle`: what its `start` answered), while it
+   * is `ready` or `busy`; `undefined` when the session holds none for it,
+   * then the run starts the node itself.
+   */
+  handleOf?(node: Node, interpreter: Interpreter): { readonly handle: unknown } | undefined
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import { isGraph, type Graph } from '../graph/Graph.js'
 import { graphParts, isStaticName } from '../graph/graphParts.js'
-import type { InterpreterRegistry } from '../node/Interpreter.js'
+import type { Interpreter, InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
@@ -56,9 +56,10 @@ const NEVER = new AbortController().signal
  * `ready` (a persistent node through its interpreter's `start`, a graph by
  * starting the persistent nodes inside it, any other node at once);
  * `execute` makes it `busy` while it runs; `stop` ends it (`stopped` is
- * final). A persistent node's interpreter `stop` is called on every stop,
- * even from `created`, since a run may have started it behind the session's
- * back (terminal interpreters start on first use).
+ * final). The session keeps the handle that a persistent node's interpreter
+ * `start` answers, hands it to each step on the node (`ctx.live`) and to the
+ * interpreter's `stop`; a run that meets a persistent node the session has
+ * not started starts (and stops) one of its own.
  *
  * @category session
  */
@@ -155,12 +156,25 @@ export class Session implements NodeRegistry {
 
   /**
    * What the persistent node registered under `name` runs on while it is
-   * started — a terminal for a terminal kind — as its interpreter's `live`
-   * capability answers; `undefined` for a node that has none.
+   * started — its handle, what its interpreter's `start` answered (a
+   * terminal for a terminal kind); `undefined` for a node not started.
    */
   live(name: string): unknown {
-    const node = this.#nodes.registered.get(name)?.node
-    return node?.persistent === true ? this.interpreters.get(node.kind)?.live?.(node) : undefined
+    const entry = this.#nodes.registered.get(name)
+    return entry?.up === true ? entry.handle : undefined
+  }
+
+  /**
+   * Where the session keeps the handle of `node` (registered under its id,
+   * or inside a registered graph) while it is `ready` or `busy` and was
+   * started with `interpreter`: what a run's step on it gets as `ctx.live`.
+   */
+  handleOf(node: Node, interpreter: Interpreter): { readonly handle: unknown } | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
+      return undefined
+    }
+    return this.interpreters.get(node.kind) === interpreter ? entry : undefined
   }
 
   /** The registered names, in registration order. */
@@ -456,7 +470,9 @@ export class Session implements NodeRegistry {
         `the session has no interpreter for kind "${node.kind}"`,
       )
     }
-    await interpreter.start?.(node, { signal: this.#lifetime.signal, session: this })
+    if (interpreter.start === undefined) return
+    entry.handle = await interpreter.start(node, { signal: this.#lifetime.signal, session: this })
+    entry.up = true
   }
 
   /** Starts the registered nodes a graph refers to (and those they refer to); a stopped one is NodeStopped. */
@@ -489,8 +505,11 @@ export class Session implements NodeRegistry {
       if (isGraph(node)) {
         const inside = graphParts(node).nodes.filter((n) => n.persistent)
         await settleAll(inside.map((n) => this.#stopLive(this.#nodes.liveOf(n))))
-      } else if (node.persistent) {
-        await this.interpreters.get(node.kind)?.stop?.(node, { signal: NEVER, session: this })
+      } else if (entry.up) {
+        const live = entry.handle
+        entry.up = false
+        entry.handle = undefined
+        await this.interpreters.get(node.kind)?.stop?.(node, { signal: NEVER, session: this, live })
       }
     } finally {
       this.#set(entry, 'stopped')

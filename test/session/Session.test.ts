@@ -9,6 +9,7 @@ import {
   graph,
   makeNode,
   retry,
+  run,
   type RunEvent,
   UsageError,
 } from '../../src/index.js'
@@ -288,12 +289,12 @@ describe('stop', () => {
     expect(brief(events)).toEqual(['created c', 'starting c', 'ready c', 'stopped c'])
   })
 
-  it('asks the interpreter to stop a persistent node that was never started', async () => {
+  it('owes no interpreter stop for a persistent node it never started', async () => {
     const { session, counters } = withCounters()
     session.register(counter('c'))
     await session.stop()
     expect(session.state('c')).toBe('stopped')
-    expect(counters.log).toEqual(['stop c'])
+    expect(counters.log).toEqual([])
   })
 
   it('waits for a start in progress, then stops', async () => {
@@ -418,19 +419,20 @@ describe('execute', () => {
     ])
   })
 
-  it('hands out what a persistent node runs on, as its interpreter holds it', async () => {
-    const running = new Map<string, object>()
+  it('keeps the handle that a persistent node started on, hands it to its steps and to stop', async () => {
+    const seen: unknown[] = []
+    const stopped: unknown[] = []
     const held = {
       kind: 'held',
-      start: (node: { id: string }) => {
-        running.set(node.id, { pid: 42 })
+      start: (node: { id: string }) => Promise.resolve({ pid: 42, node: node.id }),
+      stop: (_node: unknown, ctx: { live: unknown }) => {
+        stopped.push(ctx.live)
         return Promise.resolve()
       },
-      stop: (node: { id: string }) => {
-        running.delete(node.id)
-        return Promise.resolve()
+      execute: (_node: unknown, ctx: { live?: unknown }) => {
+        seen.push(ctx.live)
+        return 'ok'
       },
-      live: (node: { id: string }) => running.get(node.id),
     }
     const session = createSession({
       interpreters: interpreters(...defaultInterpreters.values(), held),
@@ -439,10 +441,52 @@ describe('execute', () => {
     session.register(fn('f', () => 1))
     expect(session.live('h')).toBeUndefined()
     await session.start()
-    expect(session.live('h')).toEqual({ pid: 42 })
+    const handle = session.live('h')
+    expect(handle).toEqual({ pid: 42, node: 'h' })
     expect([session.live('f'), session.live('nope')]).toEqual([undefined, undefined])
+    await session.execute('h', null)
+    const g = pipe(graph('g'), addStepRef('one', 'h'))
+    await run(g, { interpreters: session.interpreters, session })
+    expect(seen).toEqual([handle, handle])
+    expect(seen[1]).toBe(handle)
     await session.stop('h')
+    expect(stopped).toEqual([handle])
+    expect(stopped[0]).toBe(handle)
     expect(session.live('h')).toBeUndefined()
+  })
+
+  it('starts a node it has not started for a run of its own, and stops it when the run ends', async () => {
+    const log: string[] = []
+    let n = 0
+    const held = {
+      kind: 'held',
+      start: () => {
+        log.push('start')
+        return Promise.resolve(++n)
+      },
+      stop: (_node: unknown, ctx: { live: unknown }) => {
+        log.push(`stop ${String(ctx.live)}`)
+        return Promise.resolve()
+      },
+      execute: (_node: unknown, ctx: { live?: unknown }) => {
+        log.push(`execute ${String(ctx.live)}`)
+        return 'ok'
+      },
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    session.register(makeNode({ id: 'h', kind: 'held', persistent: true, metadata: {} }))
+    const g = pipe(
+      graph('g'),
+      addStepRef('one', 'h'),
+      addStepRef('two', 'h', { dependsOn: ['one'] }),
+    )
+    await run(g, { interpreters: session.interpreters, session })
+    expect(log).toEqual(['start', 'execute 1', 'execute 1', 'stop 1'])
+    expect(session.state('h')).toBe('created')
+    await session.stop()
+    expect(log).toHaveLength(4)
   })
 
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {

@@ -1,5 +1,4 @@
 import { UsageError } from '../errors.js'
-import type { Interpreter } from './Interpreter.js'
 import type { Node } from './Node.js'
 
 /**
@@ -41,11 +40,11 @@ export interface NodeRegistry {
   occupy?(node: Node): (() => void) | undefined
   /**
    * Where the handle of a persistent `node` that the session started with
-   * `interpreter` is kept (`handle`: what its `start` answered), while it
+   * `interpreter` (the one the run steps it with) is kept (`handle`: what its `start` answered), while it
    * is `ready` or `busy`; `undefined` when the session holds none for it,
    * then the run starts the node itself.
    */
-  handleOf?(node: Node, interpreter: Interpreter): { readonly handle: unknown } | undefined
+  handleOf?(node: Node, interpreter: object): { readonly handle: unknown } | undefined
 }
 
 /**

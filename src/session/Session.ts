@@ -2,7 +2,7 @@ import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import { isGraph, type Graph } from '../graph/Graph.js'
 import { graphParts, isStaticName } from '../graph/graphParts.js'
-import type { Interpreter, InterpreterRegistry } from '../node/Interpreter.js'
+import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
@@ -169,7 +169,7 @@ export class Session implements NodeRegistry {
    * or inside a registered graph) while it is `ready` or `busy` and was
    * started with `interpreter`: what a run's step on it gets as `ctx.live`.
    */
-  handleOf(node: Node, interpreter: Interpreter): { readonly handle: unknown } | undefined {
+  handleOf(node: Node, interpreter: object): { readonly handle: unknown } | undefined {
     const entry = this.#nodes.runningOf(node)
     if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
       return undefined

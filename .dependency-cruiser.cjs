@@ -4,7 +4,7 @@
  *
  * Layers, top to bottom; imports point down only:
  *
- *   web/                           the dashboard (browser code): protocol/ and client/ only
+ *   web/                           the dashboard (browser code): protocol/, client/ and errors only
  *   cli/ server/ client/ mcp/      faces
  *   protocol/                      pure: the codecs of every command, result and event
  *   store/ distributed/
@@ -14,7 +14,8 @@
  *   runtime/
  *   graph/ node/                   pure (graph may use node, not the other way)
  *   conversation/                  pure
- *   dag/ codec/ errors.ts          pure (codec/: the one codec kit; it imports nothing of src/)
+ *   dag/ codec/ errors.ts errors/  pure (codec/: the one codec kit; it imports nothing of src/;
+ *                                  errors/: the error factory and renderer, imports nothing else)
  *   testing/                       beside: the pure layers, runtime/ and interpreters/
  *
  * The pure layers (and protocol/) import no Node.js builtin and no package
@@ -27,7 +28,7 @@
 
 /** The folders (and root files) of src/ each layer may import from, besides its own. */
 const codec = []
-const dag = ['codec/', 'errors\\.ts']
+const dag = ['codec/', 'errors\\.ts', 'errors/']
 const conversation = ['dag/', ...dag]
 const node = ['conversation/', ...conversation]
 const graph = ['node/', ...node]
@@ -40,6 +41,7 @@ const store = ['network/', 'chat/', ...network]
 const protocol = ['network/', ...graph]
 const face = ['cli/', 'server/', 'client/', 'mcp/', 'protocol/', 'store/', 'distributed/', ...store]
 const below = {
+  errors: [],
   codec,
   dag,
   conversation,
@@ -61,7 +63,7 @@ const below = {
   testing: ['network/', 'interpreters/', ...interpreters],
 }
 
-const PURE = '^src/(codec|dag|conversation|node|graph|protocol)/|^src/errors\\.ts$'
+const PURE = '^src/(codec|dag|conversation|node|graph|protocol|errors)/|^src/errors\\.ts$'
 const CORE = ['session', 'interpreters', 'runtime', 'graph', 'node', 'conversation', 'dag', 'codec']
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -85,9 +87,9 @@ module.exports = {
       name: 'web-speaks-client',
       severity: 'error',
       comment:
-        'The dashboard runs in a browser: it imports the SDK and the protocol only (the SDK reaches the rest).',
+        'The dashboard runs in a browser: it imports the SDK, the protocol and the (pure) error factory only (the SDK reaches the rest).',
       from: { path: '^src/web/' },
-      to: { path: '^src/', pathNot: '^src/(web|client|protocol)/' },
+      to: { path: '^src/', pathNot: ['^src/(web|client|protocol|errors)/', '^src/errors\\.ts$'] },
     },
     {
       name: 'nothing-imports-web',

@@ -5,11 +5,12 @@
  * (text, HTML, Mermaid); nodes, node kinds and their option codecs, names
  * and states; graphs, graph files, compilation, validation and their
  * errors; the codec kit (strict objects, refinements, JSON pointers, JSON
- * Schema). What a user composes of these is also at the root, `nerve-agents`.
+ * Schema); the error factory (`taggedError`, categories) and renderer
+ * (`errorText`, `errorJson`). What a user composes of these is also at the root, `nerve-agents`.
  *
  * @packageDocumentation
  */
-export { UsageError } from './errors.js'
+export * from './errors.js'
 export * from './dag/index.js'
 export * from './conversation/index.js'
 export * from './codec/index.js'

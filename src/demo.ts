@@ -32,6 +32,7 @@ import {
   run,
   stop,
   system,
+  taggedError,
   toolResults,
   tools,
   usage,
@@ -49,6 +50,9 @@ import { ptyInterpreter, stripAnsi } from './interpreters/index.js'
 import { explain } from './runtime/index.js'
 
 const USAGE = 'usage: npm run demo -- [--live] [out-dir]'
+
+/** A step of the demo that did not go as planned (or a failure it stages on purpose). */
+class DemoFailed extends taggedError('DemoFailed', 'failed') {}
 const args = process.argv.slice(2)
 const live = args.includes('--live')
 const rest = args.filter((a) => a !== '--live')
@@ -153,7 +157,7 @@ writeFileSync(files.nerve, stringifyConversation(doc))
 
 // 5. The nano-agent file reads back to the same conversation.
 const reloaded = parseNano(nanoText)
-if (E.isLeft(reloaded)) throw new Error('the nano-agent file did not load back')
+if (E.isLeft(reloaded)) throw new DemoFailed('the nano-agent file did not load back')
 const same = reloaded.right.heads.map((h) => h.id).join() === doc.heads.map((h) => h.id).join()
 console.log(`\nwrote ${files.html}`)
 console.log(`wrote ${files.nano} (reloads with the same heads: ${same ? 'yes' : 'NO'})`)
@@ -192,7 +196,7 @@ const release = pipe(
     id: 'tests',
     node: fn('run-tests', () => {
       flakyCalls++
-      if (flakyCalls === 1) throw new Error('flaky: port 8080 in use')
+      if (flakyCalls === 1) throw new DemoFailed('flaky: port 8080 in use')
       return '212 passed'
     }),
     onError: retry({ count: 2, delayMs: 20, backoff: 2 }),

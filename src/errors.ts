@@ -1,7 +1,26 @@
 /**
- * Errors thrown for programmer misuse: a wrong argument to a public function.
- * Errors that come from data (a file, a wire message) are returned as tagged
- * values instead; see each module's error union.
+ * Errors: made by one factory ({@link taggedError}) with a category, shown
+ * by one renderer ({@link errorText}, {@link errorJson}). Errors thrown for
+ * programmer misuse are {@link UsageError}s; errors that come from data (a
+ * file, a wire message) are returned as tagged values where the caller
+ * collects them (see each module's error union).
+ */
+import { taggedError } from './errors/TaggedError.js'
+
+export {
+  errorCategories,
+  errorClasses,
+  isTagged,
+  taggedError,
+  type ErrorCategory,
+  type Tagged,
+  type TaggedErrorClass,
+} from './errors/TaggedError.js'
+export { errorCategory, errorJson, errorTag, errorText, type ErrorJson } from './errors/render.js'
+
+/**
+ * Errors thrown for programmer misuse: a wrong argument to a public
+ * function. A `TypeError`, category `invalidInput`.
  *
  * @category errors
  * @example
@@ -10,13 +29,11 @@
  *
  * assert.throws(() => user(['hi', { type: 'text', text: 'there' }] as never), UsageError)
  */
-export class UsageError extends TypeError {
-  readonly _tag = 'UsageError'
+export class UsageError extends taggedError('UsageError', 'invalidInput', TypeError)<{
   /** The public function that was misused, e.g. `'user'`. */
   readonly api: string
+}> {
   constructor(api: string, message: string) {
-    super(`${api}(): ${message}`)
-    this.name = 'UsageError'
-    this.api = api
+    super(`${api}(): ${message}`, { api })
   }
 }

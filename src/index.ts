@@ -19,7 +19,16 @@
  *
  * @packageDocumentation
  */
-export { UsageError } from './errors.js'
+export {
+  errorCategory,
+  errorJson,
+  errorText,
+  taggedError,
+  UsageError,
+  type ErrorCategory,
+  type ErrorJson,
+  type Tagged,
+} from './errors.js'
 export {
   Vertex,
   ancestors,

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
  */
 const PURE = [
   'src/errors.ts',
+  'src/errors',
   'src/codec',
   'src/dag',
   'src/conversation',

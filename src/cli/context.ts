@@ -6,6 +6,7 @@
  */
 import { connect as connectTcp } from 'node:net'
 import { ConnectionError, NerveClient } from '../client/index.js'
+import { errorJson, errorText, taggedError, type ErrorCategory } from '../errors.js'
 import { daemonFiles, tokenFileFor } from './home.js'
 
 /**
@@ -28,16 +29,18 @@ export interface GlobalOptions {
  *
  * @category cli
  */
-export class CliError extends Error {
-  readonly _tag = 'CliError'
-  constructor(
-    readonly tag: string,
-    message: string,
-    readonly path?: string,
-    readonly exitCode: 1 | 2 = 1,
-  ) {
-    super(message)
-    this.name = 'CliError'
+export class CliError extends taggedError('CliError', 'failed')<{
+  /** The failure, e.g. `DaemonNotRunning`: shown in place of `CliError`. */
+  readonly tag: string
+  /** What is to blame: a flag, a file, a socket, a URL. */
+  readonly path: string | undefined
+  readonly exitCode: 1 | 2
+}> {
+  /** `invalidInput` for a usage error (exit code 2), else `failed`. */
+  override readonly category: ErrorCategory
+  constructor(tag: string, message: string, path?: string, exitCode: 1 | 2 = 1) {
+    super(message, { tag, path, exitCode })
+    this.category = exitCode === 2 ? 'invalidInput' : 'failed'
   }
 }
 
@@ -141,54 +144,23 @@ export const print = <A>(o: GlobalOptions, value: A, text: (a: A) => string): vo
   if (out !== '') process.stdout.write(out.endsWith('\n') ? out : `${out}\n`)
 }
 
-const tagOf = (e: Error): string => {
-  const t = (e as { tag?: unknown; _tag?: unknown }).tag ?? (e as { _tag?: unknown })._tag
-  return typeof t === 'string' ? t : e.name
-}
-
 /**
- * The one line a failure prints: `error: <tag>[ at <path>]: <message>`.
+ * The one line a failure prints: `error: <tag>[ at <path>]: <message>`
+ * (the first line of the message), as `errorText` shows it.
  *
  * @category cli
  */
-export const errorLine = (e: unknown): string => {
-  if (!(e instanceof Error)) return `error: ${String(e)}`
-  const path = (e as { path?: unknown }).path
-  const where = typeof path === 'string' && path !== '' ? ` at ${path}` : ''
-  const first = e.message.split('\n')[0] ?? ''
-  return `error: ${tagOf(e)}${where}: ${first}`
-}
-
-/**
- * The JSON value a failure is with `--json`: `{ "error": { tag, message, path? } }`.
- *
- * @category cli
- */
-export const errorJson = (
-  e: unknown,
-): {
-  readonly error: { readonly tag: string; readonly message: string; readonly path?: string }
-} => {
-  if (!(e instanceof Error)) return { error: { tag: 'Error', message: String(e) } }
-  const path = (e as { path?: unknown }).path
-  return {
-    error: {
-      tag: tagOf(e),
-      message: e.message,
-      ...(typeof path === 'string' && path !== '' && { path }),
-    },
-  }
-}
+export const errorLine = (e: unknown): string => `error: ${errorText(e).split('\n')[0] ?? ''}`
 
 /**
  * Reports a failure and sets the exit code (2 for usage, else 1): one line
- * on stderr, or with `--json` one JSON value ({@link errorJson}) on stdout,
+ * on stderr, or with `--json` one JSON value (`{ "error": errorJson(e) }`) on stdout,
  * the stream every `--json` command answers on.
  *
  * @category cli
  */
 export const fail = (o: GlobalOptions, e: unknown): void => {
-  if (o.json === true) process.stdout.write(`${JSON.stringify(errorJson(e))}\n`)
+  if (o.json === true) process.stdout.write(`${JSON.stringify({ error: errorJson(e) })}\n`)
   else process.stderr.write(`${errorLine(e)}\n`)
   if (o.verbose === true && e instanceof Error && e.stack !== undefined) {
     process.stderr.write(`${e.stack}\n`)

@@ -3,6 +3,7 @@
  * was refused (a wrong token), or was lost. Every call pending when it is
  * lost rejects with it at once; so does every later call.
  */
+import { taggedError } from '../errors.js'
 
 /**
  * The daemon could not be reached, refused the connection, or went away.
@@ -18,15 +19,11 @@
  * assert.ok(e instanceof ConnectionError)
  * assert.strictEqual(e.address, '/nonexistent/nerve.sock')
  */
-export class ConnectionError extends Error {
-  readonly _tag = 'ConnectionError'
-  constructor(
-    /** Where the client was connected. */
-    readonly address: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${address}: ${message}`, options)
-    this.name = 'ConnectionError'
+export class ConnectionError extends taggedError('ConnectionError', 'unavailable')<{
+  /** Where the client was connected. */
+  readonly address: string
+}> {
+  constructor(address: string, message: string, options?: { cause?: unknown }) {
+    super(`${address}: ${message}`, { address }, options)
   }
 }

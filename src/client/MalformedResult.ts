@@ -3,6 +3,7 @@
  * command with a result its codec does not decode (a daemon of another
  * version, a bug, something else listening on the socket).
  */
+import { taggedError } from '../errors.js'
 import type * as t from 'io-ts'
 import { describeError, errorPath } from '../protocol/index.js'
 
@@ -24,20 +25,19 @@ import { describeError, errorPath } from '../protocol/index.js'
  * assert.strictEqual(e.path, '/written')
  * assert.deepStrictEqual(e.problems, ['/written: expected number, got "all"'])
  */
-export class MalformedResult extends Error {
-  readonly _tag = 'MalformedResult'
+export class MalformedResult extends taggedError('MalformedResult', 'failed')<{
+  /** The command whose answer it was. */
+  readonly method: string
   /** Where in the result the first problem is (a JSON pointer; `''` for the result itself). */
   readonly path: string
   readonly problems: readonly string[]
-  constructor(
-    /** The command whose answer it was. */
-    readonly method: string,
-    errors: readonly t.ValidationError[],
-  ) {
+}> {
+  constructor(method: string, errors: readonly t.ValidationError[]) {
     const problems = errors.map(describeError).map((p) => p.replace(/^params:/, '(result):'))
-    super(`the daemon answered ${method} with a malformed result: ${problems.join('; ')}`)
-    this.name = 'MalformedResult'
-    this.path = errors[0] === undefined ? '' : errorPath(errors[0])
-    this.problems = Object.freeze(problems)
+    super(`the daemon answered ${method} with a malformed result: ${problems.join('; ')}`, {
+      method,
+      path: errors[0] === undefined ? '' : errorPath(errors[0]),
+      problems: Object.freeze(problems),
+    })
   }
 }

@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import type * as t from 'io-ts'
 import { errorPath, expectedOf } from '../codec/index.js'
 
@@ -8,15 +9,16 @@ import { errorPath, expectedOf } from '../codec/index.js'
  *
  * @category distributed
  */
-export class RedisUnreachable extends Error {
-  readonly _tag = 'RedisUnreachable'
+export class RedisUnreachable extends taggedError('RedisUnreachable', 'unavailable')<{
   readonly address: string
   readonly timeoutMs: number
+}> {
   constructor(address: string, timeoutMs: number, cause?: unknown) {
-    super(`Redis at ${address} did not answer within ${timeoutMs} ms`, { cause })
-    this.name = 'RedisUnreachable'
-    this.address = address
-    this.timeoutMs = timeoutMs
+    super(
+      `Redis at ${address} did not answer within ${timeoutMs} ms`,
+      { address, timeoutMs },
+      { cause },
+    )
   }
 }
 
@@ -27,17 +29,17 @@ export class RedisUnreachable extends Error {
  *
  * @category distributed
  */
-export class NoLiveWorker extends Error {
-  readonly _tag = 'NoLiveWorker'
+export class NoLiveWorker extends taggedError('NoLiveWorker', 'unavailable')<{
   readonly queue: string
   readonly path: readonly string[]
   readonly timeoutMs: number
+}> {
   constructor(queue: string, path: readonly string[], timeoutMs: number) {
-    super(`step "${path.join('/')}": no worker listened on queue "${queue}" for ${timeoutMs} ms`)
-    this.name = 'NoLiveWorker'
-    this.queue = queue
-    this.path = Object.freeze([...path])
-    this.timeoutMs = timeoutMs
+    super(`step "${path.join('/')}": no worker listened on queue "${queue}" for ${timeoutMs} ms`, {
+      queue,
+      path: Object.freeze([...path]),
+      timeoutMs,
+    })
   }
 }
 
@@ -49,17 +51,17 @@ export class NoLiveWorker extends Error {
  *
  * @category distributed
  */
-export class RemoteStepFailed extends Error {
-  readonly _tag = 'RemoteStepFailed'
+export class RemoteStepFailed extends taggedError('RemoteStepFailed', 'failed')<{
   readonly path: readonly string[]
   readonly jobId: string
   readonly remoteName: string
+}> {
   constructor(path: readonly string[], jobId: string, remoteName: string, message: string) {
-    super(`step "${path.join('/')}" failed on a worker (job ${jobId}): ${message}`)
-    this.name = 'RemoteStepFailed'
-    this.path = Object.freeze([...path])
-    this.jobId = jobId
-    this.remoteName = remoteName
+    super(`step "${path.join('/')}" failed on a worker (job ${jobId}): ${message}`, {
+      path: Object.freeze([...path]),
+      jobId,
+      remoteName,
+    })
   }
 }
 
@@ -69,10 +71,10 @@ export class RemoteStepFailed extends Error {
  *
  * @category distributed
  */
-export class WireDecodeError extends Error {
-  readonly _tag = 'WireDecodeError'
+export class WireDecodeError extends taggedError('WireDecodeError', 'failed')<{
   readonly what: string
   readonly problems: readonly { readonly path: string; readonly expected: string }[]
+}> {
   constructor(
     what: string,
     problems: readonly { readonly path: string; readonly expected: string }[],
@@ -81,10 +83,8 @@ export class WireDecodeError extends Error {
     super(
       `${what} does not decode` +
         (first === undefined ? '' : `: at ${first.path || '/'} expected ${first.expected}`),
+      { what, problems: Object.freeze(problems.map((p) => Object.freeze({ ...p }))) },
     )
-    this.name = 'WireDecodeError'
-    this.what = what
-    this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })))
   }
 }
 

@@ -7,7 +7,7 @@
  */
 export { remoteInterpreters } from './remote.js'
 export type { RemoteInterpreters, RemoteOptions } from './remote.js'
-export { startWorker } from './worker.js'
+export { startWorker, UnknownFunction } from './worker.js'
 export type { NerveWorker, WorkerOptions } from './worker.js'
 export type { RedisConnection } from './connection.js'
 export { NoLiveWorker, RedisUnreachable, RemoteStepFailed, WireDecodeError } from './DistError.js'

@@ -1,8 +1,8 @@
 import { Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import { defaultInterpreters } from '../interpreters/index.js'
-import { UnknownLinkHandle } from '../runtime/index.js'
+import { MissingInterpreter, UnknownLinkHandle } from '../runtime/index.js'
 import {
   fn,
   makeNode,
@@ -62,26 +62,37 @@ export interface NerveWorker {
   close(force?: boolean): Promise<void>
 }
 
-class StepCancelled extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'Cancelled'
+/**
+ * A step's node calls a function the worker was not given (`functions` of
+ * `startWorker`).
+ *
+ * @category distributed
+ */
+export class UnknownFunction extends taggedError('UnknownFunction', 'notFound')<{
+  readonly functionName: string
+}> {
+  constructor(functionName: string) {
+    super(`this worker has no function named "${functionName}"`, { functionName })
   }
 }
 
-class OverBudgetShare extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'BudgetExceeded'
+/** How a step's failure goes back through BullMQ: its message is the `{ name, message }` JSON the executor reads. */
+class JobFailure extends taggedError('JobFailure', 'failed') {
+  constructor(name: string, message: string) {
+    super(JSON.stringify({ name, message }))
   }
 }
+
+class StepCancelled extends taggedError('Cancelled', 'cancelled') {}
+
+class OverBudgetShare extends taggedError('BudgetExceeded', 'failed') {}
 
 const nodeOf = (job: StepJob, functions: Readonly<Record<string, NodeFunction>>): Node => {
   const d = job.node
   if (d.kind === 'function') {
     const name = d.function ?? d.id
     const f = Object.hasOwn(functions, name) ? functions[name] : undefined
-    if (f === undefined) throw new Error(`this worker has no function named "${name}"`)
+    if (f === undefined) throw new UnknownFunction(name)
     return fn(d.id, f, { metadata: d.metadata })
   }
   return makeNode(d as unknown as Node, 'startWorker')
@@ -117,8 +128,9 @@ const runStep = async (
   if (await isCancelled(job)) throw new StepCancelled(`job ${jobId} was cancelled`)
   const node = nodeOf(data, functions)
   const interpreter = registry.get(node.kind)
-  if (interpreter === undefined)
-    throw new Error(`this worker has no interpreter for kind "${node.kind}"`)
+  if (interpreter === undefined) {
+    throw new MissingInterpreter(data.path, node.kind, 'this worker has no interpreter')
+  }
   // One controller for the step: BullMQ's cancel and the time share abort it
   // (forwarded by hand: AbortSignal.any costs more than the rest of a job).
   const own = new AbortController()
@@ -191,7 +203,7 @@ const runStep = async (
       }
     }
     if (interpreter.execute !== undefined) return await interpreter.execute(node, ctx)
-    throw new Error(`the interpreter of kind "${node.kind}" cannot execute`)
+    throw new MissingInterpreter(data.path, node.kind, 'its interpreter cannot execute')
   }
   try {
     const result = await Promise.race([work(), aborted(signal)])
@@ -262,7 +274,7 @@ export const startWorker = async (options: WorkerOptions): Promise<NerveWorker> 
         runStep(job, signal, registry, functions, cancelledBefore).catch((e: unknown) => {
           const name = e instanceof Error ? e.name : 'Error'
           const message = e instanceof Error ? e.message : String(e)
-          throw new Error(JSON.stringify({ name, message }))
+          throw new JobFailure(name, message)
         }),
       {
         connection: { ...redis, maxRetriesPerRequest: null },

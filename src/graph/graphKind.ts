@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { nodeKind } from '../node/NodeKind.js'
 import { metadata as anObject, optionsCodec } from '../node/options.js'
@@ -11,11 +12,11 @@ import { showGraphFileError, type GraphFileError } from './GraphFileError.js'
  *
  * @category graph files
  */
-export class GraphFileRejected extends Error {
-  readonly _tag = 'GraphFileRejected'
-  constructor(readonly errors: readonly GraphFileError[]) {
-    super(`the graph file is invalid: ${errors.map(showGraphFileError).join('; ')}`)
-    this.name = 'GraphFileRejected'
+export class GraphFileRejected extends taggedError('GraphFileRejected', 'invalidGraph')<{
+  readonly errors: readonly GraphFileError[]
+}> {
+  constructor(errors: readonly GraphFileError[]) {
+    super(`the graph file is invalid: ${errors.map(showGraphFileError).join('; ')}`, { errors })
   }
 }
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import { forkBash, isBashNode, type BashNode } from '../node/BashNode.js'
 import {
   type ForkContext,
@@ -36,20 +36,17 @@ const howItEnded = (r: BashResult, timeoutMs: number | undefined): string => {
  *
  * @category errors
  */
-export class BashFailed extends Error {
-  readonly _tag = 'BashFailed'
+export class BashFailed extends taggedError('BashFailed', 'failed')<{
   readonly nodeId: string
   readonly command: string
   readonly result: BashResult
+}> {
   constructor(nodeId: string, command: string, result: BashResult, timeoutMs?: number) {
     const stderr = lastLine(result.stderr)
     super(
       `bash node "${nodeId}": the command ${howItEnded(result, timeoutMs)}${stderr === '' ? '' : `: ${stderr}`}`,
+      { nodeId, command, result },
     )
-    this.name = 'BashFailed'
-    this.nodeId = nodeId
-    this.command = command
-    this.result = result
   }
 }
 
@@ -59,21 +56,17 @@ export class BashFailed extends Error {
  *
  * @category errors
  */
-export class BashSpawnFailed extends Error {
-  readonly _tag = 'BashSpawnFailed'
+export class BashSpawnFailed extends taggedError('BashSpawnFailed', 'failed')<{
   readonly nodeId: string
   readonly cwd: string | undefined
+}> {
   constructor(nodeId: string, cwd: string | undefined, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause)
     super(
       `bash node "${nodeId}": could not start bash${cwd === undefined ? '' : ` in ${cwd}`}: ${why}`,
-      {
-        cause,
-      },
+      { nodeId, cwd },
+      { cause },
     )
-    this.name = 'BashSpawnFailed'
-    this.nodeId = nodeId
-    this.cwd = cwd
   }
 }
 

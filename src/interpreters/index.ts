@@ -27,7 +27,12 @@ export * from './llm/index.js'
 export * from './tools/index.js'
 export * from './agents/index.js'
 export { toolsetInterpreter, toolsetTools } from './toolset.js'
-export { McpServerFailed, mcpServerInterpreter } from './mcpServer.js'
+export {
+  McpServerFailed,
+  mcpServerInterpreter,
+  McpToolCancelled,
+  McpToolFailed,
+} from './mcpServer.js'
 export type { McpServerInterpreter } from './mcpServer.js'
 export { writeFileAtomic } from './atomicWrite.js'
 export { processGroup } from './processGroup.js'
@@ -38,6 +43,7 @@ export {
   TerminalDialog,
   TerminalExited,
   TerminalInterrupted,
+  TerminalNotStarted,
   TerminalTimeout,
 } from './terminal/Terminal.js'
 export type {

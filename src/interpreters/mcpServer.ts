@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ImageBlock, TextBlock, ToolResultContent } from '../conversation/Entry.js'
 import type { Interpreter, NodeContext } from '../node/Interpreter.js'
@@ -10,15 +11,46 @@ import type { Tool, ToolContext, ToolOutput } from './tools/Tool.js'
  *
  * @category errors
  */
-export class McpServerFailed extends Error {
-  readonly _tag = 'McpServerFailed'
+export class McpServerFailed extends taggedError('McpServerFailed', 'failed')<{
   readonly path: readonly string[]
   readonly nodeId: string
+}> {
   constructor(path: readonly string[], nodeId: string, message: string, cause?: unknown) {
-    super(`step "${path.join('/')}": MCP server "${nodeId}" ${message}`, { cause })
-    this.name = 'McpServerFailed'
-    this.path = Object.freeze([...path])
-    this.nodeId = nodeId
+    super(
+      `step "${path.join('/')}": MCP server "${nodeId}" ${message}`,
+      { path: Object.freeze([...path]), nodeId },
+      { cause },
+    )
+  }
+}
+
+/**
+ * A call of a server's tool failed: the server answered with a protocol
+ * error, timed out, or went away (`message` adds the last lines it wrote
+ * on stderr).
+ *
+ * @category tools
+ */
+export class McpToolFailed extends taggedError('McpToolFailed', 'failed')<{
+  readonly nodeId: string
+  readonly tool: string
+}> {
+  constructor(nodeId: string, tool: string, message: string, cause: unknown) {
+    super(message, { nodeId, tool }, { cause })
+  }
+}
+
+/**
+ * A call of a server's tool was cancelled with its step.
+ *
+ * @category tools
+ */
+export class McpToolCancelled extends taggedError('McpToolCancelled', 'cancelled')<{
+  readonly nodeId: string
+  readonly tool: string
+}> {
+  constructor(nodeId: string, tool: string, cause: unknown) {
+    super(`MCP server "${nodeId}": the call of ${tool} was cancelled`, { nodeId, tool }, { cause })
   }
 }
 
@@ -243,11 +275,13 @@ const mcpTool = (
           ...(node.timeoutMs !== undefined && { timeout: node.timeoutMs }),
         })
       } catch (e) {
-        if (ctx.signal.aborted) throw new Error('cancelled', { cause: e })
+        if (ctx.signal.aborted) throw new McpToolCancelled(node.id, listed.name, e)
         const said = stderr().trim()
-        throw new Error(
+        throw new McpToolFailed(
+          node.id,
+          listed.name,
           `MCP server "${node.id}": ${messageOf(e)}${said === '' ? '' : ` (it said: ${said.split('\n').slice(-3).join(' | ')})`}`,
-          { cause: e },
+          e,
         )
       } finally {
         calls.delete(call)

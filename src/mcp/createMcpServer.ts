@@ -18,6 +18,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { NerveClient } from '../client/index.js'
+import { errorText, taggedError } from '../errors.js'
 import { jsonSchemaOf, paramsCodecs, type JsonSchema, type Method } from '../protocol/index.js'
 
 /** What each argument means, where a tool does not say otherwise. */
@@ -252,13 +253,34 @@ const text = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
 })
 
-/** A failure as the one line the CLI prints: its tag, where, and what. */
-const failure = (e: unknown): CallToolResult => {
-  const err = e as { tag?: unknown; _tag?: unknown; path?: unknown; message?: unknown }
-  const tag = [err.tag, err._tag].find((t) => typeof t === 'string') ?? 'Error'
-  const where = typeof err.path === 'string' && err.path !== '' ? ` at ${err.path}` : ''
-  const message = typeof err.message === 'string' ? err.message : String(e)
-  return { isError: true, content: [{ type: 'text', text: `${tag}${where}: ${message}` }] }
+/** A failure as the one line the CLI prints (`errorText`): its tag, where, and what. */
+const failure = (e: unknown): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: errorText(e) }],
+})
+
+/**
+ * A tool call names a tool the server does not have.
+ *
+ * @category mcp
+ */
+export class UnknownTool extends taggedError('UnknownTool', 'notFound')<{ readonly tool: string }> {
+  constructor(tool: string) {
+    super(`no tool named ${tool}`, { tool })
+  }
+}
+
+/**
+ * A resource read names a URI the server does not serve.
+ *
+ * @category mcp
+ */
+export class UnknownResource extends taggedError('UnknownResource', 'notFound')<{
+  readonly uri: string
+}> {
+  constructor(uri: string) {
+    super(`no resource ${uri}`, { uri })
+  }
 }
 
 const HISTORY = 'nerve://nodes/{nodeId}/history'
@@ -310,7 +332,7 @@ export const createMcpServer = (client: NerveClient, version = '0.1.0'): Server 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
-      return failure({ tag: 'UnknownTool', message: `no tool named ${request.params.name}` })
+      return failure(new UnknownTool(request.params.name))
     }
     const args = request.params.arguments ?? {}
     try {
@@ -340,7 +362,7 @@ export const createMcpServer = (client: NerveClient, version = '0.1.0'): Server 
   }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const m = HISTORY_URI.exec(request.params.uri)
-    if (m === null) throw new Error(`no resource ${request.params.uri}`)
+    if (m === null) throw new UnknownResource(request.params.uri)
     const entries = await client.call('GET_HISTORY', { nodeId: decodeURIComponent(m[1]!) })
     return {
       contents: [

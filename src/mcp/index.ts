@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { createMcpServer } from './createMcpServer.js'
+export { createMcpServer, UnknownResource, UnknownTool } from './createMcpServer.js'
 export {
   serveMcpHttp,
   serveMcpStdio,

@@ -1,3 +1,5 @@
+import { errorCategories, taggedError, type ErrorCategory } from '../errors.js'
+
 /**
  * The error codes of the wire. The JSON-RPC 2.0 ones (`-32700` … `-32603`)
  * say that a message could not be taken as a call; the application ones
@@ -74,9 +76,46 @@ export interface WireError {
 }
 
 /**
+ * The code of each error category: what the engine answers for an error
+ * of that category (its tag goes in `error.data.tag`).
+ *
+ * @category protocol
+ */
+export const categoryCodes: Readonly<Record<ErrorCategory, ErrorCode>> = Object.freeze({
+  notFound: ErrorCode.NotFound,
+  conflict: ErrorCode.Conflict,
+  unsupported: ErrorCode.Unsupported,
+  invalidInput: ErrorCode.InvalidParams,
+  invalidGraph: ErrorCode.InvalidGraph,
+  invalidState: ErrorCode.InvalidState,
+  limitExceeded: ErrorCode.LimitExceeded,
+  unavailable: ErrorCode.ShuttingDown,
+  timeout: ErrorCode.Timeout,
+  cancelled: ErrorCode.Cancelled,
+  storage: ErrorCode.StorageFailed,
+  failed: ErrorCode.ExecutionFailed,
+  internal: ErrorCode.InternalError,
+})
+
+/**
+ * The category of a code: the inverse of {@link categoryCodes}; the
+ * JSON-RPC codes of a message that is not a call (`ParseError`,
+ * `InvalidRequest`, `MethodNotFound`) are `invalidInput`, a code the
+ * protocol does not have `failed`.
+ *
+ * @category protocol
+ */
+export const categoryOfCode = (code: number): ErrorCategory => {
+  if (code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest) return 'invalidInput'
+  if (code === ErrorCode.MethodNotFound) return 'invalidInput'
+  return errorCategories.find((c) => categoryCodes[c] === code) ?? 'failed'
+}
+
+/**
  * An error the engine answered a call with, as a value: the client rebuilds
  * one from each error reply (see {@link protocolError}), so a caller can
- * branch on `tag` and `code`.
+ * branch on `tag`, `category` and `code`. It stands for the daemon's error:
+ * it is shown with the daemon's tag, path and details.
  *
  * @category protocol
  * @example
@@ -86,10 +125,11 @@ export interface WireError {
  * const e = protocolError({ code: -32001, message: 'no node "x"', data: { tag: 'UnknownNode', nodeId: 'x' } })
  * assert.strictEqual(e.tag, 'UnknownNode')
  * assert.strictEqual(e.code, ErrorCode.NotFound)
+ * assert.strictEqual(e.category, 'notFound')
  * assert.strictEqual(e.data.nodeId, 'x')
  */
-export class ProtocolError extends Error {
-  readonly _tag = 'ProtocolError'
+export class ProtocolError extends taggedError('ProtocolError', 'failed') {
+  override readonly category: ErrorCategory
   readonly code: number
   /** `error.data.tag`, or the JSON-RPC name of the code when the reply has none. */
   readonly tag: string
@@ -97,11 +137,16 @@ export class ProtocolError extends Error {
   readonly data: ErrorData
   constructor(error: WireError) {
     super(error.message)
-    this.name = 'ProtocolError'
     this.code = error.code
+    this.category = categoryOfCode(error.code)
     this.tag = error.data?.tag ?? codeName(error.code)
     this.path = error.data?.path
     this.data = error.data ?? { tag: this.tag }
+  }
+  /** The daemon's details: `error.data` without its tag and path. */
+  override get details(): Readonly<Record<string, unknown>> {
+    const { tag: _tag, path: _path, ...details } = this.data
+    return details
   }
 }
 

@@ -5,7 +5,14 @@
  *
  * @packageDocumentation
  */
-export { codeName, ErrorCode, ProtocolError, protocolError } from './errors.js'
+export {
+  categoryCodes,
+  categoryOfCode,
+  codeName,
+  ErrorCode,
+  ProtocolError,
+  protocolError,
+} from './errors.js'
 export type { ErrorData, WireError } from './errors.js'
 export { errorLine, notificationLine, readMessage, requestLine, resultLine } from './jsonrpc.js'
 export type { Incoming, RequestId, Response } from './jsonrpc.js'

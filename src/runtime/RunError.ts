@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import type { GraphError } from '../graph/GraphError.js'
 import { showGraphError } from '../graph/GraphError.js'
 import type { BudgetLimit } from './Budget.js'
@@ -23,15 +24,10 @@ const describe = (u: unknown): string =>
  * @category errors
  */
 export abstract class RunError extends Error {
-  abstract readonly _tag: string
-  readonly path: readonly string[]
+  declare readonly _tag: string
+  declare readonly path: readonly string[]
   /** Set when the run settles with this error. */
   trace: Trace | undefined = undefined
-
-  constructor(path: readonly string[], message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.path = Object.freeze([...path])
-  }
 
   /** The id of the step, or `undefined` for an error of the graph itself. */
   get stepId(): string | undefined {
@@ -39,18 +35,19 @@ export abstract class RunError extends Error {
   }
 }
 
+/** A step path, frozen. */
+const at = (path: readonly string[]): readonly string[] => Object.freeze([...path])
+
 /**
  * A step failed for good (after its error policy); `cause` is its last error.
  *
  * @category errors
  */
-export class StepFailed extends RunError {
-  readonly _tag = 'StepFailed'
+export class StepFailed extends taggedError('StepFailed', 'failed', RunError)<{
   readonly attempts: number
+}> {
   constructor(path: readonly string[], cause: unknown, attempts: number) {
-    super(path, `${where(path)} failed: ${describe(cause)}`, { cause })
-    this.name = 'StepFailed'
-    this.attempts = attempts
+    super(`${where(path)} failed: ${describe(cause)}`, { path: at(path), attempts }, { cause })
   }
 }
 
@@ -60,17 +57,18 @@ export class StepFailed extends RunError {
  *
  * @category errors
  */
-export class BudgetExceeded extends RunError {
-  readonly _tag = 'BudgetExceeded'
+export class BudgetExceeded extends taggedError('BudgetExceeded', 'failed', RunError)<{
   readonly limit: BudgetLimit
   readonly max: number
   readonly used: number
+}> {
   constructor(path: readonly string[], limit: BudgetLimit, max: number, used: number) {
-    super(path, `budget exceeded at ${where(path)}: ${limit} is ${max}, used ${used}`)
-    this.name = 'BudgetExceeded'
-    this.limit = limit
-    this.max = max
-    this.used = used
+    super(`budget exceeded at ${where(path)}: ${limit} is ${max}, used ${used}`, {
+      path: at(path),
+      limit,
+      max,
+      used,
+    })
   }
 }
 
@@ -79,13 +77,11 @@ export class BudgetExceeded extends RunError {
  *
  * @category errors
  */
-export class Cancelled extends RunError {
-  readonly _tag = 'Cancelled'
+export class Cancelled extends taggedError('Cancelled', 'cancelled', RunError)<{
   readonly reason: unknown
+}> {
   constructor(path: readonly string[], reason: unknown) {
-    super(path, `${where(path)} was cancelled: ${describe(reason)}`)
-    this.name = 'Cancelled'
-    this.reason = reason
+    super(`${where(path)} was cancelled: ${describe(reason)}`, { path: at(path), reason })
   }
 }
 
@@ -95,13 +91,11 @@ export class Cancelled extends RunError {
  *
  * @category errors
  */
-export class MissingInterpreter extends RunError {
-  readonly _tag = 'MissingInterpreter'
+export class MissingInterpreter extends taggedError('MissingInterpreter', 'unsupported', RunError)<{
   readonly kind: string
+}> {
   constructor(path: readonly string[], kind: string, detail = 'no interpreter is registered') {
-    super(path, `${where(path)} runs a "${kind}" node: ${detail} for that kind`)
-    this.name = 'MissingInterpreter'
-    this.kind = kind
+    super(`${where(path)} runs a "${kind}" node: ${detail} for that kind`, { path: at(path), kind })
   }
 }
 
@@ -110,13 +104,14 @@ export class MissingInterpreter extends RunError {
  *
  * @category errors
  */
-export class UnknownNodeRef extends RunError {
-  readonly _tag = 'UnknownNodeRef'
+export class UnknownNodeRef extends taggedError('UnknownNodeRef', 'notFound', RunError)<{
   readonly nodeRef: string
+}> {
   constructor(path: readonly string[], nodeRef: string) {
-    super(path, `${where(path)} refers to node "${nodeRef}", which the session does not have`)
-    this.name = 'UnknownNodeRef'
-    this.nodeRef = nodeRef
+    super(`${where(path)} refers to node "${nodeRef}", which the session does not have`, {
+      path: at(path),
+      nodeRef,
+    })
   }
 }
 
@@ -125,13 +120,14 @@ export class UnknownNodeRef extends RunError {
  *
  * @category errors
  */
-export class InvalidGraph extends RunError {
-  readonly _tag = 'InvalidGraph'
+export class InvalidGraph extends taggedError('InvalidGraph', 'invalidGraph', RunError)<{
   readonly errors: readonly GraphError[]
+}> {
   constructor(path: readonly string[], errors: readonly GraphError[]) {
-    super(path, `${where(path)} is not a valid graph: ${errors.map(showGraphError).join('; ')}`)
-    this.name = 'InvalidGraph'
-    this.errors = errors
+    super(`${where(path)} is not a valid graph: ${errors.map(showGraphError).join('; ')}`, {
+      path: at(path),
+      errors,
+    })
   }
 }
 
@@ -141,13 +137,11 @@ export class InvalidGraph extends RunError {
  *
  * @category errors
  */
-export class StepTimeout extends RunError {
-  readonly _tag = 'StepTimeout'
+export class StepTimeout extends taggedError('StepTimeout', 'timeout', RunError)<{
   readonly timeoutMs: number
+}> {
   constructor(path: readonly string[], timeoutMs: number) {
-    super(path, `${where(path)} timed out after ${timeoutMs} ms`)
-    this.name = 'StepTimeout'
-    this.timeoutMs = timeoutMs
+    super(`${where(path)} timed out after ${timeoutMs} ms`, { path: at(path), timeoutMs })
   }
 }
 
@@ -157,13 +151,14 @@ export class StepTimeout extends RunError {
  *
  * @category errors
  */
-export class LinkCycle extends RunError {
-  readonly _tag = 'LinkCycle'
+export class LinkCycle extends taggedError('LinkCycle', 'invalidGraph', RunError)<{
   readonly cycle: readonly string[]
+}> {
   constructor(path: readonly string[], cycle: readonly string[]) {
-    super(path, `${where(path)}: link cycle ${cycle.join(' → ')}`)
-    this.name = 'LinkCycle'
-    this.cycle = Object.freeze([...cycle])
+    super(`${where(path)}: link cycle ${cycle.join(' → ')}`, {
+      path: at(path),
+      cycle: Object.freeze([...cycle]),
+    })
   }
 }
 
@@ -172,13 +167,11 @@ export class LinkCycle extends RunError {
  *
  * @category errors
  */
-export class UnknownLinkHandle extends RunError {
-  readonly _tag = 'UnknownLinkHandle'
+export class UnknownLinkHandle extends taggedError('UnknownLinkHandle', 'invalidGraph', RunError)<{
   readonly handle: string
+}> {
   constructor(path: readonly string[], handle: string) {
-    super(path, `${where(path)} has no links named "${handle}"`)
-    this.name = 'UnknownLinkHandle'
-    this.handle = handle
+    super(`${where(path)} has no links named "${handle}"`, { path: at(path), handle })
   }
 }
 

@@ -3,6 +3,7 @@
  * person (or a policy) approves. As a step, its decision is recorded with
  * the run and a replay reads it back instead of asking again.
  */
+import { taggedError } from '../errors.js'
 import * as t from 'io-ts'
 import {
   ApprovalPolicyCodec,
@@ -25,18 +26,22 @@ import type { RunControl } from './RunControl.js'
  *
  * @category run control
  */
-export class ApprovalRefused extends Error {
-  readonly _tag = 'ApprovalRefused'
+export class ApprovalRefused extends taggedError('ApprovalRefused', 'failed')<{
+  readonly requestId: string
+  readonly decision: 'denied' | 'timeout' | 'cancelled'
+  readonly by: string
+  readonly note: string | undefined
+}> {
   constructor(
-    readonly requestId: string,
-    readonly decision: 'denied' | 'timeout' | 'cancelled',
-    readonly by: string,
-    readonly note?: string,
+    requestId: string,
+    decision: 'denied' | 'timeout' | 'cancelled',
+    by: string,
+    note?: string,
   ) {
     super(
       `approval ${requestId} was ${decision === 'denied' ? `denied by ${by}` : decision === 'timeout' ? 'not given in time' : 'cancelled'}${note === undefined ? '' : `: ${note}`}`,
+      { requestId, decision, by, note },
     )
-    this.name = 'ApprovalRefused'
   }
 }
 

@@ -7,7 +7,7 @@ import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
 import type { NodeInfo } from '../node/NodeInfo.js'
-import { canTransition, showIllegalTransition, type NodeState } from '../node/NodeState.js'
+import { canTransition, type NodeState } from '../node/NodeState.js'
 import type { Clock } from '../runtime/Clock.js'
 import { run } from '../runtime/run.js'
 import { runNode } from '../runtime/runNode.js'
@@ -23,6 +23,7 @@ import { infoOf, live, NodeTable, type Live } from './NodeTable.js'
 import { isoTime } from './isoTime.js'
 import {
   ExecuteTimeout,
+  IllegalNodeTransition,
   NameTaken,
   NodeStopped,
   SessionClosed,
@@ -401,9 +402,7 @@ export class Session implements NodeRegistry {
 
   #set(entry: Live, to: NodeState): void {
     if (!canTransition(entry.state, to)) {
-      throw new Error(
-        `Session: node "${entry.name}": ${showIllegalTransition({ _tag: 'IllegalTransition', from: entry.state, to })}`,
-      )
+      throw new IllegalNodeTransition(this.id, entry.name, entry.state, to)
     }
     entry.state = to
     if (to !== 'stopping') this.#emit(to, entry)

@@ -1,3 +1,6 @@
+import { taggedError } from '../errors.js'
+import { showIllegalTransition, type NodeState } from '../node/NodeState.js'
+
 /**
  * The base of every error a {@link Session} (and `fork`, the factories and the
  * session manager) throws or rejects with because of its state: a name
@@ -10,13 +13,9 @@
  * @category session errors
  */
 export abstract class SessionError extends Error {
-  abstract readonly _tag: string
-  readonly sessionId: string
-
-  constructor(sessionId: string, message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.sessionId = sessionId
-  }
+  declare readonly _tag: string
+  /** The session the error is about. */
+  declare readonly sessionId: string
 }
 
 /**
@@ -33,13 +32,15 @@ export abstract class SessionError extends Error {
  * session.register(fn('one', () => 1))
  * assert.throws(() => session.register(fn('one', () => 2)), NameTaken)
  */
-export class NameTaken extends SessionError {
-  readonly _tag = 'NameTaken'
+export class NameTaken extends taggedError('NameTaken', 'conflict', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
+}> {
   constructor(sessionId: string, nodeName: string) {
-    super(sessionId, `session "${sessionId}" already has a node named "${nodeName}"`)
-    this.name = 'NameTaken'
-    this.nodeName = nodeName
+    super(`session "${sessionId}" already has a node named "${nodeName}"`, {
+      sessionId,
+      nodeName,
+    })
   }
 }
 
@@ -48,13 +49,12 @@ export class NameTaken extends SessionError {
  *
  * @category session errors
  */
-export class UnknownNode extends SessionError {
-  readonly _tag = 'UnknownNode'
+export class UnknownNode extends taggedError('UnknownNode', 'notFound', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
+}> {
   constructor(sessionId: string, nodeName: string) {
-    super(sessionId, `session "${sessionId}" has no node named "${nodeName}"`)
-    this.name = 'UnknownNode'
-    this.nodeName = nodeName
+    super(`session "${sessionId}" has no node named "${nodeName}"`, { sessionId, nodeName })
   }
 }
 
@@ -64,15 +64,17 @@ export class UnknownNode extends SessionError {
  *
  * @category session errors
  */
-export class NotForkable extends SessionError {
-  readonly _tag = 'NotForkable'
+export class NotForkable extends taggedError('NotForkable', 'unsupported', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
   readonly kind: string
+}> {
   constructor(sessionId: string, nodeName: string, kind: string, reason = 'cannot fork') {
-    super(sessionId, `node "${nodeName}" of session "${sessionId}": a ${kind} node ${reason}`)
-    this.name = 'NotForkable'
-    this.nodeName = nodeName
-    this.kind = kind
+    super(`node "${nodeName}" of session "${sessionId}": a ${kind} node ${reason}`, {
+      sessionId,
+      nodeName,
+      kind,
+    })
   }
 }
 
@@ -82,15 +84,17 @@ export class NotForkable extends SessionError {
  *
  * @category session errors
  */
-export class NodeStopped extends SessionError {
-  readonly _tag = 'NodeStopped'
+export class NodeStopped extends taggedError('NodeStopped', 'invalidState', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
   readonly state: 'stopping' | 'stopped'
+}> {
   constructor(sessionId: string, nodeName: string, state: 'stopping' | 'stopped') {
-    super(sessionId, `node "${nodeName}" of session "${sessionId}" is ${state}`)
-    this.name = 'NodeStopped'
-    this.nodeName = nodeName
-    this.state = state
+    super(`node "${nodeName}" of session "${sessionId}" is ${state}`, {
+      sessionId,
+      nodeName,
+      state,
+    })
   }
 }
 
@@ -100,18 +104,17 @@ export class NodeStopped extends SessionError {
  *
  * @category session errors
  */
-export class ExecuteTimeout extends SessionError {
-  readonly _tag = 'ExecuteTimeout'
+export class ExecuteTimeout extends taggedError('ExecuteTimeout', 'timeout', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
   readonly timeoutMs: number
+}> {
   constructor(sessionId: string, nodeName: string, timeoutMs: number) {
-    super(
+    super(`node "${nodeName}" of session "${sessionId}": no answer within ${timeoutMs} ms`, {
       sessionId,
-      `node "${nodeName}" of session "${sessionId}": no answer within ${timeoutMs} ms`,
-    )
-    this.name = 'ExecuteTimeout'
-    this.nodeName = nodeName
-    this.timeoutMs = timeoutMs
+      nodeName,
+      timeoutMs,
+    })
   }
 }
 
@@ -120,11 +123,11 @@ export class ExecuteTimeout extends SessionError {
  *
  * @category session errors
  */
-export class SessionClosed extends SessionError {
-  readonly _tag = 'SessionClosed'
+export class SessionClosed extends taggedError('SessionClosed', 'invalidState', SessionError)<{
+  readonly sessionId: string
+}> {
   constructor(sessionId: string) {
-    super(sessionId, `session "${sessionId}" is closed`)
-    this.name = 'SessionClosed'
+    super(`session "${sessionId}" is closed`, { sessionId })
   }
 }
 
@@ -135,16 +138,41 @@ export class SessionClosed extends SessionError {
  *
  * @category session errors
  */
-export class StartFailed extends SessionError {
-  readonly _tag = 'StartFailed'
+export class StartFailed extends taggedError('StartFailed', 'failed', SessionError)<{
+  readonly sessionId: string
   readonly nodeName: string
+}> {
   constructor(sessionId: string, nodeName: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause)
-    super(sessionId, `node "${nodeName}" of session "${sessionId}" failed to start: ${why}`, {
-      cause,
-    })
-    this.name = 'StartFailed'
-    this.nodeName = nodeName
+    super(
+      `node "${nodeName}" of session "${sessionId}" failed to start: ${why}`,
+      { sessionId, nodeName },
+      { cause },
+    )
+  }
+}
+
+/**
+ * A bug: the session was about to move a node between two states that do
+ * not follow each other (`from` → `to`).
+ *
+ * @category session errors
+ */
+export class IllegalNodeTransition extends taggedError(
+  'IllegalNodeTransition',
+  'internal',
+  SessionError,
+)<{
+  readonly sessionId: string
+  readonly nodeName: string
+  readonly from: NodeState
+  readonly to: NodeState
+}> {
+  constructor(sessionId: string, nodeName: string, from: NodeState, to: NodeState) {
+    super(
+      `Session: node "${nodeName}": ${showIllegalTransition({ _tag: 'IllegalTransition', from, to })}`,
+      { sessionId, nodeName, from, to },
+    )
   }
 }
 

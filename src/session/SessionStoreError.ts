@@ -1,3 +1,5 @@
+import { taggedError } from '../errors.js'
+
 /**
  * One thing wrong in a session store file: where (a JSON pointer into the
  * file, `''` for the whole of it) and what.
@@ -34,24 +36,25 @@ const at = (pointer: string): string => (pointer === '' ? 'the top' : pointer)
  * assert.ok(isStoreCorrupt(error))
  * assert.strictEqual(error.pointer, '/sessions/0/id')
  */
-export class StoreCorrupt extends Error {
-  readonly _tag = 'StoreCorrupt'
+export class StoreCorrupt extends taggedError('StoreCorrupt', 'storage')<{
   /** The file that could not be read. */
   readonly path: string
   /** JSON pointer to the first problem (`''`: the file as a whole, e.g. not JSON). */
   readonly pointer: string
   /** Every problem found, in file order; at least one. */
   readonly problems: readonly StoreProblem[]
+}> {
   constructor(path: string, problems: readonly [StoreProblem, ...StoreProblem[]]) {
     const [first] = problems
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''
     super(
       `${path} is not a readable session store: at ${at(first.pointer)}: ${first.message}${more}`,
+      {
+        path,
+        pointer: first.pointer,
+        problems: Object.freeze(problems.map((p) => Object.freeze({ ...p }))),
+      },
     )
-    this.name = 'StoreCorrupt'
-    this.path = path
-    this.pointer = first.pointer
-    this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })))
   }
 }
 

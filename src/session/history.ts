@@ -2,7 +2,7 @@ import { mkdir, open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import type { Clock } from '../runtime/Clock.js'
 import { systemClock } from '../runtime/Clock.js'
 import type { HistoryLocation } from './historyPath.js'
@@ -79,13 +79,27 @@ export interface HistoryWriter {
   close(): Promise<void>
 }
 
+/**
+ * A history file got shorter while it was being read (something else
+ * truncated it): `position` is where the bytes ran out.
+ *
+ * @category history
+ */
+export class HistoryShrank extends taggedError('HistoryShrank', 'storage')<{
+  readonly position: number
+}> {
+  constructor(position: number) {
+    super(`history file shrank while reading at ${position}`, { position })
+  }
+}
+
 const CHUNK = 64 * 1024
 
 const readFully = async (handle: FileHandle, into: Buffer, position: number): Promise<void> => {
   let done = 0
   while (done < into.length) {
     const { bytesRead } = await handle.read(into, done, into.length - done, position + done)
-    if (bytesRead === 0) throw new Error(`history file shrank while reading at ${position + done}`)
+    if (bytesRead === 0) throw new HistoryShrank(position + done)
     done += bytesRead
   }
 }

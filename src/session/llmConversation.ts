@@ -9,7 +9,7 @@ import {
 } from '../conversation/codec/nerve.js'
 import { formatDecodeError, type DecodeError } from '../conversation/codec/errors.js'
 import type { Conversation } from '../conversation/Entry.js'
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import type { LlmState } from '../interpreters/llm/llmInterpreter.js'
 import { writeFileAtomic } from '../interpreters/atomicWrite.js'
 import type { Session } from './Session.js'
@@ -29,10 +29,10 @@ export type ConversationFormat = 'nerve' | 'nano'
  *
  * @category llm
  */
-export class ConversationFileError extends Error {
-  readonly _tag = 'ConversationFileError'
+export class ConversationFileError extends taggedError('ConversationFileError', 'storage')<{
   readonly path: string
   readonly error: DecodeError | { readonly _tag: 'NotSingleHead'; readonly count: number }
+}> {
   constructor(path: string, error: ConversationFileError['error']) {
     super(
       `${path}: ${
@@ -40,10 +40,8 @@ export class ConversationFileError extends Error {
           ? `an LLM node needs a conversation with one head, the file has ${error.count}`
           : formatDecodeError(error)
       }`,
+      { path, error },
     )
-    this.name = 'ConversationFileError'
-    this.path = path
-    this.error = error
   }
 }
 

@@ -1,3 +1,4 @@
+import { taggedError } from '../errors.js'
 import type * as t from 'io-ts'
 import { errorPath, expectedOf, pointer } from '../codec/index.js'
 import { StoreCorrupt, type StoreProblem } from '../session/index.js'
@@ -9,20 +10,17 @@ import { StoreCorrupt, type StoreProblem } from '../session/index.js'
  *
  * @category store
  */
-export class StoreTooNew extends Error {
-  readonly _tag = 'StoreTooNew'
+export class StoreTooNew extends taggedError('StoreTooNew', 'storage')<{
   readonly path: string
   readonly found: number
   readonly supported: number
+}> {
   constructor(path: string, found: number, supported: number) {
     super(
       `${path} has schema version ${found}; this version of Nerve reads up to ${supported}: ` +
         'upgrade Nerve to open it',
+      { path, found, supported },
     )
-    this.name = 'StoreTooNew'
-    this.path = path
-    this.found = found
-    this.supported = supported
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check'
 import type { Meta } from '../dag/Vertex.js'
+import { UsageError } from '../errors.js'
 import type { Block, ImageBlock, TextBlock, ToolDefinition, Usage } from '../conversation/Entry.js'
 
 /**
@@ -66,7 +67,7 @@ export const plainBlock = (kind: BlockKind): fc.Arbitrary<Block> => {
     case 'compaction':
       return record({ type: fc.constant('compaction' as const), content: text })
     default:
-      throw new Error(`not a plain block kind: ${kind}`)
+      throw new UsageError('plainBlock', `not a plain block kind: ${kind}`)
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Block, ToolUseBlock, Usage } from '../conversation/Entry.js'
 import { zeroUsage } from '../conversation/Entry.js'
-import { UsageError } from '../errors.js'
+import { taggedError, UsageError } from '../errors.js'
 import type {
   CallOptions,
   ModelRequest,
@@ -71,13 +71,17 @@ export interface ScriptedProvider extends Provider {
  *
  * @category scripted
  */
-export class ScriptExhausted extends ProviderError {
-  readonly _tag = 'ScriptExhausted'
+export class ScriptExhausted extends taggedError('ScriptExhausted', 'failed', ProviderError)<{
+  readonly provider: string
+  readonly retryable: boolean
   readonly calls: number
+}> {
   constructor(provider: string, calls: number) {
-    super(provider, `the script has no reply for call ${calls + 1}`, false)
-    this.name = 'ScriptExhausted'
-    this.calls = calls
+    super(`${provider}: the script has no reply for call ${calls + 1}`, {
+      provider,
+      retryable: false,
+      calls,
+    })
   }
 }
 

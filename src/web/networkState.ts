@@ -6,6 +6,7 @@
  */
 import { signal } from '@preact/signals'
 import type * as t from 'io-ts'
+import { UsageError } from '../errors.js'
 import type {
   ApprovalRequestCodec,
   EnvelopeCodec,
@@ -117,7 +118,8 @@ export const applyNetworkEvent = (e: NetworkEngineEvent): boolean => {
       case 'NODE_DONE':
         return { ...n, done: toggled(n.done, e.nodeId, true) }
       case 'NETWORK_PATCHED':
-        if (immer === undefined) throw new Error('applyNetworkEvent: patchesReady() first')
+        if (immer === undefined)
+          throw new UsageError('applyNetworkEvent', 'call patchesReady() first')
         return { ...n, network: immer.applyPatches(n.network, e.patches) }
       case 'APPROVAL_REQUESTED':
         return { ...n, pending: [...n.pending, e.request] }

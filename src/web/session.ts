@@ -6,6 +6,7 @@
  * listens (terminals).
  */
 import { NerveClient } from '../client/NerveClient.js'
+import { taggedError } from '../errors.js'
 import type { EngineEvent } from '../protocol/index.js'
 import { browserWire } from './browserWire.js'
 import {
@@ -17,12 +18,23 @@ import {
 } from './networkState.js'
 import { addRun, apply, connection, setNodes } from './state.js'
 
+/**
+ * The dashboard was asked for its connection before {@link start} made it.
+ *
+ * @category dashboard
+ */
+export class NotConnected extends taggedError('NotConnected', 'invalidState') {
+  constructor() {
+    super('client(): the dashboard is not connected yet')
+  }
+}
+
 let current: NerveClient | undefined
 const listeners = new Set<(e: EngineEvent) => void>()
 
 /** The connection (after {@link start} resolved). */
 export const client = (): NerveClient => {
-  if (current === undefined) throw new Error('client(): the dashboard is not connected yet')
+  if (current === undefined) throw new NotConnected()
   return current
 }
 

@@ -10,6 +10,7 @@
  *   the project (`tmp/<project>/chats`); resumed in a copied home it goes on
  *   apart from the original, under the same id.
  */
+import { taggedError } from '../../errors.js'
 import { cp, readdir, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -19,15 +20,15 @@ import { basename, dirname, join } from 'node:path'
  *
  * @category errors
  */
-export class AgentSessionMissing extends Error {
-  readonly _tag = 'AgentSessionMissing'
+export class AgentSessionMissing extends taggedError('AgentSessionMissing', 'invalidState')<{
   readonly program: 'codex' | 'gemini'
   readonly home: string
+}> {
   constructor(program: 'codex' | 'gemini', home: string) {
-    super(`${program}: no recorded session in ${home} to fork (it has taken no turn yet)`)
-    this.name = 'AgentSessionMissing'
-    this.program = program
-    this.home = home
+    super(`${program}: no recorded session in ${home} to fork (it has taken no turn yet)`, {
+      program,
+      home,
+    })
   }
 }
 

@@ -16,7 +16,7 @@ export {
 } from './agentSessions.js'
 export { approvalKeys, openAgentPty } from './agentPty.js'
 export type { AgentProgram, AgentPtyOptions, AgentPtyTerminal } from './agentPty.js'
-export { startModelProxy } from './proxy/modelProxy.js'
+export { startModelProxy, TapeExhausted } from './proxy/modelProxy.js'
 export type {
   ModelProxy,
   ModelProxyOptions,

@@ -1,3 +1,5 @@
+import { taggedError } from '../../errors.js'
+
 /**
  * Why a provider call failed. Every provider throws one of these subclasses
  * (or the abort reason when its signal is aborted); `retryable` says whether
@@ -6,15 +8,10 @@
  * @category providers
  */
 export abstract class ProviderError extends Error {
-  abstract readonly _tag: string
+  declare readonly _tag: string
   /** The provider's name. */
-  readonly provider: string
-  readonly retryable: boolean
-  constructor(provider: string, message: string, retryable: boolean, options?: ErrorOptions) {
-    super(`${provider}: ${message}`, options)
-    this.provider = provider
-    this.retryable = retryable
-  }
+  declare readonly provider: string
+  declare readonly retryable: boolean
 }
 
 const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529])
@@ -26,23 +23,23 @@ const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 409, 425, 429, 500, 
  *
  * @category providers
  */
-export class ProviderHttpError extends ProviderError {
-  readonly _tag = 'ProviderHttpError'
+export class ProviderHttpError extends taggedError('ProviderHttpError', 'failed', ProviderError)<{
+  readonly provider: string
+  readonly retryable: boolean
   readonly status: number
   /** The start of the response body, as text (at most 2 000 characters). */
   readonly body: string
   readonly retryAfterMs: number | undefined
+}> {
   constructor(provider: string, status: number, body: string, retryAfterMs?: number) {
     const text = body.slice(0, 2000)
-    super(
+    super(`${provider}: HTTP ${status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`, {
       provider,
-      `HTTP ${status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`,
-      RETRYABLE_STATUS.has(status) || status >= 500,
-    )
-    this.name = 'ProviderHttpError'
-    this.status = status
-    this.body = text
-    this.retryAfterMs = retryAfterMs
+      retryable: RETRYABLE_STATUS.has(status) || status >= 500,
+      status,
+      body: text,
+      retryAfterMs,
+    })
   }
 }
 
@@ -51,13 +48,17 @@ export class ProviderHttpError extends ProviderError {
  *
  * @category providers
  */
-export class ProviderTimeout extends ProviderError {
-  readonly _tag = 'ProviderTimeout'
+export class ProviderTimeout extends taggedError('ProviderTimeout', 'timeout', ProviderError)<{
+  readonly provider: string
+  readonly retryable: boolean
   readonly timeoutMs: number
+}> {
   constructor(provider: string, timeoutMs: number) {
-    super(provider, `no response within ${timeoutMs} ms`, true)
-    this.name = 'ProviderTimeout'
-    this.timeoutMs = timeoutMs
+    super(`${provider}: no response within ${timeoutMs} ms`, {
+      provider,
+      retryable: true,
+      timeoutMs,
+    })
   }
 }
 
@@ -66,18 +67,17 @@ export class ProviderTimeout extends ProviderError {
  *
  * @category providers
  */
-export class ProviderNetworkError extends ProviderError {
-  readonly _tag = 'ProviderNetworkError'
+export class ProviderNetworkError extends taggedError(
+  'ProviderNetworkError',
+  'failed',
+  ProviderError,
+)<{ readonly provider: string; readonly retryable: boolean }> {
   constructor(provider: string, cause: unknown) {
     super(
-      provider,
-      `network error: ${cause instanceof Error ? cause.message : String(cause)}`,
-      true,
-      {
-        cause,
-      },
+      `${provider}: network error: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { provider, retryable: true },
+      { cause },
     )
-    this.name = 'ProviderNetworkError'
   }
 }
 
@@ -87,11 +87,12 @@ export class ProviderNetworkError extends ProviderError {
  *
  * @category providers
  */
-export class ProviderStreamCut extends ProviderError {
-  readonly _tag = 'ProviderStreamCut'
+export class ProviderStreamCut extends taggedError('ProviderStreamCut', 'failed', ProviderError)<{
+  readonly provider: string
+  readonly retryable: boolean
+}> {
   constructor(provider: string, detail: string) {
-    super(provider, `the stream ended early: ${detail}`, true)
-    this.name = 'ProviderStreamCut'
+    super(`${provider}: the stream ended early: ${detail}`, { provider, retryable: true })
   }
 }
 
@@ -102,12 +103,16 @@ export class ProviderStreamCut extends ProviderError {
  *
  * @category providers
  */
-export class ProviderMalformed extends ProviderError {
-  readonly _tag = 'ProviderMalformed'
+export class ProviderMalformed extends taggedError('ProviderMalformed', 'failed', ProviderError)<{
+  readonly provider: string
+  readonly retryable: boolean
   readonly path: string
+}> {
   constructor(provider: string, path: string, detail: string) {
-    super(provider, `malformed response at ${path === '' ? '/' : path}: ${detail}`, false)
-    this.name = 'ProviderMalformed'
-    this.path = path
+    super(`${provider}: malformed response at ${path === '' ? '/' : path}: ${detail}`, {
+      provider,
+      retryable: false,
+      path,
+    })
   }
 }

@@ -3,7 +3,7 @@ import { deepFreeze } from '../../dag/freeze.js'
 import type { Conversation, Heads, Message, ToolUseBlock, Usage } from '../../conversation/Entry.js'
 import { zeroUsage } from '../../conversation/Entry.js'
 import { messages, systemPrompt, toolDefinitions } from '../../conversation/project.js'
-import { UsageError } from '../../errors.js'
+import { taggedError, UsageError } from '../../errors.js'
 import type { Cancellation, UsageReport } from '../../node/Interpreter.js'
 import type { ToolChoice } from '../../node/LlmNode.js'
 import type { Clock } from '../../runtime/Clock.js'
@@ -103,13 +103,14 @@ export interface AgentResult {
  *
  * @category agent
  */
-export class AgentFailed extends Error {
-  readonly _tag = 'AgentFailed'
-  readonly conversation: Conversation
+export class AgentFailed extends taggedError('AgentFailed', 'failed')<{
   /** What the run's calls that answered used before the failure, its sub-agents' included. */
   readonly usage: Usage
   readonly cost: number
   readonly calls: number
+}> {
+  /** The conversation as it stood when the call failed. */
+  readonly conversation: Conversation
   constructor(
     provider: string,
     cause: unknown,
@@ -122,13 +123,10 @@ export class AgentFailed extends Error {
   ) {
     super(
       `agent: the ${provider} call failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { usage: spent.usage, cost: spent.cost, calls: spent.calls },
       { cause },
     )
-    this.name = 'AgentFailed'
     this.conversation = conversation
-    this.usage = spent.usage
-    this.cost = spent.cost
-    this.calls = spent.calls
   }
 }
 

@@ -1,3 +1,4 @@
+import { taggedError } from '../../errors.js'
 import { claudeParser } from './claude.js'
 import { codexParser } from './codex.js'
 import { geminiParser } from './gemini.js'
@@ -29,16 +30,16 @@ export type ParserName = keyof typeof parsers
  *
  * @category errors
  */
-export class UnknownParser extends Error {
-  readonly _tag = 'UnknownParser'
+export class UnknownParser extends taggedError('UnknownParser', 'invalidInput')<{
   readonly parser: string
   readonly known: readonly string[]
+}> {
   constructor(parser: string) {
     const known = Object.keys(parsers)
-    super(`unknown parser ${JSON.stringify(parser)}: the parsers are ${known.join(', ')}`)
-    this.name = 'UnknownParser'
-    this.parser = parser
-    this.known = Object.freeze(known)
+    super(`unknown parser ${JSON.stringify(parser)}: the parsers are ${known.join(', ')}`, {
+      parser,
+      known: Object.freeze(known),
+    })
   }
 }
 

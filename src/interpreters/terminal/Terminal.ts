@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js'
+import { taggedError, UsageError } from '../../errors.js'
 import {
   type ChunkStream,
   type ForkContext,
@@ -68,28 +68,38 @@ export interface Terminal {
 }
 
 /**
+ * The terminal was used before it was started (or after its pane went):
+ * there is no program to talk to.
+ *
+ * @category errors
+ */
+export class TerminalNotStarted extends taggedError('TerminalNotStarted', 'invalidState')<{
+  readonly nodeId: string
+}> {
+  constructor(nodeId: string, message: string) {
+    super(message, { nodeId })
+  }
+}
+
+/**
  * An execute got no complete answer within its timeout. The terminal is still
  * usable; `partial` is what came after the input so far.
  *
  * @category errors
  */
-export class TerminalTimeout extends Error {
-  readonly _tag = 'TerminalTimeout'
+export class TerminalTimeout extends taggedError('TerminalTimeout', 'timeout')<{
   readonly nodeId: string
   readonly timeoutMs: number
   readonly partial: string
   /** What the screen showed last, for a program read as a screen (`unknown` when the parser could not tell). */
   readonly state: string | undefined
+}> {
   constructor(nodeId: string, timeoutMs: number, partial: string, state?: string) {
     super(
       `terminal "${nodeId}": no answer within ${timeoutMs} ms` +
         (state === undefined ? '' : ` (the screen reads as ${state}):\n${partial}`),
+      { nodeId, timeoutMs, partial, state },
     )
-    this.name = 'TerminalTimeout'
-    this.nodeId = nodeId
-    this.timeoutMs = timeoutMs
-    this.partial = partial
-    this.state = state
   }
 }
 
@@ -100,17 +110,17 @@ export class TerminalTimeout extends Error {
  *
  * @category errors
  */
-export class TerminalDialog extends Error {
-  readonly _tag = 'TerminalDialog'
+export class TerminalDialog extends taggedError('TerminalDialog', 'invalidState')<{
   readonly nodeId: string
   readonly title: string
   readonly screen: string
+}> {
   constructor(nodeId: string, title: string, screen: string) {
-    super(`terminal "${nodeId}": the program asks "${title}", which nothing answers:\n${screen}`)
-    this.name = 'TerminalDialog'
-    this.nodeId = nodeId
-    this.title = title
-    this.screen = screen
+    super(`terminal "${nodeId}": the program asks "${title}", which nothing answers:\n${screen}`, {
+      nodeId,
+      title,
+      screen,
+    })
   }
 }
 
@@ -121,12 +131,12 @@ export class TerminalDialog extends Error {
  *
  * @category errors
  */
-export class TerminalExited extends Error {
-  readonly _tag = 'TerminalExited'
+export class TerminalExited extends taggedError('TerminalExited', 'failed')<{
   readonly nodeId: string
   readonly exitCode: number | null
   readonly signal: string | undefined
   readonly partial: string
+}> {
   constructor(
     nodeId: string,
     exitCode: number | null,
@@ -135,12 +145,7 @@ export class TerminalExited extends Error {
   ) {
     const how =
       exitCode === null ? `was killed by ${String(signal)}` : `exited with code ${exitCode}`
-    super(`terminal "${nodeId}": the program ${how}`)
-    this.name = 'TerminalExited'
-    this.nodeId = nodeId
-    this.exitCode = exitCode
-    this.signal = signal
-    this.partial = partial
+    super(`terminal "${nodeId}": the program ${how}`, { nodeId, exitCode, signal, partial })
   }
 }
 
@@ -152,15 +157,12 @@ export class TerminalExited extends Error {
  *
  * @category errors
  */
-export class TerminalInterrupted extends Error {
-  readonly _tag = 'TerminalInterrupted'
+export class TerminalInterrupted extends taggedError('TerminalInterrupted', 'failed')<{
   readonly nodeId: string
   readonly partial: string
+}> {
   constructor(nodeId: string, partial: string) {
-    super(`terminal "${nodeId}": interrupted`)
-    this.name = 'TerminalInterrupted'
-    this.nodeId = nodeId
-    this.partial = partial
+    super(`terminal "${nodeId}": interrupted`, { nodeId, partial })
   }
 }
 

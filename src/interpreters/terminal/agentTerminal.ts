@@ -18,7 +18,7 @@ import {
   type PermissionRequest,
 } from './approvals.js'
 import { openPty, type PtyTerminal } from './pty.js'
-import type { ExecuteOptions } from './Terminal.js'
+import { TerminalNotStarted, type ExecuteOptions } from './Terminal.js'
 
 /** How long a permission prompt must stand unchanged before it is answered: a key sent on its first frame is lost. */
 const SETTLE_MS = 200
@@ -146,7 +146,10 @@ export class AgentTerminal implements PtyTerminal {
 
   private started(): PtyTerminal {
     if (this.inner === undefined)
-      throw new Error(`${this.spec.program} node "${this.spec.nodeId}": start it first`)
+      throw new TerminalNotStarted(
+        this.spec.nodeId,
+        `${this.spec.program} node "${this.spec.nodeId}": start it first`,
+      )
     return this.inner
   }
 

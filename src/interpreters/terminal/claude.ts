@@ -1,3 +1,4 @@
+import { taggedError } from '../../errors.js'
 import { randomUUID } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
@@ -169,11 +170,13 @@ export type ClaudeBackend = Exclude<ClaudeBackendChoice, 'auto'>
  *
  * @category errors
  */
-export class TmuxMissing extends Error {
-  readonly _tag = 'TmuxMissing'
-  constructor(readonly nodeId: string) {
-    super(`Claude node "${nodeId}" runs on tmux (backend "tmux"), and no tmux is on the PATH`)
-    this.name = 'TmuxMissing'
+export class TmuxMissing extends taggedError('TmuxMissing', 'unsupported')<{
+  readonly nodeId: string
+}> {
+  constructor(nodeId: string) {
+    super(`Claude node "${nodeId}" runs on tmux (backend "tmux"), and no tmux is on the PATH`, {
+      nodeId,
+    })
   }
 }
 

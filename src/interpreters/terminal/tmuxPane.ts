@@ -19,6 +19,7 @@
  * the size of a user's window), and over a FIFO, whose reader cannot tell
  * "no writer yet" from "the writer left".
  */
+import { taggedError } from '../../errors.js'
 import { execFile, execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net'
@@ -26,7 +27,7 @@ import { constants } from 'node:os'
 import type { TmuxNode } from '../../node/TmuxNode.js'
 import type { PaneBackend, PaneExit } from './paneTerminal.js'
 import { endProcesses, MARK_VARIABLE, newMark, processesOf } from './processTree.js'
-import { TerminalExited } from './Terminal.js'
+import { TerminalExited, TerminalNotStarted } from './Terminal.js'
 
 /** How long `open` waits for tmux's `pipe-pane` to connect before giving up. */
 const CONNECT_MS = 10_000
@@ -35,16 +36,33 @@ const WATCH_MS = 200
 const WATCH_TRIES = 10
 const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
 
+/**
+ * The tmux pane a node was to attach to already has a pipe-pane: another
+ * tool, or another node, reads it.
+ *
+ * @category terminals
+ */
+export class TmuxPaneTaken extends taggedError('TmuxPaneTaken', 'conflict')<{
+  readonly paneId: string
+}> {
+  constructor(paneId: string) {
+    super(`tmux pane ${paneId} already has a pipe-pane (another tool, or another node, reads it)`, {
+      paneId,
+    })
+  }
+}
+
 /** tmux answered with an error (an unknown pane, no server, a bad option). */
-export class TmuxCommandFailed extends Error {
-  readonly _tag = 'TmuxCommandFailed'
+export class TmuxCommandFailed extends taggedError('TmuxCommandFailed', 'failed')<{
   readonly args: readonly string[]
   readonly stderr: string
+}> {
   constructor(args: readonly string[], stderr: string, cause?: unknown) {
-    super(`tmux ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`, { cause })
-    this.name = 'TmuxCommandFailed'
-    this.args = Object.freeze([...args])
-    this.stderr = stderr
+    super(
+      `tmux ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`,
+      { args: Object.freeze([...args]), stderr },
+      { cause },
+    )
   }
 }
 
@@ -139,7 +157,9 @@ export class TmuxPane implements PaneBackend {
   }
 
   private target(): string {
-    if (this.pane === undefined) throw new Error(`tmux node "${this.node.id}" has no pane yet`)
+    if (this.pane === undefined) {
+      throw new TerminalNotStarted(this.node.id, `tmux node "${this.node.id}" has no pane yet`)
+    }
     return this.pane
   }
 
@@ -170,9 +190,7 @@ export class TmuxPane implements PaneBackend {
         .split(' ')
       this.pane = pane
       if (piped === '1') {
-        throw new Error(
-          `tmux pane ${n.paneId} already has a pipe-pane (another tool, or another node, reads it)`,
-        )
+        throw new TmuxPaneTaken(n.paneId)
       }
     } else {
       // The pane stays, dead, when its program exits (so its exit status can be read), and its

@@ -1,6 +1,7 @@
 import { forkWezterm, type WeztermNode } from '../../node/WeztermNode.js'
 import type { Clock } from '../../runtime/Clock.js'
 import { paneConfig, PaneTerminal } from './paneTerminal.js'
+import { TerminalNotStarted } from './Terminal.js'
 import {
   terminalInterpreter,
   type Terminal,
@@ -55,7 +56,9 @@ class WeztermPaneTerminal extends PaneTerminal implements WeztermTerminal {
   }
 
   async focus(): Promise<void> {
-    if (this.pane.pane === undefined) throw new Error(`terminal "${this.nodeId}" is not started`)
+    if (this.pane.pane === undefined) {
+      throw new TerminalNotStarted(this.nodeId, `terminal "${this.nodeId}" is not started`)
+    }
     await this.pane.cli(['activate-pane', '--pane-id', String(this.pane.pane)])
   }
 

@@ -3,11 +3,13 @@
  * one WezTerm pane. Internal: not exported from the package (its error and
  * pane description are, through `wezterm.ts`).
  */
+import { taggedError } from '../../errors.js'
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { WeztermNode } from '../../node/WeztermNode.js'
 import type { PaneBackend } from './paneTerminal.js'
+import { TerminalNotStarted } from './Terminal.js'
 import { endProcesses, MARK_VARIABLE, newMark, processesOf } from './processTree.js'
 
 /** Characters per `send-text` call: long inputs go in pieces, as a paste would. */
@@ -20,17 +22,16 @@ const DEFAULT_COMMAND = ['bash', '--norc', '--noprofile'] as const
  *
  * @category errors
  */
-export class WeztermCommandFailed extends Error {
-  readonly _tag = 'WeztermCommandFailed'
+export class WeztermCommandFailed extends taggedError('WeztermCommandFailed', 'failed')<{
   readonly args: readonly string[]
   readonly stderr: string
+}> {
   constructor(args: readonly string[], stderr: string, cause?: unknown) {
-    super(`wezterm cli ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`, {
-      cause,
-    })
-    this.name = 'WeztermCommandFailed'
-    this.args = Object.freeze([...args])
-    this.stderr = stderr
+    super(
+      `wezterm cli ${args.join(' ')}: ${stderr.trim() === '' ? 'failed' : stderr.trim()}`,
+      { args: Object.freeze([...args]), stderr },
+      { cause },
+    )
   }
 }
 
@@ -221,7 +222,9 @@ export class WeztermPane implements PaneBackend {
   }
 
   private id(): string {
-    if (this.pane === undefined) throw new Error(`wezterm node "${this.node.id}" has no pane yet`)
+    if (this.pane === undefined) {
+      throw new TerminalNotStarted(this.node.id, `wezterm node "${this.node.id}" has no pane yet`)
+    }
     return String(this.pane)
   }
 

@@ -1,6 +1,6 @@
 export { callTool, tool, toolbox, toolDefinitionsOf } from './Tool.js'
 export type { Tool, ToolContext, ToolOutput, Toolbox } from './Tool.js'
-export { PathOutsideRoot, resolveInside } from './workspace.js'
+export { InvalidPath, PathOutsideRoot, resolveInside } from './workspace.js'
 export type { WorkspaceOptions } from './workspace.js'
 export { globToRegExp } from './globPattern.js'
 export { bashTool } from './bash.js'

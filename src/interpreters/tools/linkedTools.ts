@@ -1,3 +1,4 @@
+import { taggedError } from '../../errors.js'
 import type { NodeContext } from '../../node/Interpreter.js'
 import type { Tool } from './Tool.js'
 
@@ -16,19 +17,16 @@ export const TOOLS_PORT = 'tools'
  *
  * @category errors
  */
-export class NotTools extends Error {
-  readonly _tag = 'NotTools'
+export class NotTools extends taggedError('NotTools', 'invalidGraph')<{
   readonly path: readonly string[]
   readonly index: number
   readonly got: string
+}> {
   constructor(path: readonly string[], index: number, got: string) {
     super(
       `step "${path.join('/')}": its tools link ${index} gave ${got}, not a tool, a list of tools or a toolbox`,
+      { path: Object.freeze([...path]), index, got },
     )
-    this.name = 'NotTools'
-    this.path = Object.freeze([...path])
-    this.index = index
-    this.got = got
   }
 }
 

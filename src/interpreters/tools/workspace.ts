@@ -1,7 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { UsageError } from '../../errors.js'
+import { taggedError, UsageError } from '../../errors.js'
 import type { ToolOutput } from './Tool.js'
 
 /**
@@ -22,26 +22,36 @@ export interface WorkspaceOptions {
 }
 
 /**
+ * A path no file can have (it contains a NUL character).
+ *
+ * @category tools
+ */
+export class InvalidPath extends taggedError('InvalidPath', 'invalidInput')<{
+  readonly path: string
+}> {
+  constructor(path: string, message: string) {
+    super(message, { path })
+  }
+}
+
+/**
  * A path given to a workspace tool leads outside its root: through `..`,
  * as an absolute path, or through a symbolic link. `resolved` is where it leads.
  *
  * @category errors
  */
-export class PathOutsideRoot extends Error {
-  readonly _tag = 'PathOutsideRoot'
+export class PathOutsideRoot extends taggedError('PathOutsideRoot', 'invalidInput')<{
   readonly path: string
   readonly root: string
   readonly resolved: string
+}> {
   constructor(path: string, root: string, resolved: string) {
     super(
       `path "${path}" is outside the workspace ${root}${
         resolved === resolve(root, path) ? '' : ` (it leads to ${resolved})`
       }`,
+      { path, root, resolved },
     )
-    this.name = 'PathOutsideRoot'
-    this.path = path
-    this.root = root
-    this.resolved = resolved
   }
 }
 
@@ -99,7 +109,7 @@ const real = async (path: string, links: number): Promise<string> => {
  * @internal
  */
 export const resolveInReal = async (realRoot: string, path: string): Promise<string> => {
-  if (path.includes('\0')) throw new Error('the path contains a NUL character')
+  if (path.includes('\0')) throw new InvalidPath(path, 'the path contains a NUL character')
   const target = await real(resolve(realRoot, path), 0)
   if (!isInside(realRoot, target)) throw new PathOutsideRoot(path, realRoot, target)
   return target

@@ -1,3 +1,4 @@
+import { taggedError } from '../../errors.js'
 import type { BudgetLimit } from '../../runtime/index.js'
 
 /**
@@ -28,19 +29,19 @@ export type StallEvidence =
  *
  * @category network errors
  */
-export class StallError extends Error {
-  readonly _tag = 'StallError'
+export class StallError extends taggedError('StallError', 'failed')<{
   readonly loop: readonly string[]
   readonly evidence: StallEvidence
+}> {
   constructor(loop: readonly string[], evidence: StallEvidence) {
     const what =
       evidence.kind === 'no-file-changes'
         ? `no file changed over ${evidence.count} ticks of "${evidence.nodeId}"`
         : `"${evidence.nodeId}" gave the same ${evidence.kind === 'same-error' ? 'error' : 'output'} ${evidence.count} times in a row (${JSON.stringify(evidence.sample)})`
-    super(`loop ${loop.join(' ⇄ ')} stalled: ${what}`)
-    this.name = 'StallError'
-    this.loop = Object.freeze([...loop])
-    this.evidence = Object.freeze({ ...evidence })
+    super(`loop ${loop.join(' ⇄ ')} stalled: ${what}`, {
+      loop: Object.freeze([...loop]),
+      evidence: Object.freeze({ ...evidence }),
+    })
   }
 }
 
@@ -50,17 +51,17 @@ export class StallError extends Error {
  *
  * @category network errors
  */
-export class MaxIterationsExceeded extends Error {
-  readonly _tag = 'MaxIterationsExceeded'
+export class MaxIterationsExceeded extends taggedError('MaxIterationsExceeded', 'failed')<{
   readonly loop: readonly string[]
   readonly nodeId: string
   readonly max: number
+}> {
   constructor(loop: readonly string[], nodeId: string, max: number) {
-    super(`loop ${loop.join(' ⇄ ')} halted: "${nodeId}" reached ${max} iterations`)
-    this.name = 'MaxIterationsExceeded'
-    this.loop = Object.freeze([...loop])
-    this.nodeId = nodeId
-    this.max = max
+    super(`loop ${loop.join(' ⇄ ')} halted: "${nodeId}" reached ${max} iterations`, {
+      loop: Object.freeze([...loop]),
+      nodeId,
+      max,
+    })
   }
 }
 
@@ -70,13 +71,13 @@ export class MaxIterationsExceeded extends Error {
  *
  * @category network errors
  */
-export class SubnetworkBudgetExceeded extends Error {
-  readonly _tag = 'SubnetworkBudgetExceeded'
+export class SubnetworkBudgetExceeded extends taggedError('SubnetworkBudgetExceeded', 'failed')<{
   readonly subnetwork: string
   readonly nodes: readonly string[]
   readonly limit: BudgetLimit
   readonly max: number
   readonly used: number
+}> {
   constructor(
     subnetwork: string,
     nodes: readonly string[],
@@ -86,13 +87,8 @@ export class SubnetworkBudgetExceeded extends Error {
   ) {
     super(
       `sub-network "${subnetwork}" (${nodes.join(', ')}) halted: ${limit} is ${max}, its nodes used ${used}`,
+      { subnetwork, nodes: Object.freeze([...nodes]), limit, max, used },
     )
-    this.name = 'SubnetworkBudgetExceeded'
-    this.subnetwork = subnetwork
-    this.nodes = Object.freeze([...nodes])
-    this.limit = limit
-    this.max = max
-    this.used = used
   }
 }
 
@@ -102,17 +98,15 @@ export class SubnetworkBudgetExceeded extends Error {
  *
  * @category network errors
  */
-export class MissingBinary extends Error {
-  readonly _tag = 'MissingBinary'
+export class MissingBinary extends taggedError('MissingBinary', 'unsupported')<{
   readonly nodeId: string
   readonly command: string
+}> {
   constructor(nodeId: string, command: string, agent: string) {
     super(
       `node "${nodeId}" runs ${agent}, but "${command}" is not an executable on PATH: install it, or set the provider's command`,
+      { nodeId, command },
     )
-    this.name = 'MissingBinary'
-    this.nodeId = nodeId
-    this.command = command
   }
 }
 
@@ -122,20 +116,20 @@ export class MissingBinary extends Error {
  *
  * @category network errors
  */
-export class PolicyRefused extends Error {
-  readonly _tag = 'PolicyRefused'
+export class PolicyRefused extends taggedError('PolicyRefused', 'failed')<{
   readonly nodeId: string
   readonly tool: string
   /** The path or command refused. */
   readonly target: string
   readonly reason: string
+}> {
   constructor(nodeId: string, tool: string, target: string, reason: string) {
-    super(`${tool} ${JSON.stringify(target)} refused for "${nodeId}": ${reason}`)
-    this.name = 'PolicyRefused'
-    this.nodeId = nodeId
-    this.tool = tool
-    this.target = target
-    this.reason = reason
+    super(`${tool} ${JSON.stringify(target)} refused for "${nodeId}": ${reason}`, {
+      nodeId,
+      tool,
+      target,
+      reason,
+    })
   }
 }
 

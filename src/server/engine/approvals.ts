@@ -9,7 +9,8 @@
 import type { PermissionDecision, PermissionRequest } from '../../interpreters/index.js'
 import { verdictOf, type ApprovalPolicyValue, type Node } from '../../node/index.js'
 import { RunControl, type ApprovalDecision, type Clock } from '../../runtime/index.js'
-import { ErrorCode, type EngineEvent } from '../../protocol/index.js'
+import type { EngineEvent } from '../../protocol/index.js'
+import { taggedError } from '../../errors.js'
 import { EngineError } from './errors.js'
 
 /** How long a permission prompt waits for a person when the node's policy names no time: 10 minutes. */
@@ -20,12 +21,11 @@ export const PROMPT_TIMEOUT_MS = 10 * 60 * 1000
  *
  * @category engine errors
  */
-export class UnknownApproval extends EngineError {
-  readonly _tag = 'UnknownApproval'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly requestId: string) {
-    super(`no approval request "${requestId}" is waiting`, '/requestId')
-    this.name = 'UnknownApproval'
+export class UnknownApproval extends taggedError('UnknownApproval', 'notFound', EngineError)<{
+  readonly requestId: string
+}> {
+  constructor(requestId: string) {
+    super(`no approval request "${requestId}" is waiting`, { requestId, path: '/requestId' })
   }
 }
 

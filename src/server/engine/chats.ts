@@ -6,7 +6,6 @@ import {
   type ChatTurn,
 } from '../../chat/index.js'
 import { messages } from '../../conversation/index.js'
-import { ErrorCode } from '../../protocol/index.js'
 import type { ChatEngineEvent, ChatInfo, ChatTurnInfo, Params } from '../../protocol/index.js'
 import { chatEventNames } from '../../protocol/index.js'
 import type { Clock } from '../../runtime/index.js'
@@ -14,6 +13,7 @@ import type { Session } from '../../session/index.js'
 import type { EngineEvent } from '../../protocol/index.js'
 import type { Kinds } from '../../interpreters/index.js'
 import type { SessionKit } from './SessionKit.js'
+import { taggedError } from '../../errors.js'
 import { EngineError } from './errors.js'
 import { errorShape } from './json.js'
 import { creatableKind, graphOf, nodeOf } from './nodes.js'
@@ -23,12 +23,11 @@ import { creatableKind, graphOf, nodeOf } from './nodes.js'
  *
  * @category engine errors
  */
-export class UnknownChat extends EngineError {
-  readonly _tag = 'UnknownChat'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly chatId: string) {
-    super(`there is no chat "${chatId}"`, '/chatId')
-    this.name = 'UnknownChat'
+export class UnknownChat extends taggedError('UnknownChat', 'notFound', EngineError)<{
+  readonly chatId: string
+}> {
+  constructor(chatId: string) {
+    super(`there is no chat "${chatId}"`, { chatId, path: '/chatId' })
   }
 }
 

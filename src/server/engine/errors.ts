@@ -1,22 +1,19 @@
 import type { GraphFileError } from '../../graph/index.js'
-import { ErrorCode, type ErrorData, type WireError } from '../../protocol/index.js'
-import { tagOf, toJson } from './json.js'
+import { errorCategory, errorJson, taggedError } from '../../errors.js'
+import { categoryCodes, type ErrorData, type WireError } from '../../protocol/index.js'
 
 /**
  * The base of the errors the engine itself raises (beside those of the
- * session and the nodes, which it passes on): each has a `_tag`, the wire
- * `code` and, where a parameter is to blame, the `path` to it in `params`.
+ * session and the nodes, which it passes on): each is made by
+ * `taggedError` with a category (which gives its wire code) and, where a
+ * parameter is to blame, the `path` to it in `params`.
  *
  * @category engine errors
  */
 export abstract class EngineError extends Error {
-  abstract readonly _tag: string
-  abstract readonly code: number
-  readonly path: string | undefined
-  constructor(message: string, path?: string) {
-    super(message)
-    this.path = path
-  }
+  declare readonly _tag: string
+  /** A JSON pointer into the command's `params` to the value to blame. */
+  declare readonly path: string | undefined
 }
 
 /**
@@ -24,12 +21,11 @@ export abstract class EngineError extends Error {
  *
  * @category engine errors
  */
-export class UnknownSession extends EngineError {
-  readonly _tag = 'UnknownSession'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly sessionId: string) {
-    super(`there is no session "${sessionId}"`, '/sessionId')
-    this.name = 'UnknownSession'
+export class UnknownSession extends taggedError('UnknownSession', 'notFound', EngineError)<{
+  readonly sessionId: string
+}> {
+  constructor(sessionId: string) {
+    super(`there is no session "${sessionId}"`, { sessionId, path: '/sessionId' })
   }
 }
 
@@ -38,12 +34,11 @@ export class UnknownSession extends EngineError {
  *
  * @category engine errors
  */
-export class SessionExists extends EngineError {
-  readonly _tag = 'SessionExists'
-  readonly code = ErrorCode.Conflict
-  constructor(readonly sessionId: string) {
-    super(`a session "${sessionId}" exists already`, '/sessionId')
-    this.name = 'SessionExists'
+export class SessionExists extends taggedError('SessionExists', 'conflict', EngineError)<{
+  readonly sessionId: string
+}> {
+  constructor(sessionId: string) {
+    super(`a session "${sessionId}" exists already`, { sessionId, path: '/sessionId' })
   }
 }
 
@@ -52,12 +47,14 @@ export class SessionExists extends EngineError {
  *
  * @category engine errors
  */
-export class DefaultSession extends EngineError {
-  readonly _tag = 'DefaultSession'
-  readonly code = ErrorCode.InvalidState
-  constructor(readonly sessionId: string) {
-    super(`"${sessionId}" is the default session: it closes with the engine`, '/sessionId')
-    this.name = 'DefaultSession'
+export class DefaultSession extends taggedError('DefaultSession', 'invalidState', EngineError)<{
+  readonly sessionId: string
+}> {
+  constructor(sessionId: string) {
+    super(`"${sessionId}" is the default session: it closes with the engine`, {
+      sessionId,
+      path: '/sessionId',
+    })
   }
 }
 
@@ -66,12 +63,11 @@ export class DefaultSession extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownRun extends EngineError {
-  readonly _tag = 'UnknownRun'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly runId: string) {
-    super(`there is no run "${runId}"`, '/runId')
-    this.name = 'UnknownRun'
+export class UnknownRun extends taggedError('UnknownRun', 'notFound', EngineError)<{
+  readonly runId: string
+}> {
+  constructor(runId: string) {
+    super(`there is no run "${runId}"`, { runId, path: '/runId' })
   }
 }
 
@@ -80,12 +76,16 @@ export class UnknownRun extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownSubscription extends EngineError {
-  readonly _tag = 'UnknownSubscription'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly subscription: string) {
-    super(`this connection has no subscription "${subscription}"`, '/subscription')
-    this.name = 'UnknownSubscription'
+export class UnknownSubscription extends taggedError(
+  'UnknownSubscription',
+  'notFound',
+  EngineError,
+)<{ readonly subscription: string }> {
+  constructor(subscription: string) {
+    super(`this connection has no subscription "${subscription}"`, {
+      subscription,
+      path: '/subscription',
+    })
   }
 }
 
@@ -94,15 +94,12 @@ export class UnknownSubscription extends EngineError {
  *
  * @category engine errors
  */
-export class NotATerminal extends EngineError {
-  readonly _tag = 'NotATerminal'
-  readonly code = ErrorCode.Unsupported
-  constructor(
-    readonly nodeId: string,
-    readonly kind: string,
-  ) {
-    super(`node "${nodeId}" is a ${kind} node, not a terminal`, '/nodeId')
-    this.name = 'NotATerminal'
+export class NotATerminal extends taggedError('NotATerminal', 'unsupported', EngineError)<{
+  readonly nodeId: string
+  readonly kind: string
+}> {
+  constructor(nodeId: string, kind: string) {
+    super(`node "${nodeId}" is a ${kind} node, not a terminal`, { nodeId, kind, path: '/nodeId' })
   }
 }
 
@@ -111,15 +108,16 @@ export class NotATerminal extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownProvider extends EngineError {
-  readonly _tag = 'UnknownProvider'
-  readonly code = ErrorCode.Unsupported
-  constructor(
-    readonly provider: string,
-    readonly known: readonly string[],
-  ) {
-    super(`there is no provider "${provider}" (known: ${known.join(', ')})`, '/options/provider')
-    this.name = 'UnknownProvider'
+export class UnknownProvider extends taggedError('UnknownProvider', 'unsupported', EngineError)<{
+  readonly provider: string
+  readonly known: readonly string[]
+}> {
+  constructor(provider: string, known: readonly string[]) {
+    super(`there is no provider "${provider}" (known: ${known.join(', ')})`, {
+      provider,
+      known,
+      path: '/options/provider',
+    })
   }
 }
 
@@ -128,12 +126,9 @@ export class UnknownProvider extends EngineError {
  *
  * @category engine errors
  */
-export class NoStore extends EngineError {
-  readonly _tag = 'NoStore'
-  readonly code = ErrorCode.Unsupported
+export class NoStore extends taggedError('NoStore', 'unsupported', EngineError) {
   constructor() {
     super('the engine has no session store (EngineOptions.store)')
-    this.name = 'NoStore'
   }
 }
 
@@ -143,12 +138,11 @@ export class NoStore extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownRecording extends EngineError {
-  readonly _tag = 'UnknownRecording'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly recordingId: string) {
-    super(`there is no recording "${recordingId}"`, '/recordingId')
-    this.name = 'UnknownRecording'
+export class UnknownRecording extends taggedError('UnknownRecording', 'notFound', EngineError)<{
+  readonly recordingId: string
+}> {
+  constructor(recordingId: string) {
+    super(`there is no recording "${recordingId}"`, { recordingId, path: '/recordingId' })
   }
 }
 
@@ -168,12 +162,11 @@ export const fileErrorsLine = (
  *
  * @category engine errors
  */
-export class GraphFileInvalid extends EngineError {
-  readonly _tag = 'GraphFileInvalid'
-  readonly code = ErrorCode.InvalidGraph
-  constructor(readonly errors: readonly GraphFileError[]) {
-    super(fileErrorsLine('the graph file is invalid', errors), errors[0]?.path)
-    this.name = 'GraphFileInvalid'
+export class GraphFileInvalid extends taggedError('GraphFileInvalid', 'invalidGraph', EngineError)<{
+  readonly errors: readonly GraphFileError[]
+}> {
+  constructor(errors: readonly GraphFileError[]) {
+    super(fileErrorsLine('the graph file is invalid', errors), { errors, path: errors[0]?.path })
   }
 }
 
@@ -183,12 +176,11 @@ export class GraphFileInvalid extends EngineError {
  *
  * @category engine errors
  */
-export class RequestCancelled extends EngineError {
-  readonly _tag = 'RequestCancelled'
-  readonly code = ErrorCode.Cancelled
-  constructor(readonly why: string) {
-    super(`the request was cancelled: ${why}`)
-    this.name = 'RequestCancelled'
+export class RequestCancelled extends taggedError('RequestCancelled', 'cancelled', EngineError)<{
+  readonly why: string
+}> {
+  constructor(why: string) {
+    super(`the request was cancelled: ${why}`, { why })
   }
 }
 
@@ -197,15 +189,12 @@ export class RequestCancelled extends EngineError {
  *
  * @category engine errors
  */
-export class RequestTimeout extends EngineError {
-  readonly _tag = 'RequestTimeout'
-  readonly code = ErrorCode.Timeout
-  constructor(
-    readonly timeoutMs: number,
-    readonly partial?: string,
-  ) {
-    super(`no answer within ${timeoutMs} ms`, '/timeout')
-    this.name = 'RequestTimeout'
+export class RequestTimeout extends taggedError('RequestTimeout', 'timeout', EngineError)<{
+  readonly timeoutMs: number
+  readonly partial: string | undefined
+}> {
+  constructor(timeoutMs: number, partial?: string) {
+    super(`no answer within ${timeoutMs} ms`, { timeoutMs, partial, path: '/timeout' })
   }
 }
 
@@ -214,15 +203,12 @@ export class RequestTimeout extends EngineError {
  *
  * @category engine errors
  */
-export class LimitReached extends EngineError {
-  readonly _tag = 'LimitReached'
-  readonly code = ErrorCode.LimitExceeded
-  constructor(
-    readonly limit: string,
-    readonly max: number,
-  ) {
-    super(`this connection reached its limit of ${max} ${limit}`)
-    this.name = 'LimitReached'
+export class LimitReached extends taggedError('LimitReached', 'limitExceeded', EngineError)<{
+  readonly limit: string
+  readonly max: number
+}> {
+  constructor(limit: string, max: number) {
+    super(`this connection reached its limit of ${max} ${limit}`, { limit, max })
   }
 }
 
@@ -231,12 +217,9 @@ export class LimitReached extends EngineError {
  *
  * @category engine errors
  */
-export class ShuttingDown extends EngineError {
-  readonly _tag = 'ShuttingDown'
-  readonly code = ErrorCode.ShuttingDown
+export class ShuttingDown extends taggedError('ShuttingDown', 'unavailable', EngineError) {
   constructor() {
     super('the engine is shutting down')
-    this.name = 'ShuttingDown'
   }
 }
 
@@ -246,12 +229,9 @@ export class ShuttingDown extends EngineError {
  *
  * @category engine errors
  */
-export class InvalidOptions extends EngineError {
-  readonly _tag = 'InvalidOptions'
-  readonly code = ErrorCode.InvalidParams
+export class InvalidOptions extends taggedError('InvalidOptions', 'invalidInput', EngineError) {
   constructor(message: string, path = '/options') {
-    super(message, path)
-    this.name = 'InvalidOptions'
+    super(message, { path })
   }
 }
 
@@ -261,122 +241,53 @@ export class InvalidOptions extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownKind extends EngineError {
-  readonly _tag = 'UnknownKind'
-  readonly code = ErrorCode.InvalidParams
-  constructor(
-    readonly kind: string,
-    readonly known: readonly string[],
-  ) {
-    super(`there is no node kind "${kind}" (known: ${known.join(', ')})`, '/kind')
-    this.name = 'UnknownKind'
+export class UnknownKind extends taggedError('UnknownKind', 'invalidInput', EngineError)<{
+  readonly kind: string
+  readonly known: readonly string[]
+}> {
+  constructor(kind: string, known: readonly string[]) {
+    super(`there is no node kind "${kind}" (known: ${known.join(', ')})`, {
+      kind,
+      known,
+      path: '/kind',
+    })
   }
 }
-
-/** The code of the errors of the layers below, by tag. */
-const CODES: Readonly<Record<string, number>> = {
-  UnknownNode: ErrorCode.NotFound,
-  UnknownNodeRef: ErrorCode.NotFound,
-  NameTaken: ErrorCode.Conflict,
-  NotForkable: ErrorCode.Unsupported,
-  MissingInterpreter: ErrorCode.Unsupported,
-  NodeStopped: ErrorCode.InvalidState,
-  SessionClosed: ErrorCode.InvalidState,
-  Cancelled: ErrorCode.Cancelled,
-  StepTimeout: ErrorCode.Timeout,
-  TerminalTimeout: ErrorCode.Timeout,
-  TerminalDialog: ErrorCode.InvalidState,
-  InvalidGraph: ErrorCode.InvalidGraph,
-  LinkCycle: ErrorCode.InvalidGraph,
-  UnknownLinkHandle: ErrorCode.InvalidGraph,
-  UsageError: ErrorCode.InvalidParams,
-  UnknownParser: ErrorCode.InvalidParams,
-  StoreCorrupt: ErrorCode.StorageFailed,
-  MissingBinary: ErrorCode.Unsupported,
-}
-
-const SKIP: ReadonlySet<string> = new Set([
-  '_tag',
-  'code',
-  'path',
-  'stack',
-  'message',
-  'name',
-  'cause',
-])
-
-/** Fields of an error that go into `error.data` beside the tag (primitives, and a few known values). */
-const detailsOf = (e: object): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(e)) {
-    if (SKIP.has(key)) continue
-    if (key === 'partial' && typeof value === 'string') out[key] = value.slice(-4000)
-    else if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
-      out[key] = value
-    } else if (key === 'errors' || key === 'result' || key === 'known' || key === 'cycle') {
-      out[key] = value
-    }
-  }
-  return out
-}
-
-/** The errors JavaScript itself throws: a bug or an exhausted resource, never a node's failure. */
-const BUILT_IN: ReadonlySet<string> = new Set([
-  'RangeError',
-  'TypeError',
-  'ReferenceError',
-  'SyntaxError',
-  'EvalError',
-  'URIError',
-  'AggregateError',
-])
 
 /** The params keys that name nodes, where an error about a node name points. */
 const NODE_KEYS = ['nodeId', 'sourceId', 'targetId'] as const
 
 /**
- * The path of the params key an error is about: the key holding the node
- * it names (`nodeName`), or `parser` for a parser it does not know.
+ * The path of the params key an error without a path of its own is about:
+ * the key holding the node it names (`nodeName`), or `parser` for a parser
+ * it does not know.
  */
-const paramPath = (e: object, params: unknown): string | undefined => {
-  if (typeof params !== 'object' || params === null) return undefined
+const paramPath = (e: unknown, params: unknown): string | undefined => {
+  if (typeof params !== 'object' || params === null || typeof e !== 'object' || e === null) {
+    return undefined
+  }
   const p = params as Record<string, unknown>
-  const parser = (e as { parser?: unknown }).parser
-  if (tagOf(e) === 'UnknownParser' && parser === p.parser) return '/parser'
-  const name = (e as { nodeName?: unknown }).nodeName
-  if (typeof name !== 'string') return undefined
-  const key = NODE_KEYS.find((k) => p[k] === name)
+  const { parser, nodeName, _tag } = e as { parser?: unknown; nodeName?: unknown; _tag?: unknown }
+  if (_tag === 'UnknownParser' && parser === p.parser) return '/parser'
+  if (typeof nodeName !== 'string') return undefined
+  const key = NODE_KEYS.find((k) => p[k] === nodeName)
   return key === undefined ? undefined : `/${key}`
 }
 
 /**
- * What the engine answers for an error a command ended with: the wire code
- * of its tag (an engine error's own; `ExecutionFailed` for the node
- * failures; `InternalError` for anything else, a plain `RangeError` or
- * `TypeError` included), its message, and
- * `data: { tag, path?, ...details }`. An error about a node (`UnknownNode`,
- * `NameTaken`, …) points at the key of `params` that named it.
+ * What the engine answers for an error a command ended with: the code of
+ * its category (see `categoryCodes`: `ExecutionFailed` for a failure of
+ * the work, `InternalError` for a plain `Error`, a `RangeError` or a
+ * `TypeError`), its message, and `data`: the error as `errorJson` shows it
+ * (`{ tag, path?, ...details }`) without the message. An error about a
+ * node with no path of its own (`UnknownNode`, `NameTaken`, …) points at
+ * the key of `params` that named it.
  *
  * @category engine errors
  */
 export const toWireError = (e: unknown, params?: unknown): WireError => {
-  const tag = tagOf(e)
-  if (typeof e !== 'object' || e === null) {
-    return { code: ErrorCode.InternalError, message: String(e), data: { tag: 'Error' } }
-  }
-  const code =
-    e instanceof EngineError
-      ? e.code
-      : (CODES[tag] ??
-        (e instanceof Error && tag !== 'Error' && !BUILT_IN.has(tag)
-          ? ErrorCode.ExecutionFailed
-          : ErrorCode.InternalError))
-  const path = e instanceof EngineError ? e.path : paramPath(e, params)
-  const data: ErrorData = {
-    ...detailsOf(e),
-    tag,
-    ...(path !== undefined && { path }),
-  }
-  const message = e instanceof Error ? e.message : (toJson(e) ?? 'an error value')
-  return { code, message, data }
+  const { message, path, ...rest } = errorJson(e)
+  const where = path ?? paramPath(e, params)
+  const data: ErrorData = { ...rest, ...(where !== undefined && { path: where }) }
+  return { code: categoryCodes[errorCategory(e)], message, data }
 }

@@ -22,12 +22,12 @@ import {
 import type { Provider } from '../../interpreters/index.js'
 import type { RunControl } from '../../runtime/index.js'
 import {
-  ErrorCode,
   networkEventNames,
   type EngineEvent,
   type NetworkEngineEvent,
   type NetworkInfo,
 } from '../../protocol/index.js'
+import { taggedError } from '../../errors.js'
 import { EngineError, fileErrorsLine } from './errors.js'
 
 /**
@@ -35,12 +35,11 @@ import { EngineError, fileErrorsLine } from './errors.js'
  *
  * @category engine errors
  */
-export class UnknownNetwork extends EngineError {
-  readonly _tag = 'UnknownNetwork'
-  readonly code = ErrorCode.NotFound
-  constructor(readonly networkId: string) {
-    super(`there is no network "${networkId}"`, '/networkId')
-    this.name = 'UnknownNetwork'
+export class UnknownNetwork extends taggedError('UnknownNetwork', 'notFound', EngineError)<{
+  readonly networkId: string
+}> {
+  constructor(networkId: string) {
+    super(`there is no network "${networkId}"`, { networkId, path: '/networkId' })
   }
 }
 
@@ -49,12 +48,11 @@ export class UnknownNetwork extends EngineError {
  *
  * @category engine errors
  */
-export class NetworkExists extends EngineError {
-  readonly _tag = 'NetworkExists'
-  readonly code = ErrorCode.Conflict
-  constructor(readonly networkId: string) {
-    super(`a network "${networkId}" exists already`, '/networkId')
-    this.name = 'NetworkExists'
+export class NetworkExists extends taggedError('NetworkExists', 'conflict', EngineError)<{
+  readonly networkId: string
+}> {
+  constructor(networkId: string) {
+    super(`a network "${networkId}" exists already`, { networkId, path: '/networkId' })
   }
 }
 
@@ -63,15 +61,16 @@ export class NetworkExists extends EngineError {
  *
  * @category engine errors
  */
-export class UnknownNetworkNode extends EngineError {
-  readonly _tag = 'UnknownNetworkNode'
-  readonly code = ErrorCode.NotFound
-  constructor(
-    readonly networkId: string,
-    readonly nodeId: string,
-  ) {
-    super(`the network "${networkId}" has no node "${nodeId}"`, '/nodeId')
-    this.name = 'UnknownNetworkNode'
+export class UnknownNetworkNode extends taggedError('UnknownNetworkNode', 'notFound', EngineError)<{
+  readonly networkId: string
+  readonly nodeId: string
+}> {
+  constructor(networkId: string, nodeId: string) {
+    super(`the network "${networkId}" has no node "${nodeId}"`, {
+      networkId,
+      nodeId,
+      path: '/nodeId',
+    })
   }
 }
 
@@ -81,12 +80,14 @@ export class UnknownNetworkNode extends EngineError {
  *
  * @category engine errors
  */
-export class NetworkFinished extends EngineError {
-  readonly _tag = 'NetworkFinished'
-  readonly code = ErrorCode.InvalidState
-  constructor(readonly networkId: string) {
-    super(`network "${networkId}" has finished: start it again to send to it`, '/networkId')
-    this.name = 'NetworkFinished'
+export class NetworkFinished extends taggedError('NetworkFinished', 'invalidState', EngineError)<{
+  readonly networkId: string
+}> {
+  constructor(networkId: string) {
+    super(`network "${networkId}" has finished: start it again to send to it`, {
+      networkId,
+      path: '/networkId',
+    })
   }
 }
 
@@ -101,15 +102,14 @@ interface PathError {
  *
  * @category engine errors
  */
-export class NetworkFileInvalid extends EngineError {
-  readonly _tag = 'NetworkFileInvalid'
-  readonly code = ErrorCode.InvalidGraph
-  readonly errors: readonly PathError[]
+export class NetworkFileInvalid extends taggedError(
+  'NetworkFileInvalid',
+  'invalidGraph',
+  EngineError,
+)<{ readonly errors: readonly PathError[] }> {
   constructor(errors: readonly NetworkFileError[]) {
     const at = under('/network', errors)
-    super(fileErrorsLine('the network file is invalid', at), at[0]?.path)
-    this.name = 'NetworkFileInvalid'
-    this.errors = at
+    super(fileErrorsLine('the network file is invalid', at), { errors: at, path: at[0]?.path })
   }
 }
 
@@ -120,14 +120,14 @@ export class NetworkFileInvalid extends EngineError {
  *
  * @category engine errors
  */
-export class InvalidPatch extends EngineError {
-  readonly _tag = 'InvalidPatch'
-  readonly code = ErrorCode.InvalidParams
+export class InvalidPatch extends taggedError('InvalidPatch', 'invalidInput', EngineError)<{
   readonly errors: readonly PathError[]
+}> {
   constructor(message: string, errors: readonly PathError[] = []) {
-    super(errors.length === 0 ? message : fileErrorsLine(message, errors), '/patches')
-    this.name = 'InvalidPatch'
-    this.errors = errors
+    super(errors.length === 0 ? message : fileErrorsLine(message, errors), {
+      errors,
+      path: '/patches',
+    })
   }
 }
 

@@ -11,8 +11,9 @@ import type {
   TraceJson,
   TraceStep,
 } from '../../protocol/index.js'
+import { errorCategory } from '../../errors.js'
 import { UnknownRun } from './errors.js'
-import { errorShape, tagOf } from './json.js'
+import { errorShape } from './json.js'
 
 /** A JSON-shaped trace. */
 export const traceJson = (trace: Trace): TraceJson =>
@@ -185,7 +186,7 @@ export class Runs {
         },
         (e: unknown) => {
           const trace = (e as { trace?: Trace } | null)?.trace
-          this.#finish(entry, tagOf(e) === 'Cancelled' ? 'cancelled' : 'failed', {
+          this.#finish(entry, errorCategory(e) === 'cancelled' ? 'cancelled' : 'failed', {
             error: errorShape(e),
             ...(trace !== undefined && { trace: traceJson(trace) }),
             ...recording(true),

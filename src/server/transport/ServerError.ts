@@ -3,6 +3,7 @@
  * (a line over the bound, a missing or wrong token, too many connections),
  * which it answers without troubling the engine.
  */
+import { taggedError, type ErrorCategory } from '../../errors.js'
 
 /**
  * `startServer` could not start: the socket is held by a live daemon, the
@@ -20,26 +21,41 @@
  * assert.strictEqual(e.path, '0.0.0.0:7070')
  * assert.match(e.message, /needs a token/)
  */
-export class ServerStartError extends Error {
-  readonly _tag = 'ServerStartError'
-  constructor(
-    /** What went wrong. */
-    readonly reason:
-      | 'DaemonRunning'
-      | 'NotASocket'
-      | 'TokenRequired'
-      | 'TokenTooWeak'
-      | 'UnsafeDirectory'
-      | 'AddressInUse'
-      | 'BadOption',
-    /** The socket path or `host:port` that was refused. */
-    readonly path: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`startServer: ${message} (${reason})`, options)
-    this.name = 'ServerStartError'
+export class ServerStartError extends taggedError('ServerStartError', 'failed')<{
+  /** What went wrong. */
+  readonly reason: StartRefusal
+  /** The socket path or `host:port` that was refused. */
+  readonly path: string
+}> {
+  override readonly category: ErrorCategory
+  constructor(reason: StartRefusal, path: string, message: string, options?: { cause?: unknown }) {
+    super(`startServer: ${message} (${reason})`, { reason, path }, options)
+    this.category = REFUSAL_CATEGORY[reason]
   }
+}
+
+/**
+ * Why {@link ServerStartError}: what was refused.
+ *
+ * @category server
+ */
+export type StartRefusal =
+  | 'DaemonRunning'
+  | 'NotASocket'
+  | 'TokenRequired'
+  | 'TokenTooWeak'
+  | 'UnsafeDirectory'
+  | 'AddressInUse'
+  | 'BadOption'
+
+const REFUSAL_CATEGORY: Readonly<Record<StartRefusal, ErrorCategory>> = {
+  DaemonRunning: 'conflict',
+  AddressInUse: 'conflict',
+  NotASocket: 'invalidState',
+  UnsafeDirectory: 'invalidState',
+  TokenRequired: 'invalidInput',
+  TokenTooWeak: 'invalidInput',
+  BadOption: 'invalidInput',
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { UsageError } from '../../errors.js'
+import { taggedError, UsageError } from '../../errors.js'
 import type { Graph } from '../../graph/index.js'
 import { graphInterpreter } from '../../interpreters/index.js'
 import type { Interpreter, InterpreterRegistry, Node, NodeContext } from '../../node/index.js'
@@ -29,13 +29,13 @@ export type Difference = 'kind' | 'node' | 'input' | 'missing' | 'unused'
  *
  * @category replay
  */
-export class ReplayDivergence extends Error {
-  readonly _tag = 'ReplayDivergence'
+export class ReplayDivergence extends taggedError('ReplayDivergence', 'failed')<{
   readonly path: readonly string[]
   readonly attempt: number
   readonly what: Difference
   readonly recorded: unknown
   readonly actual: unknown
+}> {
   constructor(
     path: readonly string[],
     attempt: number,
@@ -46,13 +46,8 @@ export class ReplayDivergence extends Error {
     super(
       `replay diverged at step ${path.join('/')} (attempt ${attempt}): ${what} differs: ` +
         `recorded ${JSON.stringify(recorded)}, got ${JSON.stringify(actual)}`,
+      { path, attempt, what, recorded, actual },
     )
-    this.name = 'ReplayDivergence'
-    this.path = path
-    this.attempt = attempt
-    this.what = what
-    this.recorded = recorded
-    this.actual = actual
   }
 }
 

@@ -172,7 +172,12 @@ describe('a node kind of your own', () => {
         new URL(`../../fixtures/counter/${file}`, import.meta.url),
         'utf8',
       )
-      expect(block).toBe(source.replace("'../../../src/index.js'", "'nerve-agents'"))
+      // the fixture imports the sources; the doc, the package (root and subpaths)
+      const asPackage = source.replace(
+        /'\.\.\/\.\.\/\.\.\/src\/(\w+)(?:\/index)?\.js'/g,
+        (_, p: string) => (p === 'index' ? "'nerve-agents'" : `'nerve-agents/${p}'`),
+      )
+      expect(block).toBe(asPackage)
     }
   })
 })

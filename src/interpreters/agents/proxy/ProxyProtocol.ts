@@ -1,3 +1,4 @@
+import { taggedError } from '../../../errors.js'
 import type { ModelRequest, ModelResponse } from '../../llm/Provider.js'
 
 /**
@@ -70,14 +71,14 @@ export interface ProxyProtocol {
  *
  * @category errors
  */
-export class ProxyRequestInvalid extends Error {
-  readonly _tag = 'ProxyRequestInvalid'
+export class ProxyRequestInvalid extends taggedError('ProxyRequestInvalid', 'invalidInput')<{
   readonly protocol: string
   readonly path: string
+}> {
   constructor(protocol: string, path: string, detail: string) {
-    super(`${protocol}: invalid request at ${path === '' ? '/' : path}: ${detail}`)
-    this.name = 'ProxyRequestInvalid'
-    this.protocol = protocol
-    this.path = path
+    super(`${protocol}: invalid request at ${path === '' ? '/' : path}: ${detail}`, {
+      protocol,
+      path,
+    })
   }
 }

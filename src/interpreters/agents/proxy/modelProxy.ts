@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:h
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { UsageError } from '../../../errors.js'
+import { taggedError, UsageError } from '../../../errors.js'
 import { withCost, type Pricing } from '../../llm/httpProvider.js'
 import type { ModelResponse, Provider } from '../../llm/Provider.js'
 import { ProviderHttpError } from '../../llm/ProviderError.js'
@@ -13,6 +13,20 @@ import {
   type EncodedResponse,
   type ProxyProtocol,
 } from './ProxyProtocol.js'
+
+/**
+ * A replayed agent asked for a model call its tape does not have.
+ *
+ * @category proxy
+ */
+export class TapeExhausted extends taggedError('TapeExhausted', 'failed')<{
+  readonly agent: string
+  readonly index: number
+}> {
+  constructor(agent: string, index: number) {
+    super(`Nerve: the tape has no call ${index} of agent "${agent}"`, { agent, index })
+  }
+}
 
 /**
  * Where the model proxy gets its answers: a Nerve {@link Provider} (a
@@ -270,7 +284,7 @@ class Proxy implements ModelProxy {
     const id = `msg_nerve_${index}_${agent.replace(/[^\w-]/g, '_')}`
     let response: ModelResponse
     try {
-      response = await this.answer(agent, index, call, res)
+      response = await this.answer(upstream, agent, index, call, res)
     } catch (e) {
       const status = e instanceof ProviderHttpError ? e.status : 502
       send(res, protocol.error(status, e instanceof Error ? e.message : String(e)))
@@ -281,20 +295,19 @@ class Proxy implements ModelProxy {
   }
 
   private async answer(
+    upstream: Exclude<ProxyUpstream, { readonly _tag: 'forward' }>,
     agent: string,
     index: number,
     call: DecodedCall,
     res: ServerResponse,
   ): Promise<ModelResponse> {
-    const { upstream } = this.options
     if (upstream._tag === 'replay') {
       const recorded = this.tape.get(agent)?.find((c) => c.index === index)
       if (recorded === undefined) {
-        throw new Error(`Nerve: the tape has no call ${index} of agent "${agent}"`)
+        throw new TapeExhausted(agent, index)
       }
       return recorded.response
     }
-    if (upstream._tag !== 'provider') throw new Error('unreachable')
     const controller = new AbortController()
     const onClose = (): void => {
       if (!res.writableFinished) controller.abort(new Error('the agent hung up'))

@@ -167,15 +167,22 @@ export class Session implements NodeRegistry {
 
   /**
    * Where the session keeps the handle of `node` (registered under its id,
-   * or inside a registered graph) while it is `ready` or `busy` and was
-   * started with `interpreter`: what a run's step on it gets as `ctx.live`.
+   * or inside a registered graph) while it is `ready` or `busy`, for a run
+   * that steps it with the session's interpreter of its kind or a wrapper
+   * that keeps its `start` (a recorder): what the step gets as `ctx.live`.
+   * Another interpreter (one with a `start` of its own) gets `undefined`,
+   * and its run starts the node itself.
    */
   handleOf(node: Node, interpreter: object): { readonly handle: unknown } | undefined {
     const entry = this.#nodes.runningOf(node)
     if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
       return undefined
     }
-    return this.interpreters.get(node.kind) === interpreter ? entry : undefined
+    const own = this.interpreters.get(node.kind)
+    const same =
+      own === interpreter ||
+      (own?.start !== undefined && own.start === (interpreter as { start?: unknown }).start)
+    return same ? entry : undefined
   }
 
   /** The registered names, in registration order. */

@@ -449,6 +449,16 @@ describe('execute', () => {
     await run(g, { interpreters: session.interpreters, session })
     expect(seen).toEqual([handle, handle])
     expect(seen[1]).toBe(handle)
+    // A wrapper keeping the interpreter's start (a recorder) runs on the session's handle;
+    // an interpreter with a start of its own gets a handle its run starts and stops.
+    const wrapped = { ...held, execute: held.execute }
+    await run(g, { interpreters: interpreters(...defaultInterpreters.values(), wrapped), session })
+    const other = { ...held, start: () => Promise.resolve({ pid: 7 }) }
+    await run(g, { interpreters: interpreters(...defaultInterpreters.values(), other), session })
+    expect(seen.slice(2)).toEqual([handle, { pid: 7 }])
+    expect(seen[2]).toBe(handle)
+    expect(stopped).toEqual([{ pid: 7 }])
+    stopped.length = 0
     await session.stop('h')
     expect(stopped).toEqual([handle])
     expect(stopped[0]).toBe(handle)

@@ -45,6 +45,13 @@ export interface NodeRegistry {
    * then the run starts the node itself.
    */
   handleOf?(node: Node, interpreter: object): { readonly handle: unknown } | undefined
+  /**
+   * Starts a persistent `node` that the session holds but has not started
+   * yet, for a run's step on it with `interpreter` (matched as by
+   * `handleOf`), and resolves with its handle; `undefined` when it holds
+   * no such node, then the run starts the node itself.
+   */
+  startFor?(node: Node, interpreter: object): Promise<unknown> | undefined
 }
 
 /**

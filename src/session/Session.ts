@@ -178,11 +178,30 @@ export class Session implements NodeRegistry {
     if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
       return undefined
     }
+    return this.#startsWith(node, interpreter) ? entry : undefined
+  }
+
+  /**
+   * Starts, for a run's step, a persistent node the session holds (as
+   * {@link Session.handleOf} finds it) that is `created` or `starting`,
+   * and resolves with its handle: a registered node not started yet starts
+   * on its first use, and stays up for the runs after it.
+   */
+  startFor(node: Node, interpreter: object): Promise<unknown> | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || this.closed) return undefined
+    if (entry.state !== 'created' && entry.state !== 'starting') return undefined
+    if (!this.#startsWith(node, interpreter)) return undefined
+    return this.#startLive(entry).then(() => entry.handle)
+  }
+
+  /** Whether `interpreter` is the session's for `node`'s kind, or a wrapper keeping its `start`. */
+  #startsWith(node: Node, interpreter: object): boolean {
     const own = this.interpreters.get(node.kind)
-    const same =
+    return (
       own === interpreter ||
       (own?.start !== undefined && own.start === (interpreter as { start?: unknown }).start)
-    return same ? entry : undefined
+    )
   }
 
   /** The registered names, in registration order. */

@@ -465,7 +465,7 @@ describe('execute', () => {
     expect(session.live('h')).toBeUndefined()
   })
 
-  it('starts a node it has not started for a run of its own, and stops it when the run ends', async () => {
+  it('starts a registered node on the first use by a run, and keeps it up for the runs after', async () => {
     const log: string[] = []
     let n = 0
     const held = {
@@ -492,11 +492,41 @@ describe('execute', () => {
       addStepRef('one', 'h'),
       addStepRef('two', 'h', { dependsOn: ['one'] }),
     )
+    const states: string[] = []
+    const events = session.events()
+    const busy = (async () => {
+      for await (const e of events) if (e.type !== 'lagged') states.push(e.type)
+    })()
     await run(g, { interpreters: session.interpreters, session })
-    expect(log).toEqual(['start', 'execute 1', 'execute 1', 'stop 1'])
-    expect(session.state('h')).toBe('created')
-    await session.stop()
-    expect(log).toHaveLength(4)
+    await run(g, { interpreters: session.interpreters, session })
+    expect(log).toEqual(['start', 'execute 1', 'execute 1', 'execute 1', 'execute 1'])
+    expect([session.state('h'), session.live('h')]).toEqual(['ready', 1])
+    await session.close()
+    await busy
+    expect(log.at(-1)).toBe('stop 1')
+    expect(states.slice(0, 3)).toEqual(['starting', 'ready', 'busy'])
+    expect(states.at(-1)).toBe('stopped')
+  })
+
+  it('leaves a node that is not registered to the run, which starts it and stops it as it ends', async () => {
+    const log: string[] = []
+    const held = {
+      kind: 'held',
+      start: () => Promise.resolve('h'),
+      stop: () => {
+        log.push('stop')
+        return Promise.resolve()
+      },
+      execute: (_node: unknown, ctx: { live?: unknown }) => ctx.live,
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    const inline = makeNode({ id: 'inline', kind: 'held', persistent: true, metadata: {} })
+    const g = pipe(graph('g'), addStep({ id: 'one', node: inline }))
+    const { results } = await run(g, { interpreters: session.interpreters, session })
+    expect([results.one, log, session.has('inline')]).toEqual(['h', ['stop'], false])
+    await session.close()
   })
 
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {

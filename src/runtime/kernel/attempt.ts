@@ -4,7 +4,7 @@ import type { Node } from '../../node/Node.js'
 import { MissingInterpreter, StepTimeout } from '../RunError.js'
 import { emitStepError, emitStepStart } from '../RunEvent.js'
 import type { StepStatus } from '../Trace.js'
-import { needsHandle, runHandle } from './handles.js'
+import { needsHandle, startHandle } from './handles.js'
 import { occupy, vacate } from './occupancy.js'
 import { StepContext } from './StepContext.js'
 import type { StepHost } from './StepHost.js'
@@ -113,8 +113,10 @@ const attemptOnce = async (
     if (held !== undefined && held !== null) ctx.live = held.handle
     let work: Promise<unknown> =
       held === null
-        ? runHandle(st, node, interpreter).then((live) => {
+        ? startHandle(st, node, interpreter).then((live) => {
             ctx.live = live
+            // A node its session has just started is held busy by this attempt too.
+            if (!ctx.aborted) occupy(run, i, node)
             return executeOn(node, interpreter, ctx)
           })
         : executeOn(node, interpreter, ctx)

@@ -10,6 +10,16 @@ export const needsHandle = (node: Node, interpreter: Interpreter): boolean =>
   node.persistent && interpreter.start !== undefined
 
 /**
+ * The handle of a node its session holds but has not started, started by
+ * the session on this first use; else the one the run keeps (see
+ * {@link runHandle}).
+ *
+ * @internal
+ */
+export const startHandle = (st: RunState, node: Node, interpreter: Interpreter): Promise<unknown> =>
+  st.session.startFor?.(node, interpreter) ?? runHandle(st, node, interpreter)
+
+/**
  * The handle of `node` that the run keeps (see {@link LiveHandles}): in the
  * table given as `RunOptions.handles`, else in the run's own, made on first
  * need and stopped when the run ends (a straggler's after that, at once).

@@ -114,8 +114,9 @@ export interface NodeContext<I = unknown> {
   /**
    * The handle of the step's persistent node — what its interpreter's
    * `start` answered (a terminal kind's terminal) — from the session that
-   * started it, else from the run, which starts the node on first use and
-   * stops it when the run ends. `undefined` for a node that is not
+   * holds the node (which starts it on first use, if it had not), else
+   * from the run, which starts the node on first use and stops it when the
+   * run ends. `undefined` for a node that is not
    * persistent, or whose interpreter has no `start`; a context made by hand
    * may lack it.
    */
@@ -204,9 +205,10 @@ export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | unde
  *   the output itself.
  * - `start` / `stop`: bring a persistent node's live state up and down.
  *   `start` resolves with the node's handle — what it runs on, a terminal
- *   kind's terminal — which its keeper holds: the session (which drives
- *   the {@link NodeState} lifecycle around them and hands the handle out
- *   as `Session.live`), else the run that started the node on first use.
+ *   kind's terminal — which its keeper holds: the session that holds the
+ *   node (which drives the {@link NodeState} lifecycle around them and
+ *   hands the handle out as `Session.live`), else the run that started the
+ *   node on first use.
  *   Each step on the node gets the handle as `ctx.live`; `stop` gets it as
  *   `ctx.live`. The interpreter keeps none: it is stateless over handles.
  * - `fork`: a new persistent node with the given id whose live state starts

@@ -59,8 +59,8 @@ const NEVER = new AbortController().signal
  * `execute` makes it `busy` while it runs; `stop` ends it (`stopped` is
  * final). The session keeps the handle that a persistent node's interpreter
  * `start` answers, hands it to each step on the node (`ctx.live`) and to the
- * interpreter's `stop`; a run that meets a persistent node the session has
- * not started starts (and stops) one of its own.
+ * interpreter's `stop`; a run's first step on a node it holds but has not
+ * started starts it.
  *
  * @category session
  */

@@ -140,9 +140,11 @@ const turn: Benchmark = {
       project,
       claudeEnv({ home: rawHome, baseUrl: proxy.baseUrl('raw'), apiKey: THROWAWAY_KEY }),
     )
+    let ours: ClaudePtyTerminal | undefined
     try {
-      await Promise.all([interpreter.start!(node, lifecycle), raw.ready()])
-      const ours = interpreter.terminal('bench') as ClaudePtyTerminal
+      const [started] = await Promise.all([interpreter.start(node, lifecycle), raw.ready()])
+      ours = started as ClaudePtyTerminal
+      const terminal = ours
       let n = 0
       const { ours: o, baseline: b } = await interleaveAsync({
         rounds: rounds ?? 20,
@@ -150,7 +152,7 @@ const turn: Benchmark = {
         ours: async () => {
           const i = ++n
           const t0 = now()
-          const r = await ours.execute(`ping ${i}`)
+          const r = await terminal.execute(`ping ${i}`)
           const ms = now() - t0
           if (r.text !== answerTo(i))
             throw new Error(`cli.agent.turn: got ${JSON.stringify(r.text)}`)
@@ -178,7 +180,7 @@ const turn: Benchmark = {
       ]
     } finally {
       raw.stop()
-      await interpreter.stopAll()
+      await ours?.stop()
       await proxy.close()
       for (const d of [project, home, rawHome]) rmSync(d, { recursive: true, force: true })
     }

@@ -246,21 +246,17 @@ const session = pipe(
   }),
 )
 console.log('\nrunning graph "shell-session" on a PTY node (bash)')
-try {
-  const shellRun = await run(session, {
-    interpreters: interpreters(...defaultInterpreters.values(), ptys),
-    onEvent: (e) => {
-      if (e.type !== 'step_chunk') return
-      for (const line of stripAnsi(String(e.chunk)).split('\n')) {
-        if (line.trim() !== '') console.log(`  ${e.stepId.padEnd(5)} │ ${line.trimEnd()}`)
-      }
-    },
-  })
-  for (const id of ['where', 'write', 'count']) {
-    console.log(`${id}: ${(shellRun.results[id] as { text: string }).text.replaceAll('\n', ' | ')}`)
-  }
-} finally {
-  await ptys.stopAll()
+const shellRun = await run(session, {
+  interpreters: interpreters(...defaultInterpreters.values(), ptys),
+  onEvent: (e) => {
+    if (e.type !== 'step_chunk') return
+    for (const line of stripAnsi(String(e.chunk)).split('\n')) {
+      if (line.trim() !== '') console.log(`  ${e.stepId.padEnd(5)} │ ${line.trimEnd()}`)
+    }
+  },
+})
+for (const id of ['where', 'write', 'count']) {
+  console.log(`${id}: ${(shellRun.results[id] as { text: string }).text.replaceAll('\n', ' | ')}`)
 }
 
 // 8. Agents: a developer and a coach (LLM nodes in a session) loop until the

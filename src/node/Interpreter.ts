@@ -111,6 +111,16 @@ export interface NodeContext<I = unknown> {
    * may lack it: then the resource lives until the step's signal aborts.
    */
   onRunEnd?(cleanup: () => unknown): void
+  /**
+   * The handle of the step's persistent node — what its interpreter's
+   * `start` answered (a terminal kind's terminal) — from the session that
+   * holds the node (which starts it on first use, if it had not), else
+   * from the run, which starts the node on first use and stops it when the
+   * run ends. `undefined` for a node that is not
+   * persistent, or whose interpreter has no `start`; a context made by hand
+   * may lack it.
+   */
+  readonly live?: unknown
 }
 
 /**
@@ -135,6 +145,16 @@ export interface LifecycleContext {
 }
 
 /**
+ * What {@link Interpreter.stop} receives: the lifecycle context and the
+ * handle that the node's `start` answered.
+ *
+ * @category interpreters
+ */
+export interface StopContext extends LifecycleContext {
+  readonly live: unknown
+}
+
+/**
  * Where a fork starts in the state of the forked node: for an LLM node, a
  * vertex of its conversation or the number of messages to keep. Kinds whose
  * state has no history (terminals, bash) refuse it.
@@ -154,6 +174,8 @@ export interface ForkContext extends LifecycleContext {
   /** Default: the interpreter's clock. */
   readonly time?: string
   readonly at?: ForkPoint
+  /** The source's handle (what its `start` answered) when the source is started. */
+  readonly live?: unknown
 }
 
 /**
@@ -181,13 +203,17 @@ export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | unde
  * - `materialize`: turns a step's output into the artifact that steps
  *   linking to it receive from `ctx.resolveLinks`. Without it, the artifact is
  *   the output itself.
- * - `start` / `stop`: bring a persistent node's live state up and down
- *   (the session drives the {@link NodeState} lifecycle around them).
+ * - `start` / `stop`: bring a persistent node's live state up and down.
+ *   `start` resolves with the node's handle — what it runs on, a terminal
+ *   kind's terminal — which its keeper holds: the session that holds the
+ *   node (which drives the {@link NodeState} lifecycle around them and
+ *   hands the handle out as `Session.live`), else the run that started the
+ *   node on first use.
+ *   Each step on the node gets the handle as `ctx.live`; `stop` gets it as
+ *   `ctx.live`. The interpreter keeps none: it is stateless over handles.
  * - `fork`: a new persistent node with the given id whose live state starts
- *   as a copy of this one's.
- * - `live`: what a started persistent node runs on (a terminal kind's
- *   terminal), which its session hands out as `Session.live`;
- *   `undefined` when the node is not running.
+ *   as a copy of this one's (`ctx.live` is the source's handle when it is
+ *   started). The session then starts the copy when the source is started.
  *
  * @category interpreters
  */
@@ -196,10 +222,9 @@ export interface Interpreter<N extends Node = Node> {
   execute?(node: N, ctx: NodeContext): unknown
   executeStream?(node: N, ctx: NodeContext): ChunkStream
   materialize?(node: N, output: unknown, ctx: NodeContext): unknown
-  start?(node: N, ctx: LifecycleContext): Promise<void>
-  stop?(node: N, ctx: LifecycleContext): Promise<void>
+  start?(node: N, ctx: LifecycleContext): Promise<unknown>
+  stop?(node: N, ctx: StopContext): Promise<void>
   fork?(node: N, id: string, ctx: ForkContext): Promise<N>
-  live?(node: N): unknown
 }
 
 /**

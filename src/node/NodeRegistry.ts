@@ -38,6 +38,20 @@ export interface NodeRegistry {
    * `undefined` when it holds nothing.
    */
   occupy?(node: Node): (() => void) | undefined
+  /**
+   * Where the handle of a persistent `node` that the session started with
+   * `interpreter` (the one the run steps it with) is kept (`handle`: what its `start` answered), while it
+   * is `ready` or `busy`; `undefined` when the session holds none for it,
+   * then the run starts the node itself.
+   */
+  handleOf?(node: Node, interpreter: object): { readonly handle: unknown } | undefined
+  /**
+   * Starts a persistent `node` that the session holds but has not started
+   * yet, for a run's step on it with `interpreter` (matched as by
+   * `handleOf`), and resolves with its handle; `undefined` when it holds
+   * no such node, then the run starts the node itself.
+   */
+  startFor?(node: Node, interpreter: object): Promise<unknown> | undefined
 }
 
 /**

@@ -23,6 +23,7 @@ export type {
   Interpreter,
   InterpreterRegistry,
   LifecycleContext,
+  StopContext,
 } from './Interpreter.js'
 export { fn, functionNode, functionNodeKind, isFunctionNode } from './FunctionNode.js'
 export type { FunctionNode, NodeFunction } from './FunctionNode.js'

@@ -2,6 +2,7 @@ import type { InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { overBudget, type Budget, type RunUsage } from './Budget.js'
 import type { Clock } from './Clock.js'
+import type { LiveHandles } from './LiveHandles.js'
 import { BudgetExceeded, type RunError } from './RunError.js'
 import type { RunEvent, StepChunk } from './RunEvent.js'
 
@@ -45,6 +46,8 @@ export class RunState {
   linkDepth = 0
   /** What `ctx.onRunEnd` was given, to run when the run settles; `undefined` for none yet. */
   cleanups: (() => unknown)[] | undefined = undefined
+  /** Where the run keeps the handles of the persistent nodes it starts itself (the given table, else its own, made on first need). */
+  handles: LiveHandles | undefined
   /** Whether the cleanups have been run: one given later runs at once. */
   ended = false
   /** Stops the whole run (every graph of it) with `error`; set by the root graph's run. */
@@ -60,7 +63,9 @@ export class RunState {
     budget: Budget | undefined
     onEvent: ((event: RunEvent) => void) | undefined
     onChunk?: ((event: StepChunk) => void) | undefined
+    handles?: LiveHandles | undefined
   }) {
+    this.handles = settings.handles
     this.runId = settings.runId
     this.clock = settings.clock
     this.random = settings.random

@@ -37,6 +37,7 @@ export type {
 export { traceRecord, traceUsage } from './Trace.js'
 export type { RunStatus, StepRecord, StepStatus, Trace } from './Trace.js'
 export { explain } from './explain.js'
+export { LiveHandles } from './LiveHandles.js'
 export { run, runGraph, startRun } from './run.js'
 export type { RunOptions, RunResult, StartedRun } from './run.js'
 export { stream } from './stream.js'

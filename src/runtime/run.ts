@@ -7,6 +7,7 @@ import type { InterpreterRegistry, NodeContext } from '../node/Interpreter.js'
 import { nodeRegistry, type NodeRegistry } from '../node/NodeRegistry.js'
 import { checkBudget, type Budget } from './Budget.js'
 import { systemClock, type Clock } from './Clock.js'
+import { LiveHandles } from './LiveHandles.js'
 import { GraphRun, type GraphOutcome } from './kernel/GraphRun.js'
 import { StepContext } from './kernel/StepContext.js'
 import { summarize, type Metrics } from './Metrics.js'
@@ -45,6 +46,13 @@ export interface RunOptions {
    * synchronously by the scheduler: keep it quick, and do not throw.
    */
   readonly onEvent?: (event: RunEvent) => void
+  /**
+   * Where the handles of the persistent nodes the run starts itself are
+   * kept (those no session holds started): given, they outlive the run and
+   * the caller stops them ({@link LiveHandles.stopAll}); by default the run
+   * keeps its own and stops them when it ends.
+   */
+  readonly handles?: LiveHandles
 }
 
 /**
@@ -71,6 +79,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'random',
   'parser',
   'onEvent',
+  'handles',
 ])
 
 const EMPTY_SESSION = nodeRegistry()
@@ -112,6 +121,10 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new UsageError(api, 'options.signal must be an AbortSignal')
   }
+  const handles = options.handles
+  if (handles !== undefined && !(handles instanceof LiveHandles)) {
+    throw new UsageError(api, 'options.handles must be a LiveHandles')
+  }
   const budget = checkBudget(api, options.budget)
   return (
     listener: ((event: RunEvent) => void) | undefined,
@@ -128,6 +141,7 @@ export const prepare = (api: string, g: Graph, options: RunOptions) => {
       budget,
       onEvent: listener ?? onEvent,
       onChunk,
+      handles,
     })
     return launch(state, g, options.input, maxParallel ?? g.maxParallel, signal, started)
   }

@@ -20,6 +20,10 @@ export interface Live {
   running: Set<AbortController> | undefined
   starting: Promise<void> | undefined
   stopping: Promise<void> | undefined
+  /** Whether the interpreter's `start` resolved (and its `stop` is owed). */
+  up: boolean
+  /** What the interpreter's `start` answered, while `up`. */
+  handle: unknown
 }
 
 /** A new lifecycle record of `node`, in `state`. @internal */
@@ -31,6 +35,8 @@ export const live = (node: Node, name: string, state: NodeState): Live => ({
   running: undefined,
   starting: undefined,
   stopping: undefined,
+  up: false,
+  handle: undefined,
 })
 
 /** What the session tells of an entry: its node's info, `id` the name it is registered under. @internal */
@@ -130,9 +136,14 @@ export class NodeTable {
     return entry?.node.id === node.id && entry.node.persistent ? entry : undefined
   }
 
+  /** The lifecycle of a node, registered or inside a graph, when the table has seen it. */
+  liveIfKnown(node: Node): Live | undefined {
+    return this.#byNode.get(node) ?? this.embedded.get(node.id)
+  }
+
   /** The state of a node, registered or inside a graph (`created` when the table has not seen it). */
   stateOf(node: Node): NodeState {
-    return (this.#byNode.get(node) ?? this.embedded.get(node.id))?.state ?? 'created'
+    return this.liveIfKnown(node)?.state ?? 'created'
   }
 
   /** Holds names for a fork in progress ({@link NameTaken} if one is taken); returns the release. */
@@ -145,9 +156,19 @@ export class NodeTable {
     }
   }
 
-  /** Registers a fork, born in `state`, and tells of it. */
-  adopt(name: string, node: Node, state: NodeState, from: string): void {
+  /** Registers a fork, born in `state` (on `started`'s handle, when given), and tells of it. */
+  adopt(
+    name: string,
+    node: Node,
+    state: NodeState,
+    from: string,
+    started?: { readonly handle: unknown },
+  ): void {
     const entry = live(node, name, state)
+    if (started !== undefined) {
+      entry.up = true
+      entry.handle = started.handle
+    }
     this.add(entry)
     this.onAdopt(entry, from)
   }

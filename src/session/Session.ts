@@ -57,9 +57,10 @@ const NEVER = new AbortController().signal
  * `ready` (a persistent node through its interpreter's `start`, a graph by
  * starting the persistent nodes inside it, any other node at once);
  * `execute` makes it `busy` while it runs; `stop` ends it (`stopped` is
- * final). A persistent node's interpreter `stop` is called on every stop,
- * even from `created`, since a run may have started it behind the session's
- * back (terminal interpreters start on first use).
+ * final). The session keeps the handle that a persistent node's interpreter
+ * `start` answers, hands it to each step on the node (`ctx.live`) and to the
+ * interpreter's `stop`; a run's first step on a node it holds but has not
+ * started starts it.
  *
  * @category session
  */
@@ -156,12 +157,51 @@ export class Session implements NodeRegistry {
 
   /**
    * What the persistent node registered under `name` runs on while it is
-   * started — a terminal for a terminal kind — as its interpreter's `live`
-   * capability answers; `undefined` for a node that has none.
+   * started — its handle, what its interpreter's `start` answered (a
+   * terminal for a terminal kind); `undefined` for a node not started.
    */
   live(name: string): unknown {
-    const node = this.#nodes.registered.get(name)?.node
-    return node?.persistent === true ? this.interpreters.get(node.kind)?.live?.(node) : undefined
+    const entry = this.#nodes.registered.get(name)
+    return entry?.up === true ? entry.handle : undefined
+  }
+
+  /**
+   * Where the session keeps the handle of `node` (registered under its id,
+   * or inside a registered graph) while it is `ready` or `busy`, for a run
+   * that steps it with the session's interpreter of its kind or a wrapper
+   * that keeps its `start` (a recorder): what the step gets as `ctx.live`.
+   * Another interpreter (one with a `start` of its own) gets `undefined`,
+   * and its run starts the node itself.
+   */
+  handleOf(node: Node, interpreter: object): { readonly handle: unknown } | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
+      return undefined
+    }
+    return this.#startsWith(node, interpreter) ? entry : undefined
+  }
+
+  /**
+   * Starts, for a run's step, a persistent node the session holds (as
+   * {@link Session.handleOf} finds it) that is `created` or `starting`,
+   * and resolves with its handle: a registered node not started yet starts
+   * on its first use, and stays up for the runs after it.
+   */
+  startFor(node: Node, interpreter: object): Promise<unknown> | undefined {
+    const entry = this.#nodes.runningOf(node)
+    if (entry === undefined || this.closed) return undefined
+    if (entry.state !== 'created' && entry.state !== 'starting') return undefined
+    if (!this.#startsWith(node, interpreter)) return undefined
+    return this.#startLive(entry).then(() => entry.handle)
+  }
+
+  /** Whether `interpreter` is the session's for `node`'s kind, or a wrapper keeping its `start`. */
+  #startsWith(node: Node, interpreter: object): boolean {
+    const own = this.interpreters.get(node.kind)
+    return (
+      own === interpreter ||
+      (own?.start !== undefined && own.start === (interpreter as { start?: unknown }).start)
+    )
   }
 
   /** The registered names, in registration order. */
@@ -455,7 +495,9 @@ export class Session implements NodeRegistry {
         `the session has no interpreter for kind "${node.kind}"`,
       )
     }
-    await interpreter.start?.(node, { signal: this.#lifetime.signal, session: this })
+    if (interpreter.start === undefined) return
+    entry.handle = await interpreter.start(node, { signal: this.#lifetime.signal, session: this })
+    entry.up = true
   }
 
   /** Starts the registered nodes a graph refers to (and those they refer to); a stopped one is NodeStopped. */
@@ -488,8 +530,11 @@ export class Session implements NodeRegistry {
       if (isGraph(node)) {
         const inside = graphParts(node).nodes.filter((n) => n.persistent)
         await settleAll(inside.map((n) => this.#stopLive(this.#nodes.liveOf(n))))
-      } else if (node.persistent) {
-        await this.interpreters.get(node.kind)?.stop?.(node, { signal: NEVER, session: this })
+      } else if (entry.up) {
+        const live = entry.handle
+        entry.up = false
+        entry.handle = undefined
+        await this.interpreters.get(node.kind)?.stop?.(node, { signal: NEVER, session: this, live })
       }
     } finally {
       this.#set(entry, 'stopped')

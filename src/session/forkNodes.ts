@@ -13,7 +13,7 @@ import { requireName } from '../node/name.js'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 import { isNode, type Node } from '../node/Node.js'
 import type { NodeState } from '../node/NodeState.js'
-import type { NodeTable } from './NodeTable.js'
+import type { Live, NodeTable } from './NodeTable.js'
 import { NodeStopped, NotForkable, SessionClosed, UnknownNode } from './SessionError.js'
 
 /**
@@ -81,16 +81,32 @@ const refuseStopped = (host: ForkHost, name: string, state: NodeState): void => 
   }
 }
 
-/** What an interpreter's fork is told: the signal, the session, the time, the point. */
+/** What an interpreter's fork is told: the signal, the session, the time, the point, the source's handle. */
 const forkContext = (
   host: ForkHost,
   signal: AbortSignal,
   at: ForkPoint | undefined,
-): ForkContext => {
-  const session = host.session
-  const time = host.now()
-  return at === undefined ? { signal, session, time } : { signal, session, time, at }
-}
+  source: Live | undefined,
+): ForkContext => ({
+  signal,
+  session: host.session,
+  time: host.now(),
+  ...(at !== undefined && { at }),
+  ...(source?.up === true && { live: source.handle }),
+})
+
+/** A fork made, with its handle when the session started it. */
+type Made = readonly [Interpreter, Node, { readonly handle: unknown } | undefined]
+
+/** Starts the copy of a started source (the session holds its handle); `undefined` for a kind that starts nothing. */
+const startCopy = async (
+  host: ForkHost,
+  interpreter: Interpreter,
+  copy: Node,
+): Promise<{ readonly handle: unknown } | undefined> =>
+  interpreter.start === undefined
+    ? undefined
+    : { handle: await interpreter.start(copy, { signal: host.lifetime, session: host.session }) }
 
 /** The node an interpreter's fork of `node` answered; a TypeError if it answered none. */
 const answered = (node: Node, copy: unknown): Node => {
@@ -100,20 +116,39 @@ const answered = (node: Node, copy: unknown): Node => {
   return copy
 }
 
-/** Runs one interpreter fork and checks what it answers (a deep fork runs several at once). */
+/**
+ * Runs one interpreter fork, checks what it answers and, when the source
+ * is started, starts the copy (a deep fork runs several at once).
+ */
 const forkOne = async (
   host: ForkHost,
   interpreter: Interpreter,
   node: Node,
   newName: string,
   signal: AbortSignal,
-): Promise<Node> =>
-  answered(node, await interpreter.fork!(node, newName, forkContext(host, signal, undefined)))
+  at: ForkPoint | undefined,
+): Promise<Made> => {
+  const source = host.nodes.liveIfKnown(node)
+  const ctx = forkContext(host, signal, at, source)
+  const copy = answered(node, await interpreter.fork!(node, newName, ctx))
+  const handle =
+    source !== undefined && started(source.state)
+      ? await startCopy(host, interpreter, copy)
+      : undefined
+  return [interpreter, copy, handle]
+}
 
-/** Undoes forks when the session closed meanwhile or a sibling fork failed. */
-const discard = async (host: ForkHost, made: readonly [Interpreter, Node][]): Promise<void> => {
-  const ctx = { signal: new AbortController().signal, session: host.session }
-  await Promise.allSettled(made.map(([i, n]) => i.stop?.(n, ctx) ?? Promise.resolve()))
+/** Undoes forks when the session closed meanwhile or a sibling fork failed: stops the copies it started. */
+const discard = async (host: ForkHost, made: readonly Made[]): Promise<void> => {
+  const signal = new AbortController().signal
+  await Promise.allSettled(
+    made.map(([i, n, started]) =>
+      started === undefined
+        ? Promise.resolve()
+        : (i.stop?.(n, { signal, session: host.session, live: started.handle }) ??
+          Promise.resolve()),
+    ),
+  )
 }
 
 /**
@@ -139,13 +174,13 @@ export const forkNode = async (
     const state = table.registered.get(name)!.state
     refuseStopped(host, name, state)
     const signal = options.signal ?? host.lifetime
-    const ctx = forkContext(host, signal, options.at)
-    const copy = answered(node, await interpreter.fork!(node, newName, ctx))
+    const made = await forkOne(host, interpreter, node, newName, signal, options.at)
     if (host.isClosed()) {
-      await discard(host, [[interpreter, copy]])
+      await discard(host, [made])
       throw new SessionClosed(table.sessionId)
     }
-    table.adopt(newName, copy, started(state) ? 'ready' : 'created', name)
+    const copy = made[1]
+    table.adopt(newName, copy, started(state) ? 'ready' : 'created', name, made[2])
     return copy
   } finally {
     release()
@@ -262,11 +297,11 @@ export const forkGraphNodes = async (
     const signal = options.signal ?? host.lifetime
     const planned = [...plan.forks.values()]
     const outcomes = await Promise.allSettled(
-      planned.map((p) => forkOne(host, p.interpreter, p.node, p.newName, signal)),
+      planned.map((p) => forkOne(host, p.interpreter, p.node, p.newName, signal, undefined)),
     )
-    const made: [Interpreter, Node][] = []
-    outcomes.forEach((o, i) => {
-      if (o.status === 'fulfilled') made.push([planned[i]!.interpreter, o.value])
+    const made: Made[] = []
+    outcomes.forEach((o) => {
+      if (o.status === 'fulfilled') made.push(o.value)
     })
     const failed = outcomes.find((o) => o.status === 'rejected')
     if (failed !== undefined || host.isClosed()) {
@@ -276,7 +311,8 @@ export const forkGraphNodes = async (
     const forked = new Map<Node, Node>(planned.map((p, i) => [p.node, made[i]![1]]))
     planned.forEach((p, i) => {
       const state = table.stateOf(p.node)
-      table.adopt(p.newName, made[i]![1], started(state) ? 'ready' : 'created', p.from)
+      const [, copy, handle] = made[i]!
+      table.adopt(p.newName, copy, started(state) ? 'ready' : 'created', p.from, handle)
     })
     const time = host.now()
     const useForks = mapNodes((n) => forked.get(n) ?? n)

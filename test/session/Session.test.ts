@@ -9,6 +9,7 @@ import {
   graph,
   makeNode,
   retry,
+  run,
   type RunEvent,
   UsageError,
 } from '../../src/index.js'
@@ -288,12 +289,12 @@ describe('stop', () => {
     expect(brief(events)).toEqual(['created c', 'starting c', 'ready c', 'stopped c'])
   })
 
-  it('asks the interpreter to stop a persistent node that was never started', async () => {
+  it('owes no interpreter stop for a persistent node it never started', async () => {
     const { session, counters } = withCounters()
     session.register(counter('c'))
     await session.stop()
     expect(session.state('c')).toBe('stopped')
-    expect(counters.log).toEqual(['stop c'])
+    expect(counters.log).toEqual([])
   })
 
   it('waits for a start in progress, then stops', async () => {
@@ -418,19 +419,20 @@ describe('execute', () => {
     ])
   })
 
-  it('hands out what a persistent node runs on, as its interpreter holds it', async () => {
-    const running = new Map<string, object>()
+  it('keeps the handle that a persistent node started on, hands it to its steps and to stop', async () => {
+    const seen: unknown[] = []
+    const stopped: unknown[] = []
     const held = {
       kind: 'held',
-      start: (node: { id: string }) => {
-        running.set(node.id, { pid: 42 })
+      start: (node: { id: string }) => Promise.resolve({ pid: 42, node: node.id }),
+      stop: (_node: unknown, ctx: { live: unknown }) => {
+        stopped.push(ctx.live)
         return Promise.resolve()
       },
-      stop: (node: { id: string }) => {
-        running.delete(node.id)
-        return Promise.resolve()
+      execute: (_node: unknown, ctx: { live?: unknown }) => {
+        seen.push(ctx.live)
+        return 'ok'
       },
-      live: (node: { id: string }) => running.get(node.id),
     }
     const session = createSession({
       interpreters: interpreters(...defaultInterpreters.values(), held),
@@ -439,10 +441,92 @@ describe('execute', () => {
     session.register(fn('f', () => 1))
     expect(session.live('h')).toBeUndefined()
     await session.start()
-    expect(session.live('h')).toEqual({ pid: 42 })
+    const handle = session.live('h')
+    expect(handle).toEqual({ pid: 42, node: 'h' })
     expect([session.live('f'), session.live('nope')]).toEqual([undefined, undefined])
+    await session.execute('h', null)
+    const g = pipe(graph('g'), addStepRef('one', 'h'))
+    await run(g, { interpreters: session.interpreters, session })
+    expect(seen).toEqual([handle, handle])
+    expect(seen[1]).toBe(handle)
+    // A wrapper keeping the interpreter's start (a recorder) runs on the session's handle;
+    // an interpreter with a start of its own gets a handle its run starts and stops.
+    const wrapped = { ...held, execute: held.execute }
+    await run(g, { interpreters: interpreters(...defaultInterpreters.values(), wrapped), session })
+    const other = { ...held, start: () => Promise.resolve({ pid: 7 }) }
+    await run(g, { interpreters: interpreters(...defaultInterpreters.values(), other), session })
+    expect(seen.slice(2)).toEqual([handle, { pid: 7 }])
+    expect(seen[2]).toBe(handle)
+    expect(stopped).toEqual([{ pid: 7 }])
+    stopped.length = 0
     await session.stop('h')
+    expect(stopped).toEqual([handle])
+    expect(stopped[0]).toBe(handle)
     expect(session.live('h')).toBeUndefined()
+  })
+
+  it('starts a registered node on the first use by a run, and keeps it up for the runs after', async () => {
+    const log: string[] = []
+    let n = 0
+    const held = {
+      kind: 'held',
+      start: () => {
+        log.push('start')
+        return Promise.resolve(++n)
+      },
+      stop: (_node: unknown, ctx: { live: unknown }) => {
+        log.push(`stop ${String(ctx.live)}`)
+        return Promise.resolve()
+      },
+      execute: (_node: unknown, ctx: { live?: unknown }) => {
+        log.push(`execute ${String(ctx.live)}`)
+        return 'ok'
+      },
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    session.register(makeNode({ id: 'h', kind: 'held', persistent: true, metadata: {} }))
+    const g = pipe(
+      graph('g'),
+      addStepRef('one', 'h'),
+      addStepRef('two', 'h', { dependsOn: ['one'] }),
+    )
+    const states: string[] = []
+    const events = session.events()
+    const busy = (async () => {
+      for await (const e of events) if (e.type !== 'lagged') states.push(e.type)
+    })()
+    await run(g, { interpreters: session.interpreters, session })
+    await run(g, { interpreters: session.interpreters, session })
+    expect(log).toEqual(['start', 'execute 1', 'execute 1', 'execute 1', 'execute 1'])
+    expect([session.state('h'), session.live('h')]).toEqual(['ready', 1])
+    await session.close()
+    await busy
+    expect(log.at(-1)).toBe('stop 1')
+    expect(states.slice(0, 3)).toEqual(['starting', 'ready', 'busy'])
+    expect(states.at(-1)).toBe('stopped')
+  })
+
+  it('leaves a node that is not registered to the run, which starts it and stops it as it ends', async () => {
+    const log: string[] = []
+    const held = {
+      kind: 'held',
+      start: () => Promise.resolve('h'),
+      stop: () => {
+        log.push('stop')
+        return Promise.resolve()
+      },
+      execute: (_node: unknown, ctx: { live?: unknown }) => ctx.live,
+    }
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), held),
+    })
+    const inline = makeNode({ id: 'inline', kind: 'held', persistent: true, metadata: {} })
+    const g = pipe(graph('g'), addStep({ id: 'one', node: inline }))
+    const { results } = await run(g, { interpreters: session.interpreters, session })
+    expect([results.one, log, session.has('inline')]).toEqual(['h', ['stop'], false])
+    await session.close()
   })
 
   it("rejects with the node's own error, not the runtime's StepFailed", async () => {

@@ -9,6 +9,7 @@ import {
   type ParsedResponse,
   ptyInterpreter,
   tmuxInterpreter,
+  type Terminal,
 } from '../../src/interpreters/index.js'
 import { createFunction, createGraph, createTerminal } from '../../src/session/factories.js'
 import { createSession } from '../../src/session/createSession.js'
@@ -64,18 +65,21 @@ describe('createTerminal', () => {
     const session = createSession({
       interpreters: interpreters(...defaultInterpreters.values(), terminals),
     })
+    let terminal: Terminal | undefined
     try {
       const node = await createTerminal(session, 'sh', { kind: 'pty', ...SHELL })
       expect(node).toMatchObject({ id: 'sh', kind: 'pty', command: 'bash' })
       expect(session.state('sh')).toBe('ready')
-      expect(terminals.terminal('sh')?.state).toBe('ready')
+      terminal = session.live('sh') as Terminal
+      expect(terminal.state).toBe('ready')
       const answer = (await session.execute('sh', 'echo $((6 * 7))')) as ParsedResponse
       expect(answer.text).toContain('42')
     } finally {
       await session.close()
     }
     expect(session.state('sh')).toBe('stopped')
-    expect(terminals.terminal('sh')).toBeUndefined()
+    expect(terminal.state).toBe('stopped')
+    expect(session.live('sh')).toBeUndefined()
   })
 
   describe('with tmux', () => {

@@ -136,6 +136,7 @@ describe('fork', () => {
     const session = createSession({
       interpreters: interpreters(...defaultInterpreters.values(), terminals),
     })
+    let live: PtyTerminal[] = []
     try {
       session.register(
         pty('sh', {
@@ -148,7 +149,8 @@ describe('fork', () => {
       const copy = (await fork(session, 'sh', 'sh-2')) as PtyNode
       expect(copy.command).toBe('bash')
       expect(session.state('sh-2')).toBe('ready')
-      const pids = ['sh', 'sh-2'].map((id) => (terminals.terminal(id) as PtyTerminal).pid)
+      live = ['sh', 'sh-2'].map((id) => session.live(id) as PtyTerminal)
+      const pids = live.map((t) => t.pid)
       expect(pids[1]).toBeDefined()
       expect(pids[1]).not.toBe(pids[0])
       await session.execute('sh-2', 'X=fork')
@@ -161,8 +163,8 @@ describe('fork', () => {
     } finally {
       await session.close()
     }
-    expect(terminals.terminal('sh')).toBeUndefined()
-    expect(terminals.terminal('sh-2')).toBeUndefined()
+    expect(live.map((t) => t.state)).toEqual(['stopped', 'stopped'])
+    expect([session.live('sh'), session.live('sh-2')]).toEqual([undefined, undefined])
   })
 
   it('leaves the fork of a pty never started created, with no process, until it is used', async () => {
@@ -180,18 +182,19 @@ describe('fork', () => {
       )
       await fork(session, 'sh', 'sh-2')
       expect([session.state('sh'), session.state('sh-2')]).toEqual(['created', 'created'])
-      expect(terminals.terminal('sh')).toBeUndefined()
-      expect(terminals.terminal('sh-2')).toBeUndefined()
+      expect(session.live('sh')).toBeUndefined()
+      expect(session.live('sh-2')).toBeUndefined()
       await session.start('sh-2')
       expect(session.state('sh-2')).toBe('ready')
-      expect((terminals.terminal('sh-2') as PtyTerminal).pid).toBeGreaterThan(0)
-      expect(terminals.terminal('sh')).toBeUndefined()
+      expect((session.live('sh-2') as PtyTerminal).pid).toBeGreaterThan(0)
+      expect(session.live('sh')).toBeUndefined()
       const r = await session.execute('sh-2', 'echo "[fork]"')
       expect((r as { text: string }).text).toContain('[fork]')
     } finally {
       await session.close()
     }
-    expect(terminals.terminal('sh-2')).toBeUndefined()
+    expect(session.live('sh-2')).toBeUndefined()
+    expect(session.state('sh-2')).toBe('stopped')
   })
 
   it('keeps many forks independent: writes through one never change what another sees', async () => {
@@ -323,7 +326,7 @@ describe('forkGraph', () => {
     await expect(forkGraph(session, 'flow', 'bad prefix ')).rejects.toBeInstanceOf(UsageError)
   })
 
-  it('stops the forks already made when one fork fails, and registers none', async () => {
+  it('stops the forks it started when one fork fails, and registers none', async () => {
     const failing = {
       kind: 'flaky',
       fork: (_n: Node, id: string) => Promise.reject(new Error(`no fork for ${id}`)),
@@ -339,8 +342,9 @@ describe('forkGraph', () => {
         addStep({ id: 'b', node: { id: 'b', kind: 'flaky', persistent: true, metadata: {} } }),
       ),
     )
+    await session.start('g')
     await expect(forkGraph(session, 'g', 'f-')).rejects.toThrow(/no fork for f-b/)
-    expect(counters.log).toEqual(['fork a f-a', 'stop f-a'])
+    expect(counters.log).toEqual(['start a', 'fork a f-a', 'start f-a', 'stop f-a'])
     expect(session.names()).toEqual(['g'])
   })
 })

@@ -25,6 +25,7 @@ import {
   TerminalInterrupted,
 } from '../../src/interpreters/index.js'
 import {
+  createSession,
   type HistoryRecord,
   type HistoryWriteError,
   readHistory,
@@ -180,10 +181,9 @@ describe('an interpreter with withHistory as its decorator', () => {
     const interpreter = ptyInterpreter({
       decorate: withHistory({ root, server: 'local', session: 'dev' }),
     })
-    stops.push(() => interpreter.stopAll())
     const g = pipe(graph('g'), addStep({ id: 'say', node: pty('sh', BASH), input: 'echo hi' }))
+    // With no session, the run starts the terminal and stops it as it ends.
     await run(g, { interpreters: interpreters(...defaultInterpreters.values(), interpreter) })
-    await interpreter.stopAll()
     const records = await recordsOf(root)
     expect(records.map((r) => [r.seq, r.op, r.input])).toEqual([
       [1, 'send_stream', 'echo hi'],
@@ -219,15 +219,21 @@ describe('a Claude-on-WezTerm node with history', () => {
     const root = tmp()
     const history = { root, server: 'local', session: 'dev' }
     const interpreter = claudeWeztermInterpreter({ decorate: withHistory(history) })
-    stops.push(() => interpreter.stopAll())
-    const node = claudeWezterm('agent', { wezterm: FAKE_WEZTERM, claude: FAKE_CLAUDE })
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), interpreter),
+    })
+    stops.push(() => session.close())
+    const node = session.register(
+      claudeWezterm('agent', { wezterm: FAKE_WEZTERM, claude: FAKE_CLAUDE }),
+    )
+    await session.start('agent')
     const g = pipe(graph('g'), addStep({ id: 'ask', node, input: 'hello there' }))
-    await run(g, { interpreters: interpreters(...defaultInterpreters.values(), interpreter) })
-    const t = interpreter.terminal('agent') as ClaudeWeztermTerminal
+    await run(g, { interpreters: session.interpreters, session })
+    const t = session.live('agent') as ClaudeWeztermTerminal
     expect(t.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     expect((await t.execute('use a tool')).text).toBe('You said: use a tool')
     expect(withHistory(history)(t.inner)).toBe(t.inner)
-    await interpreter.stopAll()
+    await session.close()
     const records = await recordsOf(root, 'agent')
     expect(records.map((r) => [r.op, r.input, r.response?.text])).toEqual([
       ['send_stream', 'hello there', 'You said: hello there'],

@@ -6,6 +6,7 @@ import {
   type LifecycleContext,
   type NodeContext,
   refuseForkPoint,
+  type StopContext,
 } from '../../node/Interpreter.js'
 import type { Node } from '../../node/Node.js'
 import type { NodeState } from '../../node/NodeState.js'
@@ -166,15 +167,16 @@ export class TerminalInterrupted extends taggedError('TerminalInterrupted', 'fai
 }
 
 /**
- * An interpreter of a terminal kind, with access to its live terminals.
+ * An interpreter of a terminal kind: its `start` answers the node's live
+ * {@link Terminal} (the handle its keeper holds and hands back to each
+ * step as `ctx.live`, and to `stop`).
  *
  * @category terminals
  */
 export interface TerminalInterpreter<N extends Node> extends Interpreter<N> {
-  /** The live terminal of a node, if it was started (and not yet stopped by the interpreter). */
-  terminal(nodeId: string): Terminal | undefined
-  /** Stops every terminal this interpreter holds. */
-  stopAll(): Promise<void>
+  start(node: N, ctx: LifecycleContext): Promise<Terminal>
+  stop(node: N, ctx: StopContext): Promise<void>
+  fork(node: N, id: string, ctx?: ForkContext): Promise<N>
 }
 
 /**
@@ -200,14 +202,16 @@ export type TerminalDecorator = (terminal: Terminal, node: Node) => Terminal
 
 /**
  * Turns a function that opens a {@link Terminal} for a node into the
- * interpreter of that node kind. It keeps the live terminals by node id;
- * `start` opens and starts one; `stop` stops and forgets it; `execute` and
- * `executeStream` start one on first use (or again after its program ended),
- * then send the step's input as text with the step's parser and signal;
- * `fork(node, id)` returns `forkNode(id, now)(node)` and, when the source's
- * terminal is live, starts a fresh one for it (a respawn: a live process
- * cannot be copied); the fork of a node never started starts nothing. With
- * `decorate`, every terminal it opens is the decorated one.
+ * interpreter of that node kind. It keeps no terminal: `start` opens one,
+ * starts it and answers it; `stop` stops the one it is given (`ctx.live`);
+ * `execute` and `executeStream` send the step's input as text, with the
+ * step's parser and signal, to the step's terminal (`ctx.live`: the
+ * session's, or the run's, which starts the node on first use) — given
+ * none (a context made by hand), to one started for that execute and
+ * stopped after it. `fork(node, id)` returns `forkNode(id, now)(node)`: the
+ * session starts the copy when the source is started (a respawn: a live
+ * process cannot be copied). With `decorate`, every terminal it opens is
+ * the decorated one.
  *
  * @category terminals
  */
@@ -218,8 +222,6 @@ export const terminalInterpreter = <N extends Node>(
   options: TerminalInterpreterOptions = {},
 ): TerminalInterpreter<N> => {
   const clock = options.clock ?? systemClock
-  /** The live terminals by node id, each with its start (awaited by every use, so a use never races it). */
-  const live = new Map<string, { readonly terminal: Terminal; readonly started: Promise<void> }>()
   const api = `${kind}Interpreter`
 
   const requireKind = (node: N): N => {
@@ -229,23 +231,10 @@ export const terminalInterpreter = <N extends Node>(
     return node
   }
 
-  const ensure = async (node: N): Promise<Terminal> => {
-    const existing = live.get(node.id)
-    if (existing !== undefined && existing.terminal.state !== 'stopped') {
-      await existing.started
-      return existing.terminal
-    }
+  const startOne = async (node: N): Promise<Terminal> => {
     const opened = open(requireKind(node))
     const terminal = options.decorate?.(opened, node) ?? opened
-    const started = terminal.start()
-    const entry = { terminal, started }
-    live.set(node.id, entry)
-    try {
-      await started
-    } catch (e) {
-      if (live.get(node.id) === entry) live.delete(node.id)
-      throw e
-    }
+    await terminal.start()
     return terminal
   }
 
@@ -262,43 +251,43 @@ export const terminalInterpreter = <N extends Node>(
 
   async function* stream(node: N, ctx: NodeContext): AsyncGenerator<string, ParsedResponse> {
     const input = inputOf(node, ctx.input)
-    const terminal = await ensure(node)
-    return yield* terminal.executeStream(input, optionsOf(ctx))
+    const given = ctx.live as Terminal | undefined
+    const terminal = given ?? (await startOne(node))
+    try {
+      return yield* terminal.executeStream(input, optionsOf(ctx))
+    } finally {
+      if (given === undefined) await terminal.stop()
+    }
   }
 
   return Object.freeze({
     kind,
-    terminal: (nodeId: string) => live.get(nodeId)?.terminal,
-    live: (node: N) => live.get(node.id)?.terminal,
-    async stopAll(): Promise<void> {
-      const all = [...live.values()]
-      live.clear()
-      await Promise.all(all.map((e) => e.terminal.stop()))
+    start(node: N, _ctx: LifecycleContext): Promise<Terminal> {
+      return startOne(node)
     },
-    async start(node: N, _ctx: LifecycleContext): Promise<void> {
-      await ensure(node)
-    },
-    async stop(node: N, _ctx: LifecycleContext): Promise<void> {
-      const entry = live.get(node.id)
-      live.delete(node.id)
-      await entry?.terminal.stop()
+    async stop(_node: N, ctx: StopContext): Promise<void> {
+      await (ctx.live as Terminal | undefined)?.stop()
     },
     async execute(node: N, ctx: NodeContext): Promise<ParsedResponse> {
       const input = inputOf(node, ctx.input)
-      const terminal = await ensure(node)
-      return terminal.execute(input, optionsOf(ctx))
+      const given = ctx.live as Terminal | undefined
+      if (given !== undefined) return given.execute(input, optionsOf(ctx))
+      const terminal = await startOne(node)
+      try {
+        return await terminal.execute(input, optionsOf(ctx))
+      } finally {
+        await terminal.stop()
+      }
     },
     executeStream(node: N, ctx: NodeContext): ChunkStream<ParsedResponse> {
       return stream(node, ctx)
     },
-    async fork(node: N, id: string, ctx?: ForkContext): Promise<N> {
-      refuseForkPoint(api, node, ctx)
-      const time = ctx?.time ?? new Date(clock.now()).toISOString()
-      const copy = forkNode(id, time)(requireKind(node))
-      // The copy is live when the source is: a fork of a node never started starts nothing.
-      const source = live.get(node.id)
-      if (source !== undefined && source.terminal.state !== 'stopped') await ensure(copy)
-      return copy
+    fork(node: N, id: string, ctx?: ForkContext): Promise<N> {
+      return new Promise((resolve) => {
+        refuseForkPoint(api, node, ctx)
+        const time = ctx?.time ?? new Date(clock.now()).toISOString()
+        resolve(forkNode(id, time)(requireKind(node)))
+      })
     },
   })
 }

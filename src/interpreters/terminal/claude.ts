@@ -198,7 +198,7 @@ const onPath = (name: string): boolean =>
  * The interpreter of Claude-on-WezTerm nodes (see {@link openClaudeWezterm}).
  * `fork(node, id)` returns a node that starts `claude --resume <session>
  * --fork-session --session-id <new UUID>` (the session being the node's, or
- * the one its live terminal chose) and starts it.
+ * the one its live terminal, `ctx.live`, chose); the session starts it.
  *
  * @category interpreters
  * @example
@@ -234,13 +234,13 @@ export const claudeWeztermInterpreter = (
   )
   return Object.freeze({
     ...base,
-    fork(node: ClaudeWeztermNode, id: string, ctx: ForkContext): Promise<ClaudeWeztermNode> {
-      const live = base.terminal(node.id) as { readonly sessionId: string } | undefined
+    fork(node: ClaudeWeztermNode, id: string, ctx?: ForkContext): Promise<ClaudeWeztermNode> {
+      const live = ctx?.live as { readonly sessionId?: string } | undefined
       const known =
-        node.sessionId === undefined && live !== undefined
+        node.sessionId === undefined && live?.sessionId !== undefined
           ? makeNode<ClaudeWeztermNode>({ ...node, sessionId: live.sessionId }, 'fork')
           : node
-      return base.fork!(known, id, ctx)
+      return base.fork(known, id, ctx)
     },
   })
 }

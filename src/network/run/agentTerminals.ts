@@ -30,7 +30,7 @@ import {
   type TerminalInterpreter,
 } from '../../interpreters/index.js'
 import { claudeWezterm, forkPty, type NodeContext, type PtyNode } from '../../node/index.js'
-import type { Budget } from '../../runtime/index.js'
+import { LiveHandles, type Budget } from '../../runtime/index.js'
 import type { CliAgent, CliProvider, NetworkNode } from '../model/Network.js'
 import type { NetworkAgentOptions } from './runOptions.js'
 
@@ -93,6 +93,11 @@ const tokensOf = (c: ProxyCall): number =>
 export class AgentTerminals {
   /** Steps `pty` nodes: a CLI agent node's on its agent terminal, any other on a plain PTY. */
   readonly interpreter: TerminalInterpreter<PtyNode>
+  /**
+   * The terminals the firings start themselves (of nodes the run's session
+   * does not start): kept across firings, stopped by {@link AgentTerminals.close}.
+   */
+  readonly handles = new LiveHandles()
   readonly #options: NetworkAgentOptions
   /** How the agents' permission prompts are answered: the options', else the run's approvals. */
   readonly #approvals: Approvals | undefined
@@ -166,7 +171,7 @@ export class AgentTerminals {
 
   /** Stops every terminal, closes the proxies, removes homes the run made. */
   async close(): Promise<void> {
-    await this.interpreter.stopAll()
+    await this.handles.stopAll()
     if (this.#closed) return
     this.#closed = true
     const proxies = await Promise.allSettled([...this.#proxies.values()])

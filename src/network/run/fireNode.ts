@@ -70,6 +70,7 @@ export const fire = async (
         input: text,
         interpreters: s.registry,
         session: s.session,
+        handles: s.agents.handles,
         clock: s.clock,
         signal,
         runId: `${s.runId}.${node.id}.${iteration}`,

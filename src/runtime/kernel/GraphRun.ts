@@ -23,6 +23,7 @@ import {
 } from '../Trace.js'
 import { settleStep, type Outcome } from './attempt.js'
 import { resolveLinks } from './links.js'
+import { needsHandle } from './handles.js'
 import { occupy, vacate } from './occupancy.js'
 import { DONE, FAILED, RUNNING } from './phase.js'
 import { Slots } from './Slots.js'
@@ -309,7 +310,11 @@ export class GraphRun implements StepHost {
       return
     }
     this.inputs[i] = input
-    if (interpreter.executeStream !== undefined || step.timeoutMs !== undefined) {
+    // A node the run must start first takes the slow path; one the session started runs on its handle.
+    const held = needsHandle(node, interpreter)
+      ? (st.session.handleOf?.(node, interpreter) ?? null)
+      : undefined
+    if (interpreter.executeStream !== undefined || step.timeoutMs !== undefined || held === null) {
       this.#slow(i, node, interpreter, input, undefined)
       return
     }
@@ -319,6 +324,7 @@ export class GraphRun implements StepHost {
     occupy(this, i, node)
     emitStepStart(st, this.pathOf(i), this.ids[i]!, node.id, node.kind, 1, now)
     const ctx = new StepContext(this, i, input, undefined, 1, undefined)
+    if (held !== undefined) ctx.live = held.handle
     if (this.owner === undefined) latest.ctx = ctx
     let out: unknown
     try {

@@ -43,6 +43,8 @@ export class StepContext implements NodeContext, Cancellation {
   readonly linkStack: readonly number[] | undefined
   /** @internal the trace of the graph this attempt ran, if it ran one. */
   nested: Trace | undefined = undefined
+  /** The handle of the step's persistent node (see {@link NodeContext.live}), set before the attempt runs. */
+  live: unknown = undefined
   #path: readonly string[] | undefined = undefined
   /** The attempt's own signal (one with a timeout); `undefined`: the graph run's. */
   readonly #signal: AbortSignal | undefined

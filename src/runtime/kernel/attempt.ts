@@ -4,6 +4,7 @@ import type { Node } from '../../node/Node.js'
 import { MissingInterpreter, StepTimeout } from '../RunError.js'
 import { emitStepError, emitStepStart } from '../RunEvent.js'
 import type { StepStatus } from '../Trace.js'
+import { needsHandle, startHandle } from './handles.js'
 import { occupy, vacate } from './occupancy.js'
 import { StepContext } from './StepContext.js'
 import type { StepHost } from './StepHost.js'
@@ -56,6 +57,12 @@ const untilAborted = <A>(work: Promise<A>, signal: AbortSignal): Promise<A> =>
     )
   })
 
+/** Runs one attempt's work: `executeStream`, its chunks become events, else `execute`. */
+const executeOn = (node: Node, interpreter: Interpreter, ctx: StepContext): Promise<unknown> =>
+  interpreter.executeStream !== undefined
+    ? drain(interpreter.executeStream(node, ctx), ctx)
+    : Promise.resolve(interpreter.execute!(node, ctx))
+
 /**
  * One attempt of step `i` with `node`: `executeStream` (chunks become
  * events) or `execute`. With a `timeoutMs`, the attempt gets its own signal,
@@ -100,10 +107,19 @@ const attemptOnce = async (
   }
   const ctx = new StepContext(run, i, input, signal, attempt, undefined)
   try {
+    const held = needsHandle(node, interpreter)
+      ? (st.session.handleOf?.(node, interpreter) ?? null)
+      : undefined
+    if (held !== undefined && held !== null) ctx.live = held.handle
     let work: Promise<unknown> =
-      interpreter.executeStream !== undefined
-        ? drain(interpreter.executeStream(node, ctx), ctx)
-        : Promise.resolve(interpreter.execute!(node, ctx))
+      held === null
+        ? startHandle(st, node, interpreter).then((live) => {
+            ctx.live = live
+            // A node its session has just started is held busy by this attempt too.
+            if (!ctx.aborted) occupy(run, i, node)
+            return executeOn(node, interpreter, ctx)
+          })
+        : executeOn(node, interpreter, ctx)
     if (attemptController !== undefined) work = untilAborted(work, attemptController.signal)
     return { ok: true, output: await work, ctx }
   } catch (error) {

@@ -212,7 +212,6 @@ export class Core {
     this.#kits.delete(id)
     kit.session?.interrupt(undefined, new RequestCancelled('the session was closed'))
     await this.#manager.close(id)
-    await kit.stopTerminals()
     return true
   }
 
@@ -260,7 +259,6 @@ export class Core {
         await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
       }
       await Promise.allSettled(kits.map((k) => k.session?.close() ?? Promise.resolve()))
-      await Promise.allSettled(kits.map((k) => k.stopTerminals()))
       this.publish({ type: 'SERVER_SHUTDOWN', time: this.now() })
     })().finally(() => {
       this.#resolveClosed()

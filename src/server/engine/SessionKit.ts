@@ -3,7 +3,6 @@ import type {
   PermissionDecision,
   PermissionRequest,
   Provider,
-  TerminalInterpreter,
   Tool,
 } from '../../interpreters/index.js'
 import { interpreters, type Interpreter, type InterpreterRegistry } from '../../node/index.js'
@@ -76,14 +75,5 @@ export class SessionKit {
       .filter((k) => !replaced.has(k.kind))
       .map((k) => k.interpreter(env))
     this.registry = interpreters(...made, ...options.extra)
-  }
-
-  /** Stops every terminal the kit's interpreters still hold (those of graph runs included). */
-  async stopTerminals(): Promise<void> {
-    const holding = [...this.registry.values()].filter(
-      (i): i is TerminalInterpreter<never> =>
-        typeof (i as Partial<TerminalInterpreter<never>>).stopAll === 'function',
-    )
-    await Promise.allSettled(holding.map((t) => t.stopAll()))
   }
 }

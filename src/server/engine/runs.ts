@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { isGraph, listSteps, type Graph } from '../../graph/index.js'
-import type { Node } from '../../node/index.js'
+import type { Graph } from '../../graph/index.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { run, type RunEvent, type RunResult, type Trace } from '../../runtime/index.js'
 import type { Session } from '../../session/index.js'
@@ -43,17 +42,6 @@ export const traceJson = (trace: Trace): TraceJson =>
       }
     }),
   })
-
-/** The persistent nodes a graph holds (nested graphs' too): a run may start them. */
-const persistentNodes = (g: Graph, into: Set<Node> = new Set()): Set<Node> => {
-  for (const step of listSteps(g)) {
-    const node = step.node
-    if (node === undefined) continue
-    if (isGraph(node)) persistentNodes(node, into)
-    else if (node.persistent) into.add(node)
-  }
-  return into
-}
 
 interface Entry {
   readonly runId: string
@@ -187,28 +175,25 @@ export class Runs {
       file: how.file,
       state: 'running',
       info: undefined,
-      done: how
-        .execute(runId, controller.signal)
-        .then(
-          (r) => {
-            this.#finish(entry, 'completed', {
-              results: r.results,
-              trace: traceJson(r.trace),
-              ...recording(false),
-              ...replayOf,
-            })
-          },
-          (e: unknown) => {
-            const trace = (e as { trace?: Trace } | null)?.trace
-            this.#finish(entry, errorCategory(e) === 'cancelled' ? 'cancelled' : 'failed', {
-              error: errorShape(e),
-              ...(trace !== undefined && { trace: traceJson(trace) }),
-              ...recording(true),
-              ...replayOf,
-            })
-          },
-        )
-        .then(() => stopOwn(session, g)),
+      done: how.execute(runId, controller.signal).then(
+        (r) => {
+          this.#finish(entry, 'completed', {
+            results: r.results,
+            trace: traceJson(r.trace),
+            ...recording(false),
+            ...replayOf,
+          })
+        },
+        (e: unknown) => {
+          const trace = (e as { trace?: Trace } | null)?.trace
+          this.#finish(entry, errorCategory(e) === 'cancelled' ? 'cancelled' : 'failed', {
+            error: errorShape(e),
+            ...(trace !== undefined && { trace: traceJson(trace) }),
+            ...recording(true),
+            ...replayOf,
+          })
+        },
+      ),
     }
     this.#entries.set(runId, entry)
     return runId
@@ -275,14 +260,3 @@ const infoOf = (entry: Entry, fields: Partial<RunInfo>): RunInfo =>
     startedAt: entry.startedAt,
     ...fields,
   })
-
-/** Stops the persistent nodes of `g` that the session does not hold (a run started them on first use). */
-const stopOwn = async (session: Session, g: Graph): Promise<void> => {
-  const signal = new AbortController().signal
-  const own = [...persistentNodes(g)].filter((n) => !session.has(n.id))
-  await Promise.allSettled(
-    own.map(
-      (n) => session.interpreters.get(n.kind)?.stop?.(n, { signal, session }) ?? Promise.resolve(),
-    ),
-  )
-}

@@ -30,6 +30,7 @@ let home: string
 const asked: PermissionRequest[] = []
 let interpreter: ReturnType<typeof claudeWeztermInterpreter>
 let node: ClaudeWeztermNode
+let agent: ClaudePtyTerminal
 let model: ReturnType<typeof claudeModel>
 
 beforeAll(async () => {
@@ -57,17 +58,17 @@ beforeAll(async () => {
     },
   })
   node = claudeWezterm('agent', { cwd: project, timeoutMs: 60_000 })
-  await interpreter.start!(node, lifecycle)
+  agent = (await interpreter.start(node, lifecycle)) as ClaudePtyTerminal
 }, 90_000)
 
 afterAll(async () => {
-  await interpreter.stopAll()
+  await agent.stop()
   await proxy.close()
   rmSync(project, { recursive: true, force: true })
   rmSync(home, { recursive: true, force: true })
 }, 30_000)
 
-const terminal = (id = 'agent'): ClaudePtyTerminal => interpreter.terminal(id) as ClaudePtyTerminal
+const terminal = (): ClaudePtyTerminal => agent
 
 describe('Claude Code in a PTY node, through the model proxy', { timeout: 60_000 }, () => {
   it('starts unattended on a plain PTY in a home the node prepared', () => {
@@ -131,20 +132,21 @@ describe('Claude Code in a PTY node, through the model proxy', { timeout: 60_000
   })
 
   it('forks into a process that resumes the conversation: its first call carries the earlier messages', async () => {
-    const fork = await interpreter.fork!(node, 'agent-fork', lifecycle)
+    const fork = await interpreter.fork(node, 'agent-fork', { ...lifecycle, live: agent })
     expect(fork.forkFrom).toBe(terminal().sessionId)
-    const r = await terminal('agent-fork').execute('what did I say first?')
+    const forked = await interpreter.start(fork, lifecycle)
+    const r = await forked.execute('what did I say first?')
     expect(r.text).toBe('Answer to: what did I say first?')
     const first = proxy.calls('agent-fork')[0]!
     expect(JSON.stringify(first.request.messages)).toContain('hello there')
-    await interpreter.stop!(fork, lifecycle)
+    await interpreter.stop(fork, { ...lifecycle, live: forked })
   })
 
   it('stops with no process left', async () => {
     const t = terminal()
     const session = sessionOf(t.pid!)!
     expect(sessionMembers(session).length).toBeGreaterThan(0)
-    await interpreter.stop!(node, lifecycle)
+    await interpreter.stop(node, { ...lifecycle, live: t })
     expect(running(t.pid!)).toBe(false)
     expect(sessionMembers(session)).toEqual([])
   })
@@ -160,14 +162,15 @@ describe('Claude Code with a home nothing prepared', { timeout: 60_000 }, () => 
       killGraceMs: 500,
     })
     try {
-      const error = await own.start!(
-        claudeWezterm('bare', { cwd: project, env: { HOME: bare }, timeoutMs: 30_000 }),
-        lifecycle,
-      ).catch((e: unknown) => e)
+      const error = await own
+        .start(
+          claudeWezterm('bare', { cwd: project, env: { HOME: bare }, timeoutMs: 30_000 }),
+          lifecycle,
+        )
+        .catch((e: unknown) => e)
       expect(error).toBeInstanceOf(TerminalDialog)
       expect((error as TerminalDialog).screen.length).toBeGreaterThan(0)
     } finally {
-      await own.stopAll()
       rmSync(bare, { recursive: true, force: true })
     }
   })

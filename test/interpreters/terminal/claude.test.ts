@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   addStep,
   claudeWezterm,
+  type ClaudeWeztermNode,
   type ClaudeWeztermOptions,
+  createSession,
   defaultInterpreters,
   graph,
   run,
@@ -131,21 +133,25 @@ describe('Claude steps in a graph', () => {
     const interpreter = claudeWeztermInterpreter()
     const node = claudeWezterm('agent', options)
     const g = pipe(graph('g'), addStep({ id: 'ask', node, input: 'what is 6 x 7' }))
+    const session = createSession({
+      interpreters: interpreters(...defaultInterpreters.values(), interpreter),
+    })
     try {
-      const { results } = await run(g, {
-        interpreters: interpreters(...defaultInterpreters.values(), interpreter),
-      })
+      session.register(node)
+      await session.start('agent')
+      const { results } = await run(g, { interpreters: session.interpreters, session })
       expect((results.ask as ParsedResponse).text).toBe('You said: what is 6 x 7')
-      const first = interpreter.terminal('agent') as ClaudeWeztermTerminal
-      const fork = await interpreter.fork!(node, 'agent-2', {} as never)
+      const first = session.live('agent') as ClaudeWeztermTerminal
+      expect(first.read()).toContain('You said: what is 6 x 7')
+      const fork = (await session.fork('agent', 'agent-2')) as ClaudeWeztermNode
       expect(fork.forkFrom).toBe(first.sessionId)
       expect(fork.sessionId).not.toBe(first.sessionId)
-      const second = interpreter.terminal('agent-2') as ClaudeWeztermTerminal
+      const second = session.live('agent-2') as ClaudeWeztermTerminal
       expect(second.read()).toContain(
         `fake claude --resume ${first.sessionId} --fork-session --session-id ${fork.sessionId}`,
       )
     } finally {
-      await interpreter.stopAll()
+      await session.close()
     }
   })
 })

@@ -356,68 +356,79 @@ describe('a PTY terminal running python3 -i', () => {
 })
 
 describe('the pty interpreter', () => {
-  const ctx = (input: unknown, parser?: string): NodeContext =>
+  const ctx = (input: unknown, live?: unknown, parser?: string): NodeContext =>
     ({
       input,
       signal: new AbortController().signal,
+      ...(live === undefined ? {} : { live }),
       ...(parser === undefined ? {} : { parser }),
     }) as never
   const lifecycle = { signal: new AbortController().signal, session: nodeRegistry() }
 
-  it('starts a terminal on first use and keeps it between executes', async () => {
+  it('starts a terminal and answers it as the handle; executes on the handle keep its state; stop ends it', async () => {
     const ptys = ptyInterpreter()
-    stops.push(() => ptys.stopAll())
     const node = pty('kept', BASH)
-    await ptys.execute!(node, ctx('Y=5'))
-    const r = (await ptys.execute!(node, ctx('echo $Y', 'none'))) as ParsedResponse
+    const terminal = await ptys.start(node, lifecycle)
+    stops.push(() => terminal.stop())
+    expect(terminal.state).toBe('ready')
+    await ptys.execute!(node, ctx('Y=5', terminal))
+    const r = (await ptys.execute!(node, ctx('echo $Y', terminal, 'none'))) as ParsedResponse
     expect(r.text).toBe('5')
-    expect(ptys.terminal('kept')?.state).toBe('ready')
-    await ptys.stop!(node, lifecycle)
-    expect(ptys.terminal('kept')).toBeUndefined()
+    await ptys.stop(node, { ...lifecycle, live: terminal })
+    expect(terminal.state).toBe('stopped')
   })
 
-  it('starts one terminal for concurrent first uses, and runs them in order', async () => {
+  it('keeps no terminal: an execute given no handle runs on a terminal of its own, stopped after it', async () => {
     const ptys = ptyInterpreter()
-    stops.push(() => ptys.stopAll())
-    const node = pty('shared', BASH)
-    const [a, b] = (await Promise.all([
-      ptys.execute!(node, ctx('echo a; echo $$')),
-      ptys.execute!(node, ctx('echo b; echo $$')),
-    ])) as ParsedResponse[]
-    const [pidA, pidB] = [a!.text.split('\n')[1], b!.text.split('\n')[1]]
-    expect([a!.text.split('\n')[0], b!.text.split('\n')[0]]).toEqual(['a', 'b'])
-    expect(pidA).toBe(pidB)
-    expect(pidA).toBe(String((ptys.terminal('shared') as PtyTerminal).pid))
+    const node = pty('once', BASH)
+    const first = (await ptys.execute!(node, ctx('echo $$'))) as ParsedResponse
+    const second = (await ptys.execute!(node, ctx('echo $$'))) as ParsedResponse
+    expect(first.text).not.toBe(second.text)
+    expect(alive(Number(first.text))).toBe(false)
   })
 
   it('rejects a step input that is not a string with a UsageError', async () => {
     const ptys = ptyInterpreter()
-    stops.push(() => ptys.stopAll())
     expect(
       await rejection(ptys.execute!(pty('n', BASH), ctx(42)) as Promise<unknown>),
     ).toBeInstanceOf(UsageError)
   })
 
-  it('forks by respawning the same command, cwd and env with a fresh buffer and metadata', async () => {
+  it('forks into a node that respawns the same command, cwd and env, and starts nothing itself', async () => {
     const ptys = ptyInterpreter({ clock: { now: () => Date.UTC(2025, 0, 1) } })
-    stops.push(() => ptys.stopAll())
     const node = pty('orig', { ...BASH, cwd: tmpdir(), env: { ...BASH.env, WHO: 'fork' } })
-    await ptys.start!(node, lifecycle)
-    await ptys.execute!(node, ctx('echo original-output'))
-    const copy: PtyNode = await ptys.fork!(node, 'copy', lifecycle)
+    const source = await ptys.start(node, lifecycle)
+    stops.push(() => source.stop())
+    await ptys.execute!(node, ctx('echo original-output', source))
+    const copy: PtyNode = await ptys.fork(node, 'copy', { ...lifecycle, live: source })
     expect(copy.metadata).toEqual({ forked_from: 'orig', fork_time: '2025-01-01T00:00:00.000Z' })
     expect([copy.command, copy.cwd, copy.env]).toEqual([node.command, node.cwd, node.env])
-    const terminal = ptys.terminal('copy')!
-    expect(terminal.state).toBe('ready')
+    const terminal = await ptys.start(copy, lifecycle)
+    stops.push(() => terminal.stop())
     expect(terminal.read()).not.toContain('original-output')
-    const r = (await ptys.execute!(copy, ctx('echo "$WHO $PWD"'))) as ParsedResponse
+    const r = (await ptys.execute!(copy, ctx('echo "$WHO $PWD"', terminal))) as ParsedResponse
     expect(r.text).toBe(`fork ${tmpdir()}`)
-    expect(ptys.terminal('orig')).not.toBe(terminal)
+  })
+
+  it('runs in a graph with no session on one terminal the run starts for its steps (concurrent first uses too) and stops when it ends', async () => {
+    const ptys = ptyInterpreter()
+    const sh = pty('shared', BASH)
+    const g = pipe(
+      graph('g'),
+      addStep({ id: 'a', node: sh, input: 'echo a; echo $$' }),
+      addStep({ id: 'b', node: sh, input: 'echo b; echo $$' }),
+    )
+    const { results } = await run(g, {
+      interpreters: interpreters(...defaultInterpreters.values(), ptys),
+    })
+    const [a, b] = [results.a, results.b].map((r) => (r as ParsedResponse).text.split('\n'))
+    expect([a![0], b![0]].sort()).toEqual(['a', 'b'])
+    expect(a![1]).toBe(b![1])
+    expect(alive(Number(a![1]))).toBe(false)
   })
 
   it('runs as a graph step, its output streamed as step_chunk events', async () => {
     const ptys = ptyInterpreter()
-    stops.push(() => ptys.stopAll())
     const sh = pty('sh', BASH)
     const g = pipe(
       graph('g'),

@@ -286,19 +286,21 @@ describe('tmux steps in a graph', () => {
       addStep({ id: 'second', node, input: 'echo two', dependsOn: ['first'] }),
     )
     const events: RunEvent[] = []
+    const { results } = await run(g, {
+      interpreters: interpreters(...defaultInterpreters.values(), interpreter),
+      onEvent: (e) => events.push(e),
+    })
+    expect((results.first as ParsedResponse).text).toBe('one')
+    expect((results.second as ParsedResponse).text).toBe('two')
+    expect(events.some((e) => e.type === 'step_chunk' && e.stepId === 'second')).toBe(true)
+    const fork = await interpreter.fork(node, 'sh-2')
+    expect(fork.metadata['forked_from']).toBe('sh')
+    const copy = await interpreter.start(fork, {} as never)
     try {
-      const { results } = await run(g, {
-        interpreters: interpreters(...defaultInterpreters.values(), interpreter),
-        onEvent: (e) => events.push(e),
-      })
-      expect((results.first as ParsedResponse).text).toBe('one')
-      expect((results.second as ParsedResponse).text).toBe('two')
-      expect(events.some((e) => e.type === 'step_chunk' && e.stepId === 'second')).toBe(true)
-      const fork = await interpreter.fork!(node, 'sh-2', {} as never)
-      expect(fork.metadata['forked_from']).toBe('sh')
-      expect(interpreter.terminal('sh-2')?.state).toBe('ready')
+      expect(copy.state).toBe('ready')
     } finally {
-      await interpreter.stopAll()
+      await interpreter.stop(fork, { live: copy } as never)
     }
+    expect(copy.state).toBe('stopped')
   })
 })

@@ -242,15 +242,11 @@ describe('WezTerm steps in a graph', () => {
     const node = wezterm('sh', shell)
     const g = pipe(graph('g'), addStep({ id: 'hello', node, input: 'echo hello' }))
     const events: RunEvent[] = []
-    try {
-      const { results } = await run(g, {
-        interpreters: interpreters(...defaultInterpreters.values(), interpreter),
-        onEvent: (e) => events.push(e),
-      })
-      expect((results.hello as ParsedResponse).text).toBe('hello')
-      expect(events.some((e) => e.type === 'step_chunk')).toBe(true)
-    } finally {
-      await interpreter.stopAll()
-    }
+    const { results } = await run(g, {
+      interpreters: interpreters(...defaultInterpreters.values(), interpreter),
+      onEvent: (e) => events.push(e),
+    })
+    expect((results.hello as ParsedResponse).text).toBe('hello')
+    expect(events.some((e) => e.type === 'step_chunk')).toBe(true)
   })
 })

@@ -1,0 +1,73 @@
+import type { Interpreter, LifecycleContext } from '../node/Interpreter.js'
+import type { Node } from '../node/Node.js'
+import type { NodeRegistry } from '../node/NodeRegistry.js'
+
+const NEVER = new AbortController().signal
+
+/** One node started by a table: its node and its start (whose value is the handle). */
+interface Held {
+  readonly node: Node
+  readonly interpreter: Interpreter
+  readonly session: NodeRegistry
+  readonly started: Promise<unknown>
+}
+
+/**
+ * The handles of persistent nodes that a run starts itself, because no
+ * session holds them (a graph run with no session, or a node the session
+ * has not started): the first step on a node calls its interpreter's
+ * `start`, later steps (and concurrent first ones) get the same handle.
+ * A run makes its own table and stops what it holds when it ends; a caller
+ * whose nodes outlive one run (a network's firings) passes one as
+ * `RunOptions.handles` and stops it itself with {@link LiveHandles.stopAll}.
+ *
+ * @category runtime
+ * @example
+ * import { LiveHandles } from 'nerve-agents/runtime'
+ * import { nodeRegistry } from 'nerve-agents/core'
+ * import assert from 'assert'
+ *
+ * let starts = 0
+ * const counter = { kind: 'counter', start: () => Promise.resolve({ n: ++starts }) }
+ * const node = { id: 'c', kind: 'counter', persistent: true, metadata: {} } as never
+ * const handles = new LiveHandles()
+ * const ctx = { signal: new AbortController().signal, session: nodeRegistry() }
+ * const [a, b] = await Promise.all([handles.get(node, counter, ctx), handles.get(node, counter, ctx)])
+ * assert.strictEqual(a, b)
+ * assert.strictEqual(starts, 1)
+ * await handles.stopAll()
+ */
+export class LiveHandles {
+  readonly #held = new Map<Interpreter, Map<string, Held>>()
+
+  /**
+   * The handle of `node`, started with `interpreter.start` on first call
+   * (by node id, per interpreter). A start that fails is forgotten, so the
+   * next call tries again.
+   */
+  get(node: Node, interpreter: Interpreter, ctx: LifecycleContext): Promise<unknown> {
+    let byId = this.#held.get(interpreter)
+    if (byId === undefined) this.#held.set(interpreter, (byId = new Map<string, Held>()))
+    const known = byId.get(node.id)
+    if (known !== undefined) return known.started
+    const started = interpreter.start!(node, ctx)
+    const held = { node, interpreter, session: ctx.session, started }
+    byId.set(node.id, held)
+    started.catch(() => {
+      if (byId.get(node.id) === held) byId.delete(node.id)
+    })
+    return started
+  }
+
+  /** Stops every node the table started (each with its interpreter's `stop`) and forgets them. */
+  async stopAll(): Promise<void> {
+    const all = [...this.#held.values()].flatMap((byId) => [...byId.values()])
+    this.#held.clear()
+    await Promise.allSettled(
+      all.map(async ({ node, interpreter, session, started }) => {
+        const live = await started
+        await interpreter.stop?.(node, { signal: NEVER, session, live })
+      }),
+    )
+  }
+}

@@ -4,6 +4,7 @@
  * text), each parent an edge, so branches and merges show. A vertex can be
  * chosen.
  */
+import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 
 /** A vertex of a conversation file. */
@@ -53,14 +54,7 @@ export const ConversationDag = (props: {
     { direction: 'TB', box: BOX, when: 'changed' },
   ).drawing
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={props.label}
-      width={d.width}
-      height={d.height}
-      viewBox={`0 0 ${d.width} ${d.height}`}
-    >
+    <GraphSvg label={props.label} drawing={d}>
       {d.lines.map((l) => (
         <polyline key={`${l.from}>${l.to}`} class="edge" points={l.points} />
       ))}
@@ -93,6 +87,6 @@ export const ConversationDag = (props: {
           </g>
         )
       })}
-    </svg>
+    </GraphSvg>
   )
 }

@@ -5,6 +5,7 @@
  * arrive. Folded when there are many, so a large network opens fast.
  */
 import { useState } from 'preact/hooks'
+import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 import type { NetView } from './networkState.js'
 
@@ -25,27 +26,7 @@ const Dag = ({ net }: { net: NetView }) => {
   ).drawing
   const byId = new Map(net.envelopes.map((e) => [e.id, e]))
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={`Envelope DAG of ${net.networkId}`}
-      width={d.width}
-      height={d.height}
-      viewBox={`0 0 ${d.width} ${d.height}`}
-    >
-      <defs>
-        <marker
-          id="arrow-env"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="8"
-          markerHeight="8"
-          orient="auto"
-        >
-          <path d="M0,0 L8,4 L0,8 z" />
-        </marker>
-      </defs>
+    <GraphSvg label={`Envelope DAG of ${net.networkId}`} drawing={d} arrow="arrow-env">
       {d.lines.map((l) => (
         <polyline
           key={`${l.from}>${l.to}`}
@@ -77,7 +58,7 @@ const Dag = ({ net }: { net: NetView }) => {
           </g>
         )
       })}
-    </svg>
+    </GraphSvg>
   )
 }
 

@@ -9,6 +9,7 @@
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
+import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { EnvelopeDag } from './EnvelopeDag.js'
@@ -76,27 +77,7 @@ const Topology = ({ net }: { net: NetView }) => {
           {laying ? 'Laying out…' : ''}
         </span>
       </p>
-      <svg
-        class="graph"
-        role="img"
-        aria-label={`Topology of ${net.networkId}`}
-        width={d.width}
-        height={d.height}
-        viewBox={`0 0 ${d.width} ${d.height}`}
-      >
-        <defs>
-          <marker
-            id="arrow-net"
-            viewBox="0 0 8 8"
-            refX="8"
-            refY="4"
-            markerWidth="8"
-            markerHeight="8"
-            orient="auto-start-reverse"
-          >
-            <path d="M0,0 L8,4 L0,8 z" />
-          </marker>
-        </defs>
+      <GraphSvg label={`Topology of ${net.networkId}`} drawing={d} arrow="arrow-net">
         {d.lines.map((l) => (
           <polyline
             key={`${l.from}>${l.to}`}
@@ -138,7 +119,7 @@ const Topology = ({ net }: { net: NetView }) => {
             </g>
           )
         })}
-      </svg>
+      </GraphSvg>
     </>
   )
 }

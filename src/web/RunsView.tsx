@@ -11,6 +11,7 @@
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
 import { BOX } from './drawing.js'
+import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 import { chosenRun } from './nav.js'
 import { attempt, problem } from './problem.js'
@@ -101,27 +102,7 @@ const RunGraph = ({ run }: { run: RunView }) => {
   const ids = [...run.steps.keys()]
   const d = useLayout(`run:${run.runId}`, ids, run.edges, { when: 'changed' }).drawing
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={`Graph of run ${run.runId}`}
-      width={d.width}
-      height={d.height}
-      viewBox={`0 0 ${d.width} ${d.height}`}
-    >
-      <defs>
-        <marker
-          id="arrow"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="8"
-          markerHeight="8"
-          orient="auto"
-        >
-          <path d="M0,0 L8,4 L0,8 z" />
-        </marker>
-      </defs>
+    <GraphSvg label={`Graph of run ${run.runId}`} drawing={d} arrow="arrow">
       {d.lines.map((l) => (
         <polyline
           key={`${l.from}>${l.to}`}
@@ -160,7 +141,7 @@ const RunGraph = ({ run }: { run: RunView }) => {
           </g>
         )
       })}
-    </svg>
+    </GraphSvg>
   )
 }
 

@@ -39,7 +39,7 @@ const nodeOnly = {
  * Node wants it), which a bundler keeps whole; the `es6` build of the same
  * modules is tree-shaken (and is what io-ts itself imports).
  */
-export const fpTsModules = {
+const fpTsModules = {
   name: 'fp-ts-es6',
   setup(b) {
     b.onResolve({ filter: /^fp-ts\/lib\// }, (args) =>

@@ -10,9 +10,10 @@
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
 import { ConversationDag, labelOf, textOf, verticesOf, type VertexJson } from './ConversationDag.js'
-import { attempt, problem } from './problem.js'
+import { attempt } from './problem.js'
 import { client, onEvent } from './session.js'
 import { nodes } from './state.js'
+import { ProblemLine } from './ProblemLine.js'
 
 const columns = signal<readonly (string | undefined)[]>([undefined, undefined])
 
@@ -172,11 +173,7 @@ export const ConversationsView = () => {
   return (
     <section aria-labelledby="conv-title">
       <h2 id="conv-title">Conversations</h2>
-      {problem.value !== undefined && (
-        <p class="problem" role="alert">
-          {problem.value}
-        </p>
-      )}
+      <ProblemLine />
       {llms.length === 0 && <p class="empty">No LLM node: create one on the Nodes view.</p>}
       <div class="split">
         {columns.value.map((id, i) => (

@@ -14,8 +14,9 @@ import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { EnvelopeDag } from './EnvelopeDag.js'
 import { AddEdge, AddNode, Choice, edit } from './NetworkEdits.js'
-import { attempt, problem } from './problem.js'
+import { attempt } from './problem.js'
 import { client } from './session.js'
+import { ProblemLine } from './ProblemLine.js'
 
 const chosen = signal<string | undefined>(undefined)
 
@@ -385,11 +386,7 @@ export const NetworksView = () => {
           />
         </label>
       </div>
-      {problem.value !== undefined && (
-        <p class="problem" role="alert">
-          {problem.value}
-        </p>
-      )}
+      <ProblemLine />
       <div class="split">
         <ul class="runlist" aria-label="Networks">
           {list.map((n) => (

@@ -4,10 +4,11 @@
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
-import { attempt, problem } from './problem.js'
+import { attempt } from './problem.js'
 import { client } from './session.js'
 import { nodes } from './state.js'
 import { TerminalTile } from './TerminalTile.js'
+import { ProblemLine } from './ProblemLine.js'
 
 /** The nodes whose terminals are tiled, in the order they were attached. */
 const attached = signal<readonly string[]>([])
@@ -193,11 +194,7 @@ export const NodesView = () => (
   <section aria-labelledby="nodes-title">
     <h2 id="nodes-title">Nodes</h2>
     <CreateForm />
-    {problem.value !== undefined && (
-      <p class="problem" role="alert">
-        {problem.value}
-      </p>
-    )}
+    <ProblemLine />
     <table class="nodes">
       <thead>
         <tr>

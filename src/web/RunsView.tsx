@@ -14,10 +14,11 @@ import { BOX } from './drawing.js'
 import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 import { chosenRun } from './nav.js'
-import { attempt, problem } from './problem.js'
+import { attempt } from './problem.js'
 import { RunTimeline } from './RunTimeline.js'
 import { client } from './session.js'
 import { addRun, applyTrace, runs, setRecording, type RunView } from './state.js'
+import { ProblemLine } from './ProblemLine.js'
 
 const chosenStep = signal<string | undefined>(undefined)
 
@@ -204,11 +205,7 @@ export const RunsView = () => {
           }}
         />
       </label>
-      {problem.value !== undefined && (
-        <p class="problem" role="alert">
-          {problem.value}
-        </p>
-      )}
+      <ProblemLine />
       <div class="split">
         <ul class="runlist" aria-label="Runs">
           {list.map((r) => (

@@ -11,9 +11,10 @@ import { useEffect, useState } from 'preact/hooks'
 import type { RecordingSummary, Results, SavedSession } from '../protocol/index.js'
 import { ConversationDag, verticesOf } from './ConversationDag.js'
 import { chosenRun, view } from './nav.js'
-import { attempt, problem } from './problem.js'
+import { attempt } from './problem.js'
 import { client } from './session.js'
 import { addRun } from './state.js'
+import { ProblemLine } from './ProblemLine.js'
 
 interface Listed {
   readonly sessions: readonly SavedSession[]
@@ -140,11 +141,7 @@ export const StoreView = () => {
           Save the session now
         </button>
       </p>
-      {problem.value !== undefined && (
-        <p class="problem" role="alert">
-          {problem.value}
-        </p>
-      )}
+      <ProblemLine />
       {l === 'none' && <p class="empty">This daemon keeps no store.</p>}
       {l !== undefined && l !== 'none' && (
         <div class="split">

@@ -11,14 +11,16 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, onEvent } from './session.js'
 import { chunkText } from './state.js'
 import { attempt } from './problem.js'
+import { crlf, endAfterLag, lastLines } from './terminalText.js'
 
-/** Past this many characters waiting, only the tail is written (a screen of scrollback holds less). */
-const FLOOD = 512 * 1024
+/** Lines of scrollback the emulator keeps above its screen. */
+const SCROLLBACK = 5000
+
+/** Rows of the screen. */
+const ROWS = 20
 
 /** The characters of an answer shown after dropped chunks. */
 const TAIL = 4000
-
-const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n')
 
 interface Props {
   readonly nodeId: string
@@ -46,8 +48,8 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
     function attach(Terminal: typeof XTerm): () => void {
       const term = new Terminal({
         cols: 96,
-        rows: 20,
-        scrollback: 5000,
+        rows: ROWS,
+        scrollback: SCROLLBACK,
         convertEol: false,
         disableStdin: false,
         fontSize: 13,
@@ -63,14 +65,14 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
       const flush = (): void => {
         frame = undefined
         if (parsing || queued === '') return
-        let text = queued
+        const tail = lastLines(queued, SCROLLBACK + ROWS)
+        const text =
+          tail.length < queued.length
+            ? `\x1b[2m[… earlier output skipped …]\x1b[0m\r\n${tail}`
+            : queued
         queued = ''
-        if (text.length > FLOOD) {
-          const cut = text.indexOf('\n', text.length - FLOOD)
-          text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r${text.slice(cut)}`
-        }
         parsing = true
-        term.write(text, () => {
+        term.write(crlf(text), () => {
           parsing = false
           if (queued !== '') frame ??= requestAnimationFrame(flush)
         })
@@ -90,7 +92,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
       const output = (text: string): void => {
         if (atPrompt) write('\r\n')
         atPrompt = false
-        write(crlf(text))
+        write(text)
       }
       let redraw: ReturnType<typeof setTimeout> | undefined
       const readScreen = (): void => {
@@ -112,27 +114,36 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
 
       /** Whether events were dropped (the page fell behind) since the last answer. */
       let lagged = false
+      /** The last characters of this command's stdout as its chunks came. */
+      let recent = ''
       const stop = onEvent((e) => {
-        if (e.type === 'LAGGED') lagged = true
+        if (e.type === 'LAGGED') {
+          lagged = true
+          if (streamed)
+            output('\r\n\x1b[2m[… the page fell behind: output may be missing here …]\x1b[0m\r\n')
+        }
         if (!('nodeId' in e) || e.nodeId !== nodeId) return
         if (e.type === 'OUTPUT_CHUNK' && e.runId === undefined) {
           const text = chunkText(e.chunk)
           if (text === undefined) return
           if (lineMode) {
             streamed = true
+            if ((e.chunk as { stream?: unknown }).stream !== 'stderr')
+              recent = text.length >= TAIL ? text.slice(-TAIL) : (recent + text).slice(-TAIL)
             output(text)
           } else readScreen()
         } else if (e.type === 'OUTPUT_PARSED' && lineMode) {
           const out = e.output as { stdout?: unknown; stderr?: unknown } | null
           if (lagged && streamed && out !== null && typeof out === 'object') {
-            // Chunks were dropped on the way: end with the answer's own tail, marked as such.
-            const tail = typeof out.stdout === 'string' ? out.stdout.slice(-TAIL) : ''
-            output(`\r\n\x1b[2m[output skipped: the page fell behind]\x1b[0m\r\n${tail}`)
+            // Chunks were dropped on the way: unless the last of them are the answer's end, end with
+            // the answer's own tail, marked as such.
+            output(endAfterLag(typeof out.stdout === 'string' ? out.stdout : '', recent, TAIL))
           } else if (!streamed && out !== null && typeof out === 'object')
             for (const s of [out.stdout, out.stderr])
               if (typeof s === 'string' && s !== '') output(s)
           lagged = false
           streamed = false
+          recent = ''
           prompt()
         } else if (!lineMode) readScreen()
       })

@@ -159,6 +159,25 @@ describe('nodes and terminals', () => {
     await a.context.close()
     await b.context.close()
   })
+
+  it('ends a flood of output on the screen as the command ended: its last line, then the prompt', async () => {
+    const { page, context, errors } = await open(await handover())
+    await page.getByLabel('Name').fill('flood')
+    await page.getByLabel('Kind').selectOption('bash')
+    await page.getByRole('button', { name: 'Create node' }).click()
+    await page.locator('[data-node="flood"]').getByRole('button', { name: 'Terminal' }).click()
+    const tile = page.locator('[data-terminal="flood"]')
+    await tile.locator('.xterm-rows').waitFor()
+    await tile.getByRole('button', { name: 'Take control' }).click()
+    // 2 MB in 300000 lines: more than the scrollback keeps, in chunks of 64 KB.
+    await page.keyboard.type('seq 1 300000')
+    await page.keyboard.press('Enter')
+    await expect
+      .poll(() => screenText(page, 'flood'), { timeout: 15_000 })
+      .toMatch(/^299999\n300000\n\$\s*$/m)
+    expect(errors).toEqual([])
+    await context.close()
+  })
 })
 
 describe('graph runs', () => {

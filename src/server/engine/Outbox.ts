@@ -33,6 +33,10 @@ interface Subscription {
   readonly held: string[]
   /** The characters of `held`. */
   heldBytes: number
+  /** The characters of the newest held event larger than the byte bound on its own (0: none); it does not count toward the bound. */
+  oversize: number
+  /** How many held events, from the oldest, up to and including that one. */
+  oversizeAt: number
   /** Events dropped from `held` since the last `LAGGED`. */
   dropped: number
 }
@@ -95,7 +99,15 @@ export class Outbox {
 
   subscribe(filter: EventFilter): string {
     const id = `s${this.#next++}`
-    this.#subs.set(id, { id, filter, held: [], heldBytes: 0, dropped: 0 })
+    this.#subs.set(id, {
+      id,
+      filter,
+      held: [],
+      heldBytes: 0,
+      oversize: 0,
+      oversizeAt: 0,
+      dropped: 0,
+    })
     return id
   }
 
@@ -125,11 +137,7 @@ export class Outbox {
         sub.dropped = 0
         if (!this.#emit(sub, JSON.stringify({ type: 'LAGGED', time: this.#now(), dropped }))) return
       }
-      while (sub.held.length > 0) {
-        const next = sub.held.shift()!
-        sub.heldBytes -= next.length
-        if (!this.#emit(sub, next)) return
-      }
+      while (sub.held.length > 0) if (!this.#emit(sub, this.#shift(sub))) return
     }
   }
 
@@ -138,16 +146,35 @@ export class Outbox {
     this.#subs.clear()
   }
 
+  /**
+   * Holds `text`, dropping the oldest held events while more than the
+   * capacity or the byte bound is held. The newest event is always kept,
+   * and an event larger than the whole bound is kept beside the others, not
+   * in their place (until a newer one that large comes): a command's answer
+   * of megabytes does not push out the last of its output before it.
+   */
   #hold(sub: Subscription, text: string): void {
-    while (
-      sub.held.length > 0 &&
-      (sub.held.length >= this.#capacity || sub.heldBytes + text.length > this.#maxBytes)
-    ) {
-      sub.heldBytes -= sub.held.shift()!.length
-      sub.dropped++
-    }
     sub.held.push(text)
     sub.heldBytes += text.length
+    if (text.length > this.#maxBytes) {
+      sub.oversize = text.length
+      sub.oversizeAt = sub.held.length
+    }
+    while (
+      sub.held.length > 1 &&
+      (sub.held.length > this.#capacity || sub.heldBytes - sub.oversize > this.#maxBytes)
+    ) {
+      this.#shift(sub)
+      sub.dropped++
+    }
+  }
+
+  /** Takes the oldest held event of `sub`. */
+  #shift(sub: Subscription): string {
+    const text = sub.held.shift()!
+    sub.heldBytes -= text.length
+    if (sub.oversizeAt > 0 && --sub.oversizeAt === 0) sub.oversize = 0
+    return text
   }
 
   /** Sends one event of `sub`; whether the transport keeps up. */

@@ -126,7 +126,8 @@ describe('Outbox', () => {
     ])
   })
 
-  it('holds at most its byte bound per subscription, the newest event always, and counts what it dropped', () => {
+  /** An outbox of `maxBytes` whose transport is congested until `open()`, the lines it sent, and one subscription to everything. */
+  const congested = (maxBytes: number) => {
     const lines: string[] = []
     let open = false
     const box = new Outbox(
@@ -136,21 +137,61 @@ describe('Outbox', () => {
       },
       1024,
       () => 't',
-      1000,
+      maxBytes,
     )
     box.line('{}')
-    const a = box.subscribe({})
-    const big = (n: number): EngineEvent =>
-      ({ ...event(n), data: 'x'.repeat(250) }) as unknown as EngineEvent
-    for (let i = 0; i < 20; i++) box.publish(big(i))
-    box.publish({ ...event(20), data: 'y'.repeat(5000) } as unknown as EngineEvent)
-    open = true
-    box.drained()
-    expect(
-      received(lines).map((r) => [r.subscription, r.event.type, r.event.chunk ?? r.event.dropped]),
-    ).toEqual([
-      [a, 'LAGGED', 20],
-      [a, 'OUTPUT_CHUNK', 20],
+    const sub = box.subscribe({})
+    return {
+      box,
+      drain: () => {
+        open = true
+        box.drained()
+        return received(lines).map((r) => [
+          r.subscription === sub,
+          r.event.type,
+          r.event.chunk ?? r.event.dropped,
+        ])
+      },
+    }
+  }
+  /** An event of 340 characters of JSON: two fit in 1000. */
+  const small = (n: number): EngineEvent =>
+    ({ ...event(n), data: 'x'.repeat(250) }) as unknown as EngineEvent
+  const large = (n: number): EngineEvent =>
+    ({ ...event(n), data: 'y'.repeat(5000) }) as unknown as EngineEvent
+
+  it('holds at most its byte bound per subscription, the newest event always, and counts what it dropped', () => {
+    const { box, drain } = congested(1000)
+    for (let i = 0; i < 20; i++) box.publish(small(i))
+    expect(drain()).toEqual([
+      [true, 'LAGGED', 18],
+      [true, 'OUTPUT_CHUNK', 18],
+      [true, 'OUTPUT_CHUNK', 19],
+    ])
+  })
+
+  it('holds an event larger than its byte bound beside the events before it, not in their place', () => {
+    const { box, drain } = congested(1000)
+    for (let i = 0; i < 20; i++) box.publish(small(i))
+    box.publish(large(20))
+    expect(drain()).toEqual([
+      [true, 'LAGGED', 18],
+      [true, 'OUTPUT_CHUNK', 18],
+      [true, 'OUTPUT_CHUNK', 19],
+      [true, 'OUTPUT_CHUNK', 20],
+    ])
+  })
+
+  it('drops an event larger than its byte bound once the events after it fill the bound', () => {
+    const { box, drain } = congested(1000)
+    for (let i = 0; i < 3; i++) box.publish(small(i))
+    box.publish(large(3))
+    box.publish(large(4))
+    for (let i = 5; i < 8; i++) box.publish(small(i))
+    expect(drain()).toEqual([
+      [true, 'LAGGED', 6],
+      [true, 'OUTPUT_CHUNK', 6],
+      [true, 'OUTPUT_CHUNK', 7],
     ])
   })
 })

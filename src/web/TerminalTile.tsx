@@ -19,6 +19,9 @@ const SCROLLBACK = 5000
 /** Rows of the screen. */
 const ROWS = 20
 
+/** Milliseconds without output after which a flood is over and its scrollback drawn. */
+const FLOOD_PAUSE = 100
+
 /** The characters of an answer shown after dropped chunks. */
 const TAIL = 4000
 
@@ -57,29 +60,60 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
       })
       term.open(host.current!)
       // Writes are queued and handed to xterm once a frame, and only when it has parsed the last
-      // ones: a flood is cut to its tail (the scrollback keeps no more anyway), so the page stays
-      // responsive and the screen ends as the program's output ends.
+      // ones. A flood (more lines at once than the terminal keeps) is drawn a screen at a time while
+      // it lasts, its last lines kept aside; once it ends (a smaller write, or FLOOD_PAUSE ms
+      // without one) the terminal is drawn again from them, scrollback and all. xterm then parses a
+      // screen a frame instead of a scrollback, and the page reads the chunks as fast as they come.
       let queued = ''
       let parsing = false
-      let frame: number | undefined
-      const flush = (): void => {
-        frame = undefined
-        if (parsing || queued === '') return
-        const tail = lastLines(queued, SCROLLBACK + ROWS)
-        const text =
-          tail.length < queued.length
-            ? `\x1b[2m[… earlier output skipped …]\x1b[0m\r\n${tail}`
-            : queued
+      /** Cancels the flush that is scheduled, if any. */
+      let scheduled: (() => void) | undefined
+      /** The last lines of a flood being drawn a screen at a time. */
+      let flood: string | undefined
+      let settle: ReturnType<typeof setTimeout> | undefined
+      /** Draws the flood's scrollback FLOOD_PAUSE ms from now, unless more output comes first. */
+      const settleLater = (): void => {
+        clearTimeout(settle)
+        settle = setTimeout(() => {
+          if (parsing) settleLater()
+          else {
+            scheduled?.()
+            flush()
+          }
+        }, FLOOD_PAUSE)
+      }
+      const schedule = (): void => {
+        if (scheduled !== undefined || parsing) return
+        const frame = requestAnimationFrame(flush)
+        scheduled = () => {
+          cancelAnimationFrame(frame)
+        }
+      }
+      function flush(): void {
+        scheduled = undefined
+        if (parsing || (queued === '' && flood === undefined)) return
+        let text = queued
+        const kept = lastLines(queued, SCROLLBACK + ROWS)
+        if (kept.length < queued.length) {
+          flood = kept
+          text = lastLines(kept, ROWS)
+          settleLater()
+        } else if (flood !== undefined) {
+          clearTimeout(settle)
+          term.reset()
+          text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r\n${lastLines(flood + queued, SCROLLBACK + ROWS)}`
+          flood = undefined
+        }
         queued = ''
         parsing = true
         term.write(crlf(text), () => {
           parsing = false
-          if (queued !== '') frame ??= requestAnimationFrame(flush)
+          if (queued !== '') schedule()
         })
       }
       const write = (text: string): void => {
         queued += text
-        frame ??= requestAnimationFrame(flush)
+        schedule()
       }
       let line = ''
       let streamed = false
@@ -181,7 +215,8 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         }
       })
       return () => {
-        if (frame !== undefined) cancelAnimationFrame(frame)
+        scheduled?.()
+        clearTimeout(settle)
         clearTimeout(redraw)
         stop()
         input.dispose()

@@ -160,7 +160,7 @@ describe('nodes and terminals', () => {
     await b.context.close()
   })
 
-  it('ends a flood of output on the screen as the command ended: its last line, then the prompt', async () => {
+  it('ends a flood of output on the screen as the command ended: its last line, the prompt, and the lines before in the scrollback', async () => {
     const { page, context, errors } = await open(await handover())
     await page.getByLabel('Name').fill('flood')
     await page.getByLabel('Kind').selectOption('bash')
@@ -175,6 +175,18 @@ describe('nodes and terminals', () => {
     await expect
       .poll(() => screenText(page, 'flood'), { timeout: 15_000 })
       .toMatch(/^299999\n300000\n\$\s*$/m)
+    // The scrollback above holds the lines before, one after the other (drawn again once the flood ended).
+    await tile.locator('.xterm-screen').hover()
+    await page.mouse.wheel(0, -1500)
+    await expect
+      .poll(async () => {
+        const rows = (await screenText(page, 'flood')).split('\n').filter((r) => r.trim() !== '')
+        return rows.length === 20 &&
+          rows.every((r, i) => i === 0 || Number(r) === Number(rows[i - 1]) + 1)
+          ? Number(rows[0])
+          : rows.join(' ')
+      })
+      .toBeLessThan(299980)
     expect(errors).toEqual([])
     await context.close()
   })

@@ -16,7 +16,7 @@ export interface EngineLimits {
   readonly maxSubscriptions?: number
   /** Events held for one subscription while its connection is congested; older ones are dropped (and counted in a `LAGGED` event). Default: 1024. */
   readonly eventBuffer?: number
-  /** Characters of event JSON held for one subscription while its connection is congested (the newest event is always kept); older events are dropped and counted alike. Default: 4 MiB. */
+  /** Characters of event JSON held for one subscription while its connection is congested (the newest event is always kept, and one larger than the whole bound is held beside the others, not in their place); older events are dropped and counted alike. Default: 4 MiB. */
   readonly eventBufferBytes?: number
   /** Requests of one connection running at once; more are refused with `TooManyRequests`. Default: 256. */
   readonly maxInFlight?: number

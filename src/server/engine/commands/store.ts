@@ -100,8 +100,15 @@ export const storeCommands: Commands<StoreMethods> = {
     const g = graphOf(session, graph, '/recordingId', core.kinds)
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
     return {
-      runId: core.runs.replay(session, g, recording, p.recordingId, from, publish, () =>
-        core.now(),
+      runId: core.runs.replay(
+        session,
+        g,
+        recording,
+        p.recordingId,
+        from,
+        publish,
+        () => core.now(),
+        graph,
       ),
     }
   },

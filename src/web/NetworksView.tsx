@@ -91,7 +91,6 @@ const Topology = ({ net }: { net: NetView }) => {
               transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
               tabIndex={0}
               role="button"
-              aria-label={`Edit ${b.id}`}
               onClick={() => {
                 editNode(net.networkId, b.id)
               }}

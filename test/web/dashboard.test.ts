@@ -350,7 +350,9 @@ describe('networks', () => {
       .toBeGreaterThan(2)
     // A node added on one page, with an edge to it, drawn on the other where the drawing is.
     const laid = await places()
-    const adding2 = a.page.locator('[data-network="chain"]')
+    const adding2 = a.page
+      .locator('[data-network="chain"] form')
+      .filter({ has: a.page.getByRole('button', { name: 'Add node' }) })
     await adding2.getByLabel('Node', { exact: true }).fill('e')
     await adding2.getByLabel('Role').selectOption('Coder')
     await adding2.getByLabel('Scripted reply').fill('ok')

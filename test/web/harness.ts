@@ -20,11 +20,17 @@ export interface Dashboard {
   /** The daemon's environment (its home). */
   readonly env: Readonly<Record<string, string>>
   /** The daemon's status as `nerve server start --json` printed it. */
-  status(): { readonly socket: string; readonly http: { readonly url: string } }
+  status(): {
+    readonly socket: string
+    readonly http: { readonly url: string }
+    /** The one-time URL it printed. */
+    readonly dashboard: string
+  }
   /** A fresh one-time URL, as `nerve dashboard` prints it. */
   handover(): Promise<string>
-  /** A page logged in through a fresh URL, its page errors collected. */
+  /** A page logged in through `url` (default: a fresh one-time URL), its page errors collected. */
   open(options?: {
+    readonly url?: string
     readonly bypassCSP?: boolean
   }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>
 }
@@ -59,7 +65,7 @@ export const dashboard = (name: string): Dashboard => {
     env,
     status: () => status,
     handover,
-    open: async (options = {}) => {
+    open: async ({ url, ...options } = {}) => {
       const context = await browser.newContext({
         viewport: { width: 1300, height: 900 },
         ...options,
@@ -69,7 +75,7 @@ export const dashboard = (name: string): Dashboard => {
       const page = await context.newPage()
       const errors: string[] = []
       page.on('pageerror', (e) => errors.push(e.message))
-      await page.goto(await handover())
+      await page.goto(url ?? (await handover()))
       await page.locator('[data-connection="open"]').waitFor()
       return { page, context, errors }
     },

@@ -10,11 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
-import { testDir } from '../cli/run.js'
-import { seriousViolations, shots, startDashboard, type Dashboard } from './pageKit.js'
-
-const dir = testDir('dashboard-chats')
-writeFileSync(join(dir, 'notes.md'), '# notes')
+import { dashboard, seriousViolations, shots } from './harness.js'
 
 /** A promise the test resolves: the model's answer waits for it. */
 const gate = () => {
@@ -87,36 +83,35 @@ const model = createServer((req, res) => {
   req.on('end', () => void answer(JSON.parse(body) as { messages: Sent[] }, res))
 })
 
-const env = {
-  NERVE_HOME: join(dir, 'home'),
-  HOME: join(dir, 'user'),
-  XDG_RUNTIME_DIR: '',
-  OPENAI_API_KEY: '',
-  ANTHROPIC_API_KEY: '',
-  GEMINI_API_KEY: '',
-  GOOGLE_API_KEY: '',
-  OPENAI_MODEL: 'local',
-}
-let dashboard: Dashboard
+const daemon = dashboard('dashboard-chats', async () => {
+  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve))
+  const { port } = model.address() as AddressInfo
+  return {
+    OPENAI_API_KEY: '',
+    ANTHROPIC_API_KEY: '',
+    GEMINI_API_KEY: '',
+    GOOGLE_API_KEY: '',
+    OPENAI_MODEL: 'local',
+    OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+  }
+})
+const dir = daemon.dir
+writeFileSync(join(dir, 'notes.md'), '# notes')
 let sdk: NerveClient
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve))
-  const { port } = model.address() as AddressInfo
-  dashboard = await startDashboard({ ...env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` })
-  sdk = await NerveClient.connect(join(env.NERVE_HOME, 'nerve.sock'))
-}, 60_000)
+  sdk = await NerveClient.connect(join(daemon.env.NERVE_HOME!, 'nerve.sock'))
+})
 
 afterAll(async () => {
   await sdk.close()
-  await dashboard.close()
   model.closeAllConnections()
   model.close()
 })
 
 describe('the chats view', () => {
   it('lists a chat made elsewhere at once, streams an answer, retries, edits, switches, cancels, and shows tool calls as they run', async () => {
-    const { page, context, errors } = await dashboard.open({ bypassCSP: true })
+    const { page, context, errors } = await daemon.open({ bypassCSP: true })
     await page.getByRole('button', { name: 'Chats' }).click()
     await page.getByText('No chats yet.').waitFor()
     // Made by another client: the page learns of it from CHAT_CREATED.
@@ -205,7 +200,7 @@ describe('a saved session opened live', () => {
     await sdk.call('SAVE_SESSION', {})
     await sdk.call('DELETE_NODE', { nodeId: 'keeper' })
 
-    const { page, context, errors } = await dashboard.open({ bypassCSP: true })
+    const { page, context, errors } = await daemon.open({ bypassCSP: true })
     expect(await page.locator('[data-node="keeper"]').count()).toBe(0)
     await page.getByRole('button', { name: 'Store' }).click()
     await page.locator('[data-savedsession="default"]').click()

@@ -35,13 +35,25 @@ export interface Dashboard {
   }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>
 }
 
-/** Starts a daemon and a browser before the file's tests, stops them after. */
-export const dashboard = (name: string): Dashboard => {
+/**
+ * Starts a daemon and a browser before the file's tests, stops them after.
+ * `more` gives variables added to the daemon's environment, asked for when
+ * the daemon starts (a local model server's URL, once it listens).
+ */
+export const dashboard = (
+  name: string,
+  more: () => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+): Dashboard => {
   const dir = testDir(name)
-  const env = { NERVE_HOME: join(dir, 'home'), HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
+  const env: Record<string, string> = {
+    NERVE_HOME: join(dir, 'home'),
+    HOME: join(dir, 'user'),
+    XDG_RUNTIME_DIR: '',
+  }
   let browser: Browser
   let status: ReturnType<Dashboard['status']>
   beforeAll(async () => {
+    Object.assign(env, await more())
     const r = await nerve(['server', 'start', '--detach', '--dashboard', '--json'], env)
     expect(r.code, r.stderr).toBe(0)
     status = JSON.parse(r.stdout) as typeof status

@@ -47,7 +47,8 @@ const noop: Tool = {
 const chatTurn: Benchmark = {
   name: 'chat.turn',
   run: async ({ rounds, log }) => {
-    const TURNS = 200
+    // Short samples: a sample that outlasts a scheduler time slice on a busy machine is cut in two.
+    const TURNS = 50
     const g = pipe(
       graph('chat'),
       addStep({ id: 'tools', node: toolset('tools', { builtin: [], tools: [noop] }) }),
@@ -58,10 +59,10 @@ const chatTurn: Benchmark = {
     log(`  ${TURNS} turns (a model call asking for one tool, the tool, the answer) per sample`)
     let k = 0
     const m = await interleaveAsync({
-      rounds: rounds ?? 21,
-      warmup: 5,
+      rounds: rounds ?? 61,
+      warmup: 10,
       ours: async () => {
-        const model = scriptedProvider(script, { loop: true })
+        const model = scriptedProvider(script, { loop: true, keep: 0 })
         const chat = openChat({
           id: `c${k++}`,
           graph: g,
@@ -75,7 +76,7 @@ const chatTurn: Benchmark = {
         return { us: ((performance.now() - t0) * 1000) / TURNS }
       },
       baseline: async () => {
-        const model = scriptedProvider(script, { loop: true })
+        const model = scriptedProvider(script, { loop: true, keep: 0 })
         let head: Conversation = system('')(empty)
         const t0 = performance.now()
         for (let i = 0; i < TURNS; i++) {
@@ -115,7 +116,7 @@ const chatRetry: Benchmark = {
   name: 'chat.retry',
   run: async ({ rounds, log }) => {
     const N = 1e4
-    const model = scriptedProvider(['again'], { loop: true })
+    const model = scriptedProvider(['again'], { loop: true, keep: 0 })
     const registry = interpreters(llmInterpreter({ providers: model }))
 
     // No copy of the history: a retry on the chat in a SQLite store writes the new vertices only.
@@ -132,11 +133,11 @@ const chatRetry: Benchmark = {
     const head = longChat(store, 'long', N)
     const chat = openChat({ id: 'long', agent: llm('a'), interpreters: registry, store })
     const asked = head.parents[0]! // the last user message
-    const RETRIES = 500
+    const RETRIES = 100
     log(`  ${RETRIES} retries per sample on a ${N}-message chat`)
     const m = await interleaveAsync({
-      rounds: rounds ?? 21,
-      warmup: 5,
+      rounds: rounds ?? 61,
+      warmup: 10,
       ours: async () => {
         const t0 = performance.now()
         for (let i = 0; i < RETRIES; i++) await chat.retry({ at: head })

@@ -63,11 +63,14 @@ class Cell implements StateCell {
   }
 }
 
+/** The agent's handle: the chat starts it (its state is its cell), so a turn's run starts and stops nothing. */
+const STARTED = Object.freeze({ handle: undefined })
+
 /**
  * The registry a turn's run sees: the agent's cell is the turn's own (it
- * starts at the chat's head and ends at the new one); the cells of other
- * persistent nodes are the session's, else the turn's own; node references
- * resolve in the session.
+ * starts at the chat's head and ends at the new one), and the chat has
+ * started it; the cells and handles of other persistent nodes are the
+ * session's, else the run's own; node references resolve in the session.
  *
  * @internal
  */
@@ -93,6 +96,19 @@ export class TurnRegistry implements NodeRegistry {
 
   get(nodeId: string): Node | undefined {
     return this.#session?.get(nodeId)
+  }
+
+  handleOf(node: Node, interpreter: object): { readonly handle: unknown } | undefined {
+    if (node === this.#agent) return STARTED
+    return this.#session?.handleOf?.(node, interpreter)
+  }
+
+  startFor(node: Node, interpreter: object): Promise<unknown> | undefined {
+    return this.#session?.startFor?.(node, interpreter)
+  }
+
+  occupy(node: Node): (() => void) | undefined {
+    return node === this.#agent ? undefined : this.#session?.occupy?.(node)
   }
 
   cell(nodeId: string): StateCell {

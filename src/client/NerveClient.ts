@@ -488,6 +488,15 @@ export class NerveClient implements Calls {
     return this.call('GET_SAVED_SESSION', { sessionId })
   }
 
+  /**
+   * `LOAD_SAVED_SESSION`: the nodes a saved session held, registered again
+   * live in the open session `into` (default: the daemon's), an LLM node
+   * with its conversation; what was registered and what was skipped, with why.
+   */
+  async loadSavedSession(sessionId: string, into?: string): Promise<Results['LOAD_SAVED_SESSION']> {
+    return this.call('LOAD_SAVED_SESSION', { sessionId, ...(into !== undefined && { into }) })
+  }
+
   /** `LIST_RECORDINGS`: the recordings of recorded runs the daemon's store keeps. */
   async recordings(): Promise<Results['LIST_RECORDINGS']['recordings']> {
     return (await this.call('LIST_RECORDINGS', {})).recordings

@@ -198,8 +198,14 @@ export class RemoteChat {
     return (await this.client.call('CHAT_CANCEL', this.where)).cancelled
   }
 
-  /** `CHAT_GET`: the chat and the messages of its current head. */
-  info(): Promise<Results['CHAT_GET']> {
-    return this.client.call('CHAT_GET', this.where)
+  /**
+   * `CHAT_GET`: the chat and the messages of its current head; with
+   * `tree`, also its whole tree (every head) as a conversation file.
+   */
+  info(options: { readonly tree?: boolean } = {}): Promise<Results['CHAT_GET']> {
+    return this.client.call('CHAT_GET', {
+      ...this.where,
+      ...(options.tree !== undefined && { tree: options.tree }),
+    })
   }
 }

@@ -28,7 +28,8 @@ export const chatParamsCodecs = {
     step: t.string,
     output: t.string,
   }),
-  CHAT_GET: params('CHAT_GET', chat, session),
+  /** With `tree`, the answer also holds the chat's whole tree (every head) as a conversation file. */
+  CHAT_GET: params('CHAT_GET', chat, { ...session, tree: t.boolean }),
   CHAT_LIST: params('CHAT_LIST', {}, session),
   CHAT_SEND: params('CHAT_SEND', { ...chat, message: t.unknown }, session),
   CHAT_CONTINUE: params('CHAT_CONTINUE', { ...chat, at: t.string, message: t.unknown }, session),
@@ -115,8 +116,16 @@ export const ChatBranchCodec = struct(
  */
 export const chatResultCodecs = {
   CHAT_CREATE: ChatInfoCodec,
-  /** The chat and the messages of its current head (the conversation's messages, as JSON). */
-  CHAT_GET: t.intersection([ChatInfoCodec, t.type({ messages: t.readonlyArray(t.unknown) })]),
+  /**
+   * The chat and the messages of its current head (the conversation's
+   * messages, as JSON); asked with `tree`, `conversation`: every head in
+   * Nerve's file format, as `GET_CONVERSATION` answers a node's.
+   */
+  CHAT_GET: t.intersection([
+    ChatInfoCodec,
+    t.type({ messages: t.readonlyArray(t.unknown) }),
+    t.partial({ conversation: t.unknown }),
+  ]),
   CHAT_LIST: struct('CHAT_LIST', { chats: t.readonlyArray(ChatInfoCodec) }),
   CHAT_SEND: ChatTurnCodec,
   CHAT_CONTINUE: ChatTurnCodec,
@@ -130,6 +139,28 @@ export const chatResultCodecs = {
   CHAT_SWITCH: ChatInfoCodec,
   CHAT_CANCEL: struct('CHAT_CANCEL', { cancelled: t.boolean }),
 } as const
+
+/**
+ * A chat was made (`CHAT_CREATE` of an id the engine did not keep): the
+ * chat as the chat commands answer it, so every face lists it before its
+ * first turn.
+ *
+ * @category protocol
+ */
+export const ChatCreatedEventCodec = struct('CHAT_CREATED', {
+  type: t.literal('CHAT_CREATED'),
+  time: t.string,
+  sessionId: t.string,
+  chatId: t.string,
+  info: ChatInfoCodec,
+})
+
+/**
+ * A chat was made.
+ *
+ * @category protocol
+ */
+export type ChatCreatedEvent = t.TypeOf<typeof ChatCreatedEventCodec>
 
 /**
  * The protocol's name of each chat event (see `ChatEvent`).

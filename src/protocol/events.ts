@@ -1,6 +1,6 @@
 import * as t from 'io-ts'
 import type { NetworkEvent } from '../network/index.js'
-import { chatEventNames, ChatEngineEventCodec } from './chat.js'
+import { chatEventNames, ChatCreatedEventCodec, ChatEngineEventCodec } from './chat.js'
 import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 import { NetworkInfoCodec } from './networkInfo.js'
@@ -55,6 +55,7 @@ export const eventTypes = Object.freeze([
   'GRAPH_COMPLETED',
   'NETWORK_CREATED',
   ...Object.values(networkEventNames),
+  'CHAT_CREATED',
   ...Object.values(chatEventNames),
   'ERROR',
   'SERVER_SHUTDOWN',
@@ -402,6 +403,7 @@ export const EngineEventCodec = t.union(
     GraphCompletedEventCodec,
     NetworkCreatedEventCodec,
     NetworkEngineEventCodec,
+    ChatCreatedEventCodec,
     ChatEngineEventCodec,
     ApprovalRequestedEventCodec,
     ApprovalDecidedEventCodec,

@@ -113,12 +113,19 @@ export type {
 export { describeError, errorPath, MAX_DEPTH, ParamsType } from './codec.js'
 export {
   ChatBranchCodec,
+  ChatCreatedEventCodec,
   ChatEngineEventCodec,
   chatEventNames,
   ChatInfoCodec,
   ChatTurnCodec,
 } from './chat.js'
-export type { ChatEngineEvent, ChatEventName, ChatInfo, ChatTurnInfo } from './chat.js'
+export type {
+  ChatCreatedEvent,
+  ChatEngineEvent,
+  ChatEventName,
+  ChatInfo,
+  ChatTurnInfo,
+} from './chat.js'
 export {
   RecordingSummaryCodec,
   SavedNodeCodec,

@@ -198,7 +198,10 @@ const runFields = {
  * random source answered (`nerve-agents/store`'s `Recording`) and
  * `recordingId` where the engine's store keeps it (`nerve replay ID
  * --store`), when it has one. A run of `REPLAY_GRAPH` has `replayOf`, the
- * recording it ran again.
+ * recording it ran again. `graph` is the graph file it ran (as
+ * `EXECUTE_GRAPH` was given it, or the one of the recording a replay ran)
+ * and `input` its input, when it had them: any client can run it again
+ * with `EXECUTE_GRAPH`, recorded or not.
  *
  * @category protocol
  */
@@ -209,6 +212,8 @@ export const RunInfoCodec = struct('RunInfo', runFields, {
   recording: t.unknown,
   recordingId: t.string,
   replayOf: t.string,
+  graph: t.unknown,
+  input: t.unknown,
 })
 
 /**

@@ -4,10 +4,11 @@ import { NameCodec } from './name.js'
 import { NodeStateCodec, struct } from './parts.js'
 
 /**
- * The store's commands of the protocol, read-only: the sessions the
- * engine's store saved (each node's kind, state and an LLM node's
- * conversation), the recordings it keeps, and a recording run again
- * (`REPLAY_GRAPH`: answered from the recording, or live from a step on).
+ * The store's commands of the protocol: the sessions the engine's store
+ * saved (each node's kind, state and an LLM node's conversation), a saved
+ * session's nodes brought back live (`LOAD_SAVED_SESSION`), the recordings
+ * it keeps, and a recording run again (`REPLAY_GRAPH`: answered from the
+ * recording, or live from a step on).
  * They need an engine with a store (the daemon's SQLite one); without it
  * they answer `NoStore`.
  */
@@ -20,6 +21,13 @@ import { NodeStateCodec, struct } from './parts.js'
 export const storeParamsCodecs = {
   LIST_SAVED_SESSIONS: params('LIST_SAVED_SESSIONS', {}, {}),
   GET_SAVED_SESSION: params('GET_SAVED_SESSION', { sessionId: NameCodec }, {}),
+  /**
+   * Registers the nodes the store saved for `sessionId` again, live, in
+   * the open session `into` (default: the engine's), each as it was saved:
+   * an LLM node with its conversation, a terminal's program started again
+   * on first use.
+   */
+  LOAD_SAVED_SESSION: params('LOAD_SAVED_SESSION', { sessionId: NameCodec }, { into: NameCodec }),
   LIST_RECORDINGS: params('LIST_RECORDINGS', {}, {}),
   /**
    * Runs a recording's graph again as a new run (in `sessionId`, default
@@ -115,6 +123,15 @@ export const storeResultCodecs = {
   GET_SAVED_SESSION: struct('GET_SAVED_SESSION', {
     session: SavedSessionCodec,
     nodes: t.readonlyArray(SavedNodeCodec),
+  }),
+  /**
+   * The session the nodes went into, the names registered, and those that
+   * could not be (a name taken, a function node, a kind unknown…) with why.
+   */
+  LOAD_SAVED_SESSION: struct('LOAD_SAVED_SESSION', {
+    sessionId: t.string,
+    restored: t.readonlyArray(t.string),
+    skipped: t.readonlyArray(struct('SkippedNode', { name: t.string, reason: t.string })),
   }),
   LIST_RECORDINGS: struct('LIST_RECORDINGS', {
     recordings: t.readonlyArray(RecordingSummaryCodec),

@@ -46,10 +46,10 @@ const rebuilt = (stored: StoredNode, session: Session, kinds: NodeKinds): Node |
 }
 
 /**
- * Registers in `session` the nodes `store` kept for the session with the
- * same id (see the module above), each of its kind in `kinds` (default: the
- * built-in ones); an LLM node's conversation head is read
- * back from the store's shared vertices.
+ * Registers in `session` the nodes `store` kept for the session `from`
+ * (default: the one with the same id; see the module above), each of its
+ * kind in `kinds` (default: the built-in ones); an LLM node's conversation
+ * head is read back from the store's shared vertices.
  *
  * @category store
  */
@@ -57,10 +57,11 @@ export const restoreNodes = (
   store: SqliteStore,
   session: Session,
   kinds: NodeKinds = nodeKinds,
+  from: string = session.id,
 ): Restored => {
   const restored: string[] = []
   const skipped: { name: string; reason: string }[] = []
-  for (const stored of store.nodes(session.id)) {
+  for (const stored of store.nodes(from)) {
     const node = rebuilt(stored, session, kinds)
     if (typeof node === 'string') {
       skipped.push({ name: stored.name, reason: node })

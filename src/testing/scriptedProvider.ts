@@ -52,6 +52,12 @@ export interface ScriptedProviderOptions {
   readonly loop?: boolean
   /** The usage of a turn that gives none. Default: zero. */
   readonly usage?: Partial<Usage>
+  /**
+   * How many of the latest requests `requests` keeps. Default: all. A
+   * looping script that answers for a long time (a soak test, a benchmark)
+   * keeps few or none: each request holds the whole conversation sent.
+   */
+  readonly keep?: number
 }
 
 /**
@@ -60,8 +66,10 @@ export interface ScriptedProviderOptions {
  * @category scripted
  */
 export interface ScriptedProvider extends Provider {
-  /** Every request, in order. */
+  /** Every request, in order (the latest `keep` of them, with that option). */
   readonly requests: readonly ModelRequest[]
+  /** How many calls took a reply of the script (one that fails counts). */
+  readonly calls: number
   /** How many replies are left (Infinity when looping). */
   readonly remaining: number
 }
@@ -158,6 +166,10 @@ export const scriptedProvider = (
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider => {
   checkScript(script)
+  const keep = options.keep
+  if (keep !== undefined && !(keep === Infinity || (Number.isInteger(keep) && keep >= 0))) {
+    throw new UsageError('scriptedProvider', `options.keep must be a whole number ≥ 0, got ${keep}`)
+  }
   return new Scripted(script, options)
 }
 
@@ -173,16 +185,23 @@ class Scripted implements ScriptedProvider {
   readonly #script: readonly ScriptedReply[]
   readonly #loop: boolean
   readonly #base: Usage
+  readonly #keep: number
+  #calls = 0
 
   constructor(script: readonly ScriptedReply[], options: ScriptedProviderOptions) {
     this.name = options.name ?? 'scripted'
     this.#script = script
     this.#loop = options.loop === true
     this.#base = { ...zeroUsage, ...options.usage }
+    this.#keep = options.keep ?? Infinity
   }
 
   get remaining(): number {
-    return this.#loop ? Infinity : Math.max(0, this.#script.length - this.requests.length)
+    return this.#loop ? Infinity : Math.max(0, this.#script.length - this.#calls)
+  }
+
+  get calls(): number {
+    return this.#calls
   }
 
   /** A field, not a method: a provider's `call` handed on by itself still works, as before. */
@@ -191,11 +210,15 @@ class Scripted implements ScriptedProvider {
     if (call.aborted ?? call.signal.aborted) call.signal.throwIfAborted()
     const { name, requests } = this
     const script = this.#script
-    const index = requests.length
+    const index = this.#calls
     if (index >= script.length && (!this.#loop || script.length === 0)) {
       throw new ScriptExhausted(name, index)
     }
-    requests.push(request)
+    this.#calls++
+    if (this.#keep > 0) {
+      if (requests.length >= this.#keep) requests.shift()
+      requests.push(request)
+    }
     const reply = script[index % script.length]!
     const turn = turnOf(isScriptFunction(reply) ? reply(request, index) : reply)
     if (turn.delayMs !== undefined && turn.delayMs > 0) await wait(turn.delayMs, call.signal)

@@ -40,6 +40,7 @@ const chunks = {
   runs: later(() => import('./RunsView.js').then((m) => m.RunsView)),
   networks: later(() => import('./NetworksView.js').then((m) => m.NetworksView)),
   conversations: later(() => import('./ConversationsView.js').then((m) => m.ConversationsView)),
+  chats: later(() => import('./ChatsView.js').then((m) => m.ChatsView)),
   store: later(() => import('./StoreView.js').then((m) => m.StoreView)),
 }
 

@@ -11,7 +11,13 @@ import { useLayout } from './layoutClient.js'
 export interface VertexJson {
   readonly id: string
   readonly parents: readonly string[]
-  readonly data: { readonly type: string; readonly role?: string; readonly content?: unknown }
+  readonly data: {
+    readonly type: string
+    readonly role?: string
+    readonly content?: unknown
+    /** A stop reason's. */
+    readonly reason?: string
+  }
 }
 
 /** The vertices of a conversation file (none when it holds none). */
@@ -33,19 +39,30 @@ export const textOf = (content: unknown): string =>
           .join(' ')
       : ''
 
-/** A vertex as a line: a message's role and text, else the entry's type. */
+/** A vertex as a line: a message's role and text, a stop reason, else the entry's type. */
 export const labelOf = (v: VertexJson): string =>
-  v.data.type === 'message' ? `${v.data.role ?? '?'}: ${textOf(v.data.content)}` : v.data.type
+  v.data.type === 'message'
+    ? `${v.data.role ?? '?'}: ${textOf(v.data.content)}`
+    : v.data.type === 'stop_reason' && typeof v.data.reason === 'string'
+      ? `stop: ${v.data.reason}`
+      : v.data.type
 
-/** The DAG of `vertices`, laid out under `layoutKey`; `choose` is told the vertex chosen. */
+/**
+ * The DAG of `vertices`, laid out under `layoutKey`; `choose` is told the
+ * vertex chosen. Vertices among `heads` are marked as heads (`data-head`:
+ * `current` for the one `current` names, else `other`).
+ */
 export const ConversationDag = (props: {
   readonly layoutKey: string
   readonly label: string
   readonly vertices: readonly VertexJson[]
   readonly chosen?: string | undefined
   readonly choose?: (id: string) => void
+  readonly heads?: readonly string[]
+  readonly current?: string | undefined
 }) => {
-  const { vertices, chosen, choose } = props
+  const { vertices, chosen, choose, current } = props
+  const heads = new Set(props.heads)
   const byId = new Map(vertices.map((v) => [v.id, v]))
   const d = useLayout(
     props.layoutKey,
@@ -62,12 +79,14 @@ export const ConversationDag = (props: {
         const v = byId.get(b.id)
         if (v === undefined) return null
         const text = labelOf(v)
+        const head = heads.has(b.id) ? (b.id === current ? 'current' : 'other') : undefined
         return (
           <g
             key={b.id}
-            class={`box ${v.data.role ?? 'meta'}${chosen === b.id ? ' chosen' : ''}`}
+            class={`box ${v.data.role ?? 'meta'}${chosen === b.id ? ' chosen' : ''}${head === undefined ? '' : ` head ${head}`}`}
             data-vertex={b.id}
             data-role={v.data.role ?? v.data.type}
+            data-head={head}
             transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
             {...(choose !== undefined && {
               tabIndex: 0,

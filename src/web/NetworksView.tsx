@@ -3,8 +3,8 @@
  * role, firing or done; each edge's delivery and its inbox counts), envelopes as they are
  * delivered, the approvals waiting (approve, deny), pause, resume, stop,
  * cancel, the envelopes' DAG of causes, and edits of the topology sent as
- * the patches `EDIT_NETWORK` takes (add a node, add or remove an edge,
- * change its delivery), with undo.
+ * the patches `EDIT_NETWORK` takes (add or remove a node or an edge,
+ * change any option of either), with undo.
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
@@ -13,31 +13,14 @@ import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { EnvelopeDag } from './EnvelopeDag.js'
-import { AddEdge, AddNode, Choice, edit } from './NetworkEdits.js'
+import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
+import { AddEdge, AddNode, Choice } from './NetworkEdits.js'
+import { editNode, NodeEditor } from './NodeEditor.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
 
 const chosen = signal<string | undefined>(undefined)
-
-interface EdgeValue {
-  readonly id: string
-  readonly from: string
-  readonly to: string
-  readonly direction: 'both' | 'one-way'
-  readonly delivery: { readonly type: string; readonly ms?: number }
-}
-
-const edgesOf = (n: NetView): readonly EdgeValue[] => Object.values(n.network.edges)
-
-/** What waits in an edge's inboxes (both ways) and what they delivered. */
-const countsOf = (n: NetView, edgeId: string): { waiting: number; delivered: number } =>
-  n.inboxes
-    .filter((i) => i.route.edgeId === edgeId)
-    .reduce(
-      (sum, i) => ({ waiting: sum.waiting + i.waiting, delivered: sum.delivered + i.delivered }),
-      { waiting: 0, delivered: 0 },
-    )
 
 /** The middle point of an SVG `points` value. */
 const middle = (points: string): { x: number; y: number } => {
@@ -45,9 +28,6 @@ const middle = (points: string): { x: number; y: number } => {
   const [a, b] = [ps[Math.floor((ps.length - 1) / 2)]!, ps[Math.ceil((ps.length - 1) / 2)]!]
   return { x: ((a[0] ?? 0) + (b[0] ?? 0)) / 2, y: ((a[1] ?? 0) + (b[1] ?? 0)) / 2 }
 }
-
-const deliveries = ['queue', 'latest', 'debounce'] as const
-const deliveryOf = (type: string) => (type === 'debounce' ? { type, ms: 500 } : { type })
 
 /**
  * The topology, laid out in full when first shown and when asked; an edit
@@ -109,6 +89,14 @@ const Topology = ({ net }: { net: NetView }) => {
               data-netnode={b.id}
               data-state={state}
               transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+              tabIndex={0}
+              role="button"
+              onClick={() => {
+                editNode(net.networkId, b.id)
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' || e.key === ' ') editNode(net.networkId, b.id)
+              }}
             >
               <rect width={BOX.width} height={BOX.height} rx="6" />
               <text x="10" y="17">
@@ -153,79 +141,6 @@ const Send = ({ net }: { net: NetView }) => {
       </label>
       <button type="submit">Send</button>
     </form>
-  )
-}
-
-/** The most edges listed before the list is folded (a large network opens faster). */
-const LISTED = 50
-
-/** The edges with their delivery and inbox counts, each one changed or removed here. */
-const Edges = ({ net, live }: { net: NetView; live: boolean }) => {
-  const networkId = net.networkId
-  const edges = edgesOf(net)
-  const [open, setOpen] = useState(edges.length <= LISTED)
-  return (
-    <details
-      open={open}
-      onToggle={(e) => {
-        setOpen(e.currentTarget.open)
-      }}
-    >
-      <summary>Edges ({edges.length})</summary>
-      {open && (
-        <table class="nodes" aria-label="Edges">
-          <thead>
-            <tr>
-              <th scope="col">Edge</th>
-              <th scope="col">Delivery</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {edgesOf(net).map((e) => (
-              <tr key={e.id} data-edgerow={e.id}>
-                <th scope="row">{e.id}</th>
-                <td>
-                  <select
-                    aria-label={`Delivery of ${e.id}`}
-                    value={e.delivery.type}
-                    disabled={!live}
-                    onChange={(ev) => {
-                      edit(networkId, [
-                        {
-                          op: 'replace',
-                          path: ['edges', e.id, 'delivery'],
-                          value: deliveryOf(ev.currentTarget.value),
-                        },
-                      ])
-                    }}
-                  >
-                    {deliveries.map((d) => (
-                      <option key={d}>{d}</option>
-                    ))}
-                  </select>
-                </td>
-                <td data-sent={countsOf(net, e.id).delivered}>{countsOf(net, e.id).delivered}</td>
-                <td data-waiting={countsOf(net, e.id).waiting}>{countsOf(net, e.id).waiting}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={!live}
-                    onClick={() => {
-                      edit(networkId, [{ op: 'remove', path: ['edges', e.id] }])
-                    }}
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </details>
   )
 }
 
@@ -300,7 +215,8 @@ const Network = ({ net }: { net: NetView }) => {
       {live && <Send net={net} />}
       {live && <AddNode net={net} />}
       {live && <AddEdge net={net} />}
-      <Edges net={net} live={live} />
+      <EdgeList net={net} live={live} />
+      {live && <NodeEditor net={net} />}
       <h4>Approvals</h4>
       <ul class="approvals" aria-label="Approvals waiting">
         {net.pending.map((r) => (

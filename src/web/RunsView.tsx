@@ -6,10 +6,12 @@
  * running run can be cancelled. A run the page started is recorded, so
  * once it ended it can be re-run from a chosen step (`REPLAY_GRAPH`: the
  * steps before it answered from the recording, the rest live); so can a
- * recording's replay.
+ * recording's replay. Any run that ended, wherever it was started and
+ * recorded or not, can be run again (`EXECUTE_GRAPH` of the graph file and
+ * input `GET_RUN` tells), recorded.
  */
 import { signal } from '@preact/signals'
-import { useEffect } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
@@ -22,25 +24,38 @@ import { ProblemLine } from './ProblemLine.js'
 
 const chosenStep = signal<string | undefined>(undefined)
 
-/** Starts a graph file on the daemon; its steps are drawn before they start. */
-const runFile = async (file: File): Promise<void> => {
-  const graph = JSON.parse(await file.text()) as {
-    id?: unknown
-    steps?: readonly { id: string; dependsOn?: readonly string[] }[]
-  }
-  // Recorded, so that it can be re-run from a step.
-  const { runId } = await client().call('EXECUTE_GRAPH', { graph, record: true })
+/** A graph file's id and steps, as far as the page reads them to draw it before it starts. */
+interface GraphShape {
+  readonly id?: unknown
+  readonly steps?: readonly { id: string; dependsOn?: readonly string[] }[]
+}
+
+/**
+ * Starts `graph` (a graph file's value) on the daemon, recorded so that it
+ * can be re-run from a step; its steps are drawn before they start.
+ */
+const start = async (
+  graph: unknown,
+  options: { readonly input?: unknown; readonly sessionId?: string } = {},
+): Promise<void> => {
+  const shape = graph as GraphShape
+  const { runId } = await client().call('EXECUTE_GRAPH', { graph, ...options, record: true })
   addRun(
     {
       runId,
-      graphId: typeof graph.id === 'string' ? graph.id : runId,
+      graphId: typeof shape.id === 'string' ? shape.id : runId,
       state: runs.value.get(runId)?.state ?? 'running',
       startedAt: new Date().toISOString(),
     },
-    graph.steps ?? [],
+    Array.isArray(shape.steps) ? shape.steps : [],
   )
   chosenRun.value = runId
   chosenStep.value = undefined
+}
+
+/** Starts a graph file on the daemon. */
+const runFile = async (file: File): Promise<void> => {
+  await start(JSON.parse(await file.text()))
 }
 
 /**
@@ -83,6 +98,12 @@ const StepDetail = ({ run }: { run: RunView }) => {
           </button>
         )}
       </h3>
+      {run.recordingId === undefined && run.state !== 'running' && (
+        <p class="hint">
+          Not recorded (started elsewhere): “Run again” runs it anew, recorded, and that run can be
+          re-run from a step.
+        </p>
+      )}
       <p>
         node {step.nodeId ?? '?'} · attempt {step.attempts}
         {step.retries > 0 && ` (retried ${step.retries}×)`}
@@ -146,13 +167,29 @@ const RunGraph = ({ run }: { run: RunView }) => {
   )
 }
 
+/** What a run ran (its graph file, input and session), to run it again. */
+interface Source {
+  readonly graph: unknown
+  readonly options: { readonly input?: unknown; readonly sessionId: string }
+}
+
 const RunPanel = ({ run }: { run: RunView }) => {
+  const [source, setSource] = useState<Source | undefined>(undefined)
   // A run that ended: its trace has every step, its edges and outputs.
   useEffect(() => {
     if (run.state === 'running') return
     attempt(async () => {
       const info = await client().call('GET_RUN', { runId: run.runId })
       if (info.trace !== undefined) applyTrace(info.trace)
+      // Whoever started it, and recorded or not, the daemon tells what it ran.
+      if (info.graph !== undefined)
+        setSource({
+          graph: info.graph,
+          options: {
+            sessionId: info.sessionId,
+            ...(info.input !== undefined && { input: info.input }),
+          },
+        })
       // A recorded run is re-run from its recording; a replay from the one it replays.
       const recordingId =
         info.recordingId ?? info.replayOf ?? (info.recording === undefined ? undefined : info.runId)
@@ -176,6 +213,16 @@ const RunPanel = ({ run }: { run: RunView }) => {
             }}
           >
             Cancel run
+          </button>
+        )}
+        {source !== undefined && (
+          <button
+            type="button"
+            onClick={() => {
+              attempt(() => start(source.graph, source.options))
+            }}
+          >
+            Run again
           </button>
         )}
       </h3>

@@ -1,10 +1,11 @@
 /**
  * The store: the sessions the daemon's store saved and the recordings it
- * keeps, read with the store's read-only commands (and the session saved
- * on demand, `SAVE_SESSION`). A saved session opens
- * as its nodes (kind, state when saved) and an LLM node's conversation
- * drawn as its DAG; a recording opens in the runs view as its replay
- * (`REPLAY_GRAPH`), from where it can be re-run from a step.
+ * keeps, read with the store's commands (and the session saved on demand,
+ * `SAVE_SESSION`). A saved session opens as its nodes (kind, state when
+ * saved) and an LLM node's conversation drawn as its DAG, and "Open live"
+ * brings its nodes back into the daemon's session (`LOAD_SAVED_SESSION`),
+ * where the Nodes view shows them; a recording opens in the runs view as
+ * its replay (`REPLAY_GRAPH`), from where it can be re-run from a step.
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
@@ -49,9 +50,31 @@ const replay = async (r: RecordingSummary): Promise<void> => {
   view.value = 'runs'
 }
 
+/** What "Open live" did: the nodes registered again, those skipped and why, and the way to them. */
+const Loaded = ({ loaded }: { loaded: Results['LOAD_SAVED_SESSION'] }) => (
+  <div class="hint" data-loaded={loaded.restored.join(' ')} role="status">
+    {loaded.restored.length === 0
+      ? 'No node was opened live.'
+      : `Opened live in ${loaded.sessionId}: ${loaded.restored.join(', ')}.`}
+    {loaded.skipped.length > 0 &&
+      ` Skipped: ${loaded.skipped.map((k) => `${k.name} (${k.reason})`).join('; ')}.`}{' '}
+    {loaded.restored.length > 0 && (
+      <button
+        type="button"
+        onClick={() => {
+          view.value = 'nodes'
+        }}
+      >
+        Show the nodes
+      </button>
+    )}
+  </div>
+)
+
 const SavedSessionPanel = ({ sessionId }: { sessionId: string }) => {
   const [saved, setSaved] = useState<Results['GET_SAVED_SESSION'] | undefined>(undefined)
   const [shown, setShown] = useState<string | undefined>(undefined)
+  const [loaded, setLoaded] = useState<Results['LOAD_SAVED_SESSION'] | undefined>(undefined)
   useEffect(() => {
     attempt(async () => {
       const got = await client().call('GET_SAVED_SESSION', { sessionId })
@@ -68,6 +91,20 @@ const SavedSessionPanel = ({ sessionId }: { sessionId: string }) => {
         {saved.session.name}{' '}
         <small>saved {new Date(saved.session.updatedAt).toLocaleString()}</small>
       </h3>
+      <p class="buttons">
+        <button
+          type="button"
+          title="Register its nodes again in the daemon's session, as they were saved"
+          onClick={() => {
+            attempt(async () => {
+              setLoaded(await client().loadSavedSession(sessionId))
+            })
+          }}
+        >
+          Open live
+        </button>
+      </p>
+      {loaded !== undefined && <Loaded loaded={loaded} />}
       <table class="nodes" aria-label={`Nodes of ${sessionId}`}>
         <thead>
           <tr>

@@ -11,6 +11,7 @@ export const views = {
   runs: 'Graph runs',
   networks: 'Networks',
   conversations: 'Conversations',
+  chats: 'Chats',
   store: 'Store',
 } as const
 

@@ -12,7 +12,11 @@ import {
   graph,
   llm,
   llmInterpreter,
+  type LlmNode,
+  makeNode,
   memoryChatStore,
+  type Node,
+  createSession,
   messages,
   openChat,
   type Provider,
@@ -20,7 +24,12 @@ import {
   toolset,
   zeroUsage,
 } from '../../src/index.js'
-import { interpreters } from '../../src/core.js'
+import {
+  interpreters,
+  type Interpreter,
+  type LifecycleContext,
+  type NodeContext,
+} from '../../src/core.js'
 import { scriptedProvider, toolUse } from '../../src/testing/index.js'
 
 const registry = (model: Provider) =>
@@ -281,6 +290,51 @@ describe('openChat', () => {
       'user: two',
       'assistant: answer 2',
     ])
+  })
+
+  it("starts no handle per turn: the agent is the chat's, a persistent node the session's", async () => {
+    const log: string[] = []
+    const conn: Interpreter = {
+      kind: 'conn',
+      start: () => {
+        log.push('start')
+        return Promise.resolve('handle')
+      },
+      stop: () => {
+        log.push('stop')
+        return Promise.resolve()
+      },
+      execute: (_node: Node, ctx: NodeContext) => {
+        log.push(`execute on ${String(ctx.live)}`)
+        return 'facts'
+      },
+    }
+    const db = makeNode({ id: 'db', kind: 'conn', persistent: true, metadata: {} })
+    const model = scriptedProvider(['one', 'two'])
+    const llms = llmInterpreter({ providers: model })
+    const starts: string[] = []
+    const counted = {
+      ...llms,
+      start: (n: LlmNode, c: LifecycleContext) => {
+        starts.push(n.id)
+        return llms.start!(n, c)
+      },
+    }
+    const all = interpreters(...defaultInterpreters.values(), counted, conn)
+    const session = createSession({ interpreters: all })
+    session.register(db)
+    const g = pipe(
+      graph('chat'),
+      addStep({ id: 'db', nodeRef: 'db' }),
+      addStep({ id: 'agent', node: llm('helper'), dependsOn: ['db'], inputFn: () => 'go' }),
+    )
+    const chat = openChat({ id: 'c', graph: g, interpreters: all, session })
+    await chat.send('hi')
+    await chat.send('again')
+    expect(log).toEqual(['start', 'execute on handle', 'execute on handle'])
+    expect(starts).toEqual(['helper'])
+    await session.close()
+    expect(log.at(-1)).toBe('stop')
   })
 
   it('refuses what is not a message or not the chat', async () => {

@@ -40,5 +40,14 @@ describe('restoreNodes', () => {
       restored: [],
       skipped: [],
     })
+    // Another session's saved nodes, into this one.
+    const into = createSession({ id: 'other' })
+    expect(restoreNodes(store, into, undefined, 'dev').restored).toEqual([
+      'chat',
+      'sh',
+      'term',
+      'flow',
+    ])
+    expect((into.cell('chat').get() as { head: typeof head }).head.id).toBe(head.id)
   })
 })

@@ -24,4 +24,15 @@ describe('scriptedProvider', () => {
     expect(texts.map((b) => (b?.type === 'text' ? b.text : ''))).toEqual(['a', 'b', 'a', 'b', 'a'])
     expect(model.remaining).toBe(Infinity)
   })
+
+  it('keeps only the latest requests it is told to, and counts every call', async () => {
+    const model = scriptedProvider(['a', 'b', 'c'], { keep: 2 })
+    for (const system of ['1', '2', '3']) await model.call({ ...ask, system }, { signal })
+    expect(model.requests.map((r) => r.system)).toEqual(['2', '3'])
+    expect([model.calls, model.remaining]).toEqual([3, 0])
+    const none = scriptedProvider(['a'], { loop: true, keep: 0 })
+    for (let i = 0; i < 3; i++) await none.call(ask, { signal })
+    expect([none.requests.length, none.calls]).toEqual([0, 3])
+    expect(() => scriptedProvider(['a'], { keep: -1 })).toThrow(/options.keep/)
+  })
 })

@@ -11,58 +11,28 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocket } from 'ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nerve, root, testDir } from '../cli/run.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { nerve, root } from '../cli/run.js'
+import { dashboard, shots } from './harness.js'
 
-const dir = testDir('dashboard')
-const env = { NERVE_HOME: join(dir, 'home'), HOME: join(dir, 'user'), XDG_RUNTIME_DIR: '' }
-const shots = join(root, 'out/dashboard')
-let browser: Browser
+const d = dashboard('dashboard')
+const { dir, env } = d
+const handover = () => d.handover()
 let base: string
 let firstUrl: string
 
-beforeAll(async () => {
-  const r = await nerve(['server', 'start', '--detach', '--dashboard', '--json'], env)
-  expect(r.code, r.stderr).toBe(0)
-  const status = JSON.parse(r.stdout) as { http: { url: string }; dashboard: string }
-  base = status.http.url
-  firstUrl = status.dashboard
-  mkdirSync(shots, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  })
-}, 60_000)
-
-afterAll(async () => {
-  await browser.close()
-  await nerve(['server', 'stop'], env)
+beforeAll(() => {
+  base = d.status().http.url
+  firstUrl = d.status().dashboard
 })
 
-/** A fresh one-time URL, as `nerve dashboard` prints it. */
-const handover = async (): Promise<string> => {
-  const r = await nerve(['dashboard', '--json'], env)
-  expect(r.code, r.stderr).toBe(0)
-  return (JSON.parse(r.stdout) as { url: string }).url
-}
-
 /** A page logged in through `url`, failing the test on any page error. */
-const open = async (
+const open = (
   url: string,
   options: { bypassCSP?: boolean } = {},
-): Promise<{ page: Page; context: BrowserContext; errors: string[] }> => {
-  const context = await browser.newContext({ viewport: { width: 1300, height: 900 }, ...options })
-  // A step that cannot happen fails with what it waited for, well before the test's own timeout.
-  context.setDefaultTimeout(8000)
-  const page = await context.newPage()
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(url)
-  await page.locator('[data-connection="open"]').waitFor()
-  return { page, context, errors }
-}
+): Promise<{ page: Page; context: BrowserContext; errors: string[] }> => d.open({ url, ...options })
 
 /** The text an xterm shows. */
 const screenText = (page: Page, nodeId: string): Promise<string> =>
@@ -350,7 +320,9 @@ describe('networks', () => {
       .toBeGreaterThan(2)
     // A node added on one page, with an edge to it, drawn on the other where the drawing is.
     const laid = await places()
-    const adding2 = a.page.locator('[data-network="chain"]')
+    const adding2 = a.page
+      .locator('[data-network="chain"] form')
+      .filter({ has: a.page.getByRole('button', { name: 'Add node' }) })
     await adding2.getByLabel('Node', { exact: true }).fill('e')
     await adding2.getByLabel('Role').selectOption('Coder')
     await adding2.getByLabel('Scripted reply').fill('ok')

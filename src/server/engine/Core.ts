@@ -57,7 +57,8 @@ const engineName = (): string =>
     .replace(/\.\d+Z$/, 'Z')}-${process.pid}-${randomBytes(3).toString('hex')}`
 
 const providersOf = (options: EngineOptions): Readonly<Record<string, Provider>> => {
-  const env = providerFromEnv(options.env ?? process.env)
+  // Streamed, so that a face sees an answer as it is written (CHAT_DELTA, OUTPUT_CHUNK).
+  const env = providerFromEnv(options.env ?? process.env, { stream: true })
   return Object.freeze({
     echo: echoProvider,
     default: env ?? echoProvider,

@@ -5,7 +5,7 @@ import {
   type ChatStore,
   type ChatTurn,
 } from '../../chat/index.js'
-import { messages } from '../../conversation/index.js'
+import { encodeConversation, messages } from '../../conversation/index.js'
 import type { ChatEngineEvent, ChatInfo, ChatTurnInfo, Params } from '../../protocol/index.js'
 import { chatEventNames } from '../../protocol/index.js'
 import type { Clock } from '../../runtime/index.js'
@@ -162,6 +162,11 @@ export class Chats {
     return open.chat.head === undefined ? [] : messages(open.chat.head)
   }
 
+  /** A chat's whole tree, every head, in Nerve's conversation file format. */
+  tree(chatId: string, open: Open): unknown {
+    return encodeConversation({ heads: open.chat.heads, metadata: { chat: chatId } })
+  }
+
   /** Cancels every turn running (the engine shuts down). */
   cancelAll(reason: unknown): void {
     for (const o of this.#open.values()) o.chat.cancel(reason)
@@ -221,6 +226,15 @@ export class Chats {
       running: 0,
     }
     this.#open.set(chatId, open)
+    if (kept === undefined) {
+      core.publish({
+        type: 'CHAT_CREATED',
+        time: core.now(),
+        sessionId: session.id,
+        chatId,
+        info: this.info(chatId, open),
+      })
+    }
     return open
   }
 }

@@ -24,8 +24,8 @@ export abstract class EngineError extends Error {
 export class UnknownSession extends taggedError('UnknownSession', 'notFound', EngineError)<{
   readonly sessionId: string
 }> {
-  constructor(sessionId: string) {
-    super(`there is no session "${sessionId}"`, { sessionId, path: '/sessionId' })
+  constructor(sessionId: string, path = '/sessionId') {
+    super(`there is no session "${sessionId}"`, { sessionId, path })
   }
 }
 

@@ -12,9 +12,12 @@ import { under } from '../../codec/index.js'
 import {
   applyChange,
   decodeNetwork,
+  edgeId,
   encodeNetwork,
+  showNetworkFileError,
   startNetwork,
   type Network,
+  type NetworkFile,
   type NetworkFileError,
   type NetworkRun,
   type Patch,
@@ -116,19 +119,42 @@ export class NetworkFileInvalid extends taggedError(
 /**
  * Patches that do not apply to the network, or leave a network that is not
  * valid (an edge to a node that is gone, a bad delivery); nothing changed.
- * `errors` are the network file's errors of the patched network.
+ * `errors` are the network file's errors of the patched network, their
+ * paths in the network value (`/edges/a->b/delivery/ms`, where a patch
+ * points), and the message says what each expected.
  *
  * @category engine errors
  */
 export class InvalidPatch extends taggedError('InvalidPatch', 'invalidInput', EngineError)<{
   readonly errors: readonly PathError[]
 }> {
-  constructor(message: string, errors: readonly PathError[] = []) {
-    super(errors.length === 0 ? message : fileErrorsLine(message, errors), {
+  constructor(message: string, errors: readonly NetworkFileError[] = []) {
+    const shown = errors.slice(0, 3).map(showNetworkFileError).join('; ')
+    const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''
+    super(errors.length === 0 ? message : `${message}: ${shown}${more}`, {
       errors,
       path: '/patches',
     })
   }
+}
+
+/**
+ * A path in a network file (nodes, edges and sub-networks in lists) as the
+ * path in the network value, where they are by id: `/edges/0/delivery` →
+ * `/edges/a->b/delivery`.
+ */
+const valuePath = (file: NetworkFile, path: string): string => {
+  const [, list, index, ...rest] = path.split('/')
+  const at = Number(index)
+  const item =
+    list === 'nodes' || list === 'subnetworks'
+      ? (file[list]?.[at] as { id?: unknown } | undefined)?.id
+      : list === 'edges'
+        ? ((e) => (e === undefined ? undefined : edgeId(e.from, e.to, e.direction ?? 'both')))(
+            file.edges?.[at],
+          )
+        : undefined
+  return typeof item === 'string' ? ['', list, item, ...rest].join('/') : path
 }
 
 /** Decodes a network-file value at `/network` of `params`. */
@@ -151,16 +177,21 @@ export const checkPatches = (net: Network, patches: readonly Patch[]): void => {
       `the patches do not apply: ${e instanceof Error ? e.message : String(e)}`,
     )
   }
-  let file: unknown
+  let file: NetworkFile
   try {
-    file = JSON.parse(JSON.stringify(encodeNetwork(next))) as unknown
+    file = JSON.parse(JSON.stringify(encodeNetwork(next))) as NetworkFile
   } catch (e) {
     throw new InvalidPatch(
       `the patched network is not valid: ${e instanceof Error ? e.message : String(e)}`,
     )
   }
   const decoded = decodeNetwork(file)
-  if (E.isLeft(decoded)) throw new InvalidPatch('the patched network is not valid', decoded.left)
+  if (E.isLeft(decoded)) {
+    throw new InvalidPatch(
+      'the patched network is not valid',
+      decoded.left.map((e) => ({ ...e, path: valuePath(file, e.path) })),
+    )
+  }
 }
 
 interface Entry {

@@ -64,8 +64,8 @@ export interface EngineOptions {
    * Model providers by the names LLM nodes give (`options.provider`). Over
    * these come the built-in `echo` provider (deterministic: it answers the
    * last user message, for tests and demos) and, when the environment names
-   * one (see `providerFromEnv`), that provider under its own name and as
-   * `default`; without one, `default` is `echo`.
+   * one (see `providerFromEnv`), that provider, streaming its answers,
+   * under its own name and as `default`; without one, `default` is `echo`.
    */
   readonly providers?: Readonly<Record<string, Provider>>
   /** The environment `providerFromEnv` reads. Default: `process.env`. */

@@ -50,8 +50,10 @@ interface Entry {
   readonly startedAt: string
   readonly controller: AbortController
   readonly done: Promise<void>
-  /** The graph file it ran, when given (a replay of its recording needs it). */
+  /** The graph file it ran, when given (a replay of its recording, or a run again, needs it). */
   readonly file: unknown
+  /** The run's input. */
+  readonly input: unknown
   state: RunStateName
   info: RunInfo | undefined
 }
@@ -92,6 +94,7 @@ export class Runs {
       : undefined
     return this.#track(session, g, now, {
       file,
+      input,
       execute: (runId, signal) =>
         run(g, {
           interpreters: rec?.interpreters ?? session.interpreters,
@@ -126,9 +129,12 @@ export class Runs {
     from: string | readonly string[] | undefined,
     onEvent: (e: RunEvent) => void,
     now: () => string,
+    file?: unknown,
   ): string {
     return this.#track(session, g, now, {
       replayOf: recordingId,
+      file,
+      input: recorded.input,
       execute: async (runId, signal) => {
         const outcome = await replay({ ...recorded, runId }, g, {
           ...(from !== undefined && { from, live: session.interpreters }),
@@ -159,6 +165,7 @@ export class Runs {
       readonly execute: (runId: string, signal: AbortSignal) => Promise<RunResult>
       readonly recording?: ((runId: string, failed: boolean) => Partial<RunInfo>) | undefined
       readonly file?: unknown
+      readonly input?: unknown
       readonly replayOf?: string
     },
   ): string {
@@ -173,6 +180,7 @@ export class Runs {
       startedAt: now(),
       controller,
       file: how.file,
+      input: how.input,
       state: 'running',
       info: undefined,
       done: how.execute(runId, controller.signal).then(
@@ -258,5 +266,7 @@ const infoOf = (entry: Entry, fields: Partial<RunInfo>): RunInfo =>
     graphId: entry.graphId,
     state: entry.state,
     startedAt: entry.startedAt,
+    ...(entry.file !== undefined && { graph: entry.file }),
+    ...(entry.input !== undefined && { input: entry.input }),
     ...fields,
   })

@@ -8,6 +8,7 @@ import { createMcpServer } from '../../../src/mcp/index.js'
 import { standaloneClient, type ChatEngineEvent } from '../../../src/server/index.js'
 import { sqliteStore } from '../../../src/store/index.js'
 import { scriptedProvider, toolUse } from '../../../src/testing/index.js'
+import { peer, testEngine } from '../kit.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'nerve-chat-engine-'))
 afterAll(() => {
@@ -83,6 +84,40 @@ describe('chats on the engine', () => {
     ])
     expect((await turn.result()).text).toBe('Found them.')
     await client.close()
+  })
+
+  it('announce a new chat to every connection (CHAT_CREATED), once, and answer its whole tree when asked', async () => {
+    const { engine, dispose } = await testEngine()
+    try {
+      const [maker, watcher] = [peer(engine), peer(engine)]
+      await watcher.ok('SUBSCRIBE', { types: ['CHAT_CREATED'] })
+      await maker.ok('CHAT_CREATE', { chatId: 'seen', agent: { provider: 'echo' } })
+      const created = await watcher.waitFor((e) => e.type === 'CHAT_CREATED')
+      expect(created).toMatchObject({
+        sessionId: 'default',
+        chatId: 'seen',
+        info: { chatId: 'seen', sessionId: 'default', heads: [], running: false },
+      })
+      // Opened again, or used, it is not new.
+      await maker.ok('CHAT_CREATE', { chatId: 'seen' })
+      const first = await maker.ok<{ head: string }>('CHAT_SEND', { chatId: 'seen', message: 'a' })
+      const retried = await maker.ok<{ head: string }>('CHAT_EDIT', {
+        chatId: 'seen',
+        message: 'b',
+      })
+      expect(watcher.events().filter((e) => e.type === 'CHAT_CREATED')).toHaveLength(1)
+
+      const plain = await maker.ok<Record<string, unknown>>('CHAT_GET', { chatId: 'seen' })
+      expect(plain).not.toHaveProperty('conversation')
+      const { conversation } = await maker.ok<{
+        conversation: { heads: string[]; vertices: { id: string; data: { content?: unknown } }[] }
+      }>('CHAT_GET', { chatId: 'seen', tree: true })
+      expect(conversation.heads).toEqual([first.head, retried.head])
+      const said = conversation.vertices.map((v) => v.data.content)
+      expect(said).toEqual(expect.arrayContaining(['a', 'b']))
+    } finally {
+      await dispose()
+    }
   })
 
   it('keep chats in the SQLite store across engines', async () => {

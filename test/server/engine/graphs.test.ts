@@ -49,6 +49,22 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
     ])
   })
 
+  it('answers the graph file and input a run ran, so that any client can run it again', async () => {
+    const p = await connected()
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: twoSteps,
+      input: { topic: 'x' },
+    })
+    const running = await p.ok<Run & { graph: unknown; input: unknown }>('GET_RUN', { runId })
+    expect(running).toMatchObject({ graph: twoSteps, input: { topic: 'x' } })
+    const ended = await settled(p, runId)
+    expect(ended).toMatchObject({ state: 'completed', graph: twoSteps, input: { topic: 'x' } })
+    const again = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: (ended as { graph?: unknown }).graph,
+    })
+    expect((await settled(p, again.runId)).results!.second!.stdout).toBe('HELLO\n')
+  })
+
   it('tells a subscriber of that run its graph and step events', async () => {
     const p = await connected()
     const first = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: twoSteps })

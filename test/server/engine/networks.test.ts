@@ -195,6 +195,24 @@ describe('network commands', () => {
         patches: [{ op: 'replace', path: ['nodes', 'ghost', 'mode'], value: 'auto' }],
       }),
     ).toMatchObject({ tag: 'InvalidPatch', path: '/patches' })
+    // What is wrong is said where the patch pointed, in the network value (edges by id).
+    const negative = await p.call('EDIT_NETWORK', {
+      networkId: 'review',
+      patches: [
+        {
+          op: 'replace',
+          path: ['edges', 'writer<->reviewer', 'delivery'],
+          value: { type: 'debounce', ms: -5 },
+        },
+      ],
+    })
+    expect(negative.error?.message).toBe(
+      'the patched network is not valid: /edges/writer<->reviewer/delivery/ms: expected a number ≥ 0, got -5',
+    )
+    expect(negative.error?.data).toMatchObject({
+      tag: 'InvalidPatch',
+      errors: [{ _tag: 'WrongType', path: '/edges/writer<->reviewer/delivery/ms' }],
+    })
     expect(
       await errorOf(p, 'SET_NODE_MODE', { networkId: 'review', nodeId: 'writer', mode: 'fast' }),
     ).toMatchObject({ tag: 'InvalidParams', path: '/mode' })

@@ -10,6 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'nerve-store-cmds-'))
 let stores = 0
 const withStore = connectedPeers({ store: sqliteStore(join(dir, `nerve-${++stores}.db`)) })
 const withoutStore = connectedPeers()
+const withOwnStore = connectedPeers({ store: sqliteStore(join(dir, 'load.db')) })
 
 interface Run {
   state: string
@@ -138,10 +139,43 @@ describe('the saved sessions', () => {
     })
   })
 
+  it("brings a saved session's nodes back live, an LLM node with its conversation, and says what it skipped", async () => {
+    const p = await withOwnStore()
+    await p.ok('CREATE_NODE', { nodeId: 'talk', kind: 'llm', options: { provider: 'echo' } })
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    await p.ok('EXECUTE_INPUT', { nodeId: 'talk', input: 'remember me' })
+    await p.ok('SAVE_SESSION', {})
+    await p.ok('DELETE_NODE', { nodeId: 'talk' })
+    await p.ok('SUBSCRIBE', { types: ['NODE_CREATED'] })
+    expect(await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default' })).toEqual({
+      sessionId: 'default',
+      restored: ['talk'],
+      skipped: [{ name: 'sh', reason: 'the name is taken' }],
+    })
+    await p.waitFor((e) => e.type === 'NODE_CREATED' && e.nodeId === 'talk')
+    const { conversation } = await p.ok<{ conversation: unknown }>('GET_CONVERSATION', {
+      nodeId: 'talk',
+    })
+    expect(JSON.stringify(conversation)).toContain('echo: remember me')
+    // Into another open session: every node, none taken there.
+    await p.ok('CREATE_SESSION', { sessionId: 'second' })
+    expect(
+      await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default', into: 'second' }),
+    ).toMatchObject({ sessionId: 'second', restored: ['talk', 'sh'], skipped: [] })
+    expect(await errorOf(p, 'LOAD_SAVED_SESSION', { sessionId: 'gone' })).toMatchObject({
+      tag: 'UnknownSession',
+      path: '/sessionId',
+    })
+    expect(
+      await errorOf(p, 'LOAD_SAVED_SESSION', { sessionId: 'default', into: 'nowhere' }),
+    ).toMatchObject({ tag: 'UnknownSession', path: '/into' })
+  })
+
   it('says the engine has no store when it has none', async () => {
     const p = await withoutStore()
     for (const m of ['LIST_SAVED_SESSIONS', 'LIST_RECORDINGS'])
       expect((await errorOf(p, m, {})).tag).toBe('NoStore')
+    expect((await errorOf(p, 'LOAD_SAVED_SESSION', { sessionId: 'default' })).tag).toBe('NoStore')
   })
 })
 
@@ -170,6 +204,11 @@ describe('the SDK', () => {
       await client.call('SAVE_SESSION', {})
       expect((await client.savedSessions()).map((s) => s.sessionId)).toContain('default')
       expect((await client.savedSession('default')).session.sessionId).toBe('default')
+      await client.call('CREATE_SESSION', { sessionId: 'copy' })
+      expect(await client.loadSavedSession('default', 'copy')).toMatchObject({
+        sessionId: 'copy',
+        skipped: [],
+      })
     } finally {
       await client.close()
     }

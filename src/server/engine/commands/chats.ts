@@ -23,7 +23,11 @@ export const chatCommands: Commands<ChatMethods> = {
 
   CHAT_GET: async (p, { core }) => {
     const open = await core.chats.get(core, p.chatId)
-    return { ...core.chats.info(p.chatId, open), messages: core.chats.messages(open) }
+    return {
+      ...core.chats.info(p.chatId, open),
+      messages: core.chats.messages(open),
+      ...(p.tree === true && { conversation: core.chats.tree(p.chatId, open) }),
+    }
   },
 
   CHAT_LIST: async (p, { core }) => ({ chats: await core.chats.list(core, p.sessionId) }),

@@ -1,14 +1,19 @@
 import { encodeConversation, messageCount } from '../../../conversation/index.js'
 import type { SavedSession } from '../../../protocol/index.js'
 import type { SessionRecord } from '../../../session/index.js'
-import type { Recording, SqliteStore } from '../../../store/index.js'
+import { restoreNodes, type Recording, type SqliteStore } from '../../../store/index.js'
 import type { Core } from '../Core.js'
 import { InvalidOptions, NoStore, UnknownRecording, UnknownSession } from '../errors.js'
 import { runEvents } from '../eventMap.js'
 import { graphOf } from '../nodes.js'
 import type { Commands } from './context.js'
 
-type StoreMethods = 'LIST_SAVED_SESSIONS' | 'GET_SAVED_SESSION' | 'LIST_RECORDINGS' | 'REPLAY_GRAPH'
+type StoreMethods =
+  | 'LIST_SAVED_SESSIONS'
+  | 'GET_SAVED_SESSION'
+  | 'LOAD_SAVED_SESSION'
+  | 'LIST_RECORDINGS'
+  | 'REPLAY_GRAPH'
 
 /** The engine's SQLite store; `NoStore` when it has none. */
 const storeOf = (core: Core): SqliteStore => {
@@ -39,7 +44,10 @@ const recordingOf = (
 const under = (path: readonly string[], prefix: readonly string[]): boolean =>
   prefix.every((id, k) => path[k] === id)
 
-/** The store, read-only: saved sessions, recordings, and a recording run again. */
+/**
+ * The store: saved sessions (a saved session's nodes brought back live),
+ * recordings, and a recording run again.
+ */
 export const storeCommands: Commands<StoreMethods> = {
   LIST_SAVED_SESSIONS: async (_, { core }) => ({
     sessions: (await storeOf(core).load()).map(savedSession),
@@ -64,6 +72,16 @@ export const storeCommands: Commands<StoreMethods> = {
         }
       }),
     }
+  },
+
+  LOAD_SAVED_SESSION: async (p, { core }) => {
+    const store = storeOf(core)
+    if ((await store.get(p.sessionId)) === undefined) throw new UnknownSession(p.sessionId)
+    const into = p.into ?? core.defaultId
+    const { session } = await core.kit(into).catch((e: unknown) => {
+      throw e instanceof UnknownSession ? new UnknownSession(into, '/into') : e
+    })
+    return { sessionId: session.id, ...restoreNodes(store, session, core.kinds, p.sessionId) }
   },
 
   LIST_RECORDINGS: (_, { core }) =>
@@ -100,8 +118,15 @@ export const storeCommands: Commands<StoreMethods> = {
     const g = graphOf(session, graph, '/recordingId', core.kinds)
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
     return {
-      runId: core.runs.replay(session, g, recording, p.recordingId, from, publish, () =>
-        core.now(),
+      runId: core.runs.replay(
+        session,
+        g,
+        recording,
+        p.recordingId,
+        from,
+        publish,
+        () => core.now(),
+        graph,
       ),
     }
   },

@@ -1,0 +1,178 @@
+/**
+ * The dashboard's full edits in Debian's Chromium against a real daemon:
+ * every option of a network's edges and nodes changed on one page and seen
+ * on a second, a bad value refused with the daemon's typed error, a node
+ * removed with its edges, each edit one undo; and a run started through
+ * the SDK (not recorded) run again from the page. Screenshots go to
+ * out/dashboard/; no serious accessibility violation.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { NerveClient } from '../../src/client/index.js'
+import { dashboard, seriousViolations, shots } from './harness.js'
+
+const d = dashboard('dashboard-edit')
+
+/** A client of the daemon through its socket, as the SDK's users have it. */
+const sdk = () => NerveClient.connect(d.status().socket)
+
+describe('editing a network on the page', () => {
+  it('changes every option of an edge and a node, one undo each, and a second page sees it', async () => {
+    const workspace = join(d.dir, 'team')
+    mkdirSync(workspace)
+    const file = join(d.dir, 'team.network.json')
+    const mock = { type: 'mock', script: ['ok'] }
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'nerve/network',
+        version: 1,
+        id: 'team',
+        nodes: [
+          { id: 'a', role: 'Coder', provider: mock },
+          { id: 'b', role: 'Verifier', provider: mock },
+          { id: 'c', role: 'Coder', provider: mock },
+        ],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'c', direction: 'one-way' },
+        ],
+      }),
+    )
+    const a = await d.open({ bypassCSP: true })
+    const b = await d.open()
+    for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
+    await a.page.getByLabel('Workspace').fill(workspace)
+    await a.page.getByLabel('Start a network file').setInputFiles(file)
+    const netA = a.page.locator('[data-network="team"]')
+    const netB = b.page.locator('[data-network="team"]')
+    await netB.locator('[data-netnode="c"]').waitFor()
+
+    // An edge's delivery and the debounce's wait, seen on the other page.
+    const delivery = (p: Page) => p.getByLabel('Delivery of a<->b')
+    const wait = (p: Page) => p.getByLabel('Debounce of a<->b (ms)')
+    await delivery(a.page).selectOption('debounce')
+    await expect.poll(() => delivery(b.page).inputValue()).toBe('debounce')
+    await expect.poll(() => wait(b.page).inputValue()).toBe('500')
+    await wait(a.page).fill('250')
+    await wait(a.page).press('Tab')
+    await expect.poll(() => wait(b.page).inputValue()).toBe('250')
+    await expect.poll(() => wait(a.page).inputValue()).toBe('250')
+
+    // A negative wait is refused by the daemon, its typed error shown; nothing changed.
+    await wait(a.page).fill('-5')
+    await wait(a.page).press('Tab')
+    const alert = a.page.getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.innerText()).toBe(
+      'InvalidPatch: the patched network is not valid: /edges/a<->b/delivery/ms: expected a number ≥ 0, got -5',
+    )
+    expect(await wait(b.page).inputValue()).toBe('250')
+
+    // Its direction: the edge b->c becomes b<->c, drawn both ways.
+    await a.page.getByLabel('Direction of b->c').selectOption('both')
+    await netB.locator('[data-edgerow="b<->c"]').waitFor()
+    await netB.locator('[data-edge="b>c"][marker-start]').waitFor({ state: 'attached' })
+    expect(await netB.locator('[data-edgerow="b->c"]').count()).toBe(0)
+
+    // A node's role, mode, trigger, tools, budget and assignment: one edit.
+    await netA.locator('[data-netnode="c"]').click()
+    const form = netA.locator('[data-nodeeditor="c"]')
+    await form.getByLabel('Role').fill('Reviewer')
+    await form.getByLabel('Mode').selectOption('interactive')
+    await form.getByLabel('Trigger').selectOption('scheduled: every')
+    await form.getByLabel('Every (ms)').fill('600000')
+    await form.getByLabel('Tools').fill('read, grep')
+    await form.getByLabel('Most tokens').fill('1000')
+    await form.getByLabel('Assignment (paths)').fill('src/, docs/')
+    await form.getByRole('button', { name: 'Apply' }).click()
+    await expect.poll(() => netB.locator('[data-netnode="c"]').textContent()).toContain('Reviewer')
+    await netB.getByLabel('Node to edit').selectOption('c')
+    const formB = netB.locator('[data-nodeeditor="c"]')
+    await expect.poll(() => formB.getByLabel('Trigger').inputValue()).toBe('scheduled: every')
+    expect(await formB.getByLabel('Every (ms)').inputValue()).toBe('600000')
+    expect(await formB.getByLabel('Most tokens').inputValue()).toBe('1000')
+    const client = await sdk()
+    try {
+      const c = (await client.call('GET_NETWORK', { networkId: 'team' })).network.nodes.c
+      expect(c).toMatchObject({
+        role: 'Reviewer',
+        mode: 'interactive',
+        trigger: { type: 'scheduled', everyMs: 600000 },
+        tools: ['read', 'grep'],
+        budget: { maxTokens: 1000 },
+        assignment: ['src/', 'docs/'],
+      })
+    } finally {
+      await client.close()
+    }
+    await b.page.screenshot({ path: join(shots, 'networks-full-edit.png'), fullPage: true })
+    expect(await seriousViolations(a.page)).toEqual([])
+
+    // One undo takes the whole node edit back.
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await expect.poll(() => netB.locator('[data-netnode="c"]').textContent()).toContain('Coder')
+    await expect.poll(() => formB.getByLabel('Trigger').inputValue()).toBe('any')
+
+    // A node removed with its edges, and back with them in one undo.
+    await netA.getByLabel('Node to edit').selectOption('b')
+    await netA.locator('[data-nodeeditor="b"]').getByRole('button', { name: 'Remove node' }).click()
+    await netB.locator('[data-netnode="b"]').waitFor({ state: 'detached' })
+    expect(await netB.locator('[data-edgerow]').count()).toBe(0)
+    await a.page.getByRole('button', { name: 'Undo edit' }).click()
+    await netB.locator('[data-netnode="b"]').waitFor()
+    await netB.locator('[data-edgerow="a<->b"]').waitFor()
+    await netB.locator('[data-edgerow="b<->c"]').waitFor()
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+})
+
+describe('running again a run the page did not start', () => {
+  it('runs again, from the page, a run started through the SDK without a recording', async () => {
+    const graph = {
+      id: 'elsewhere',
+      nodes: { sh: { kind: 'bash' } },
+      steps: [
+        { id: 'first', node: 'sh', input: 'echo one' },
+        { id: 'second', node: 'sh', input: 'echo two', dependsOn: ['first'] },
+      ],
+    }
+    const client = await sdk()
+    try {
+      const started = await client.runGraph(graph, { input: { why: 'test' } })
+      const done = await started.result()
+      expect(done.state).toBe('completed')
+      expect(done.recording).toBeUndefined()
+
+      const { page, context, errors } = await d.open({ bypassCSP: true })
+      await page.getByRole('button', { name: 'Graph runs' }).click()
+      await page.locator(`[data-runitem="${started.runId}"]`).click()
+      await page.locator(`[data-run="${started.runId}"] [data-step="second"]`).click()
+      // Not recorded: no re-run from a step, but it can be run again.
+      await page.getByText('Not recorded').waitFor()
+      expect(await page.getByRole('button', { name: 'Re-run from here' }).count()).toBe(0)
+      await page.getByRole('button', { name: 'Run again' }).click()
+      const again = page.locator('[data-run]')
+      await expect.poll(() => again.getAttribute('data-run')).not.toBe(started.runId)
+      await page.locator('[data-run][data-state="completed"]').waitFor()
+      await page.locator('[data-step="second"][data-state="done"]').waitFor()
+      const runId = (await again.getAttribute('data-run'))!
+      // The same graph and input, recorded this time: it can be re-run from a step.
+      const info = await client.call('GET_RUN', { runId })
+      expect(info).toMatchObject({ graph, input: { why: 'test' }, state: 'completed' })
+      expect(info.recording).toBeDefined()
+      await page.locator('[data-step="second"]').click()
+      await page.getByRole('button', { name: 'Re-run from here' }).waitFor()
+      await page.screenshot({ path: join(shots, 'runs-run-again.png'), fullPage: true })
+      expect(await seriousViolations(page)).toEqual([])
+      expect(errors).toEqual([])
+      await context.close()
+    } finally {
+      await client.close()
+    }
+  })
+})

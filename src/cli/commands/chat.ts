@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import type { NerveClient, RemoteChat, RemoteTurn } from '../../client/index.js'
 import type { Results } from '../../protocol/index.js'
-import { CliError, connect, errorLine, type GlobalOptions } from '../context.js'
+import { CliError, connect, errorLine, fileCategory, type GlobalOptions } from '../context.js'
 import { daemonFiles } from '../home.js'
 
 export interface ChatCommandOptions extends GlobalOptions {
@@ -209,7 +209,12 @@ export const chatCommand = async (id: string | undefined, o: ChatCommandOptions)
     try {
       graph = JSON.parse(await readFile(o.graph, 'utf8')) as unknown
     } catch (e) {
-      throw new CliError('GraphFileUnreadable', `${o.graph}: ${(e as Error).message}`, o.graph)
+      throw new CliError(
+        'GraphFileUnreadable',
+        `${o.graph}: ${(e as Error).message}`,
+        o.graph,
+        e instanceof SyntaxError ? 'invalidInput' : fileCategory(e),
+      )
     }
   }
   let client: NerveClient

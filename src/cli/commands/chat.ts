@@ -13,6 +13,7 @@ import type { NerveClient, RemoteChat, RemoteTurn } from '../../client/index.js'
 import type { Results } from '../../protocol/index.js'
 import { CliError, connect, errorLine, fileCategory, type GlobalOptions } from '../context.js'
 import { daemonFiles } from '../home.js'
+import { Stopped } from '../../errors.js'
 
 export interface ChatCommandOptions extends GlobalOptions {
   readonly provider?: string
@@ -148,7 +149,7 @@ const loop = async (chat: RemoteChat): Promise<void> => {
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty })
   let running: AbortController | undefined
   rl.on('SIGINT', () => {
-    if (running !== undefined) running.abort(new Error('stopped'))
+    if (running !== undefined) running.abort(new Stopped('the chat was closed'))
     else rl.close()
   })
   const prompt = (): void => {

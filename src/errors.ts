@@ -37,3 +37,27 @@ export class UsageError extends taggedError('UsageError', 'invalidInput', TypeEr
     super(`${api}(): ${message}`, { api })
   }
 }
+
+/**
+ * Work stopped on purpose where no more specific error says why: the
+ * reason an abort carries when a chat turn is cancelled, a reader closes a
+ * stream, a network is cancelled or a client hangs up. Category
+ * `cancelled`.
+ *
+ * @category errors
+ * @example
+ * import { Stopped } from 'nerve-agents/core'
+ * import assert from 'assert'
+ *
+ * const c = new AbortController()
+ * c.abort(new Stopped('the reader closed the stream'))
+ * assert.strictEqual((c.signal.reason as Stopped).category, 'cancelled')
+ */
+export class Stopped extends taggedError('Stopped', 'cancelled')<{
+  /** What stopped it. */
+  readonly why: string
+}> {
+  constructor(why: string) {
+    super(why, { why })
+  }
+}

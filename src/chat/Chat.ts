@@ -8,7 +8,7 @@ import {
   type Conversation,
   type Usage,
 } from '../conversation/index.js'
-import { UsageError } from '../errors.js'
+import { Stopped, UsageError } from '../errors.js'
 import type { Graph } from '../graph/index.js'
 import { functionInterpreter, isLlmChunk } from '../interpreters/index.js'
 import type { InterpreterRegistry, Node, NodeRegistry } from '../node/index.js'
@@ -509,7 +509,7 @@ export const openChat = (options: ChatOptions): Chat => {
       },
       cancel: (reason?: unknown) => {
         if (running === undefined) return false
-        running.cancel(reason ?? new Error('the chat turn was cancelled'))
+        running.cancel(reason ?? new Stopped('the chat turn was cancelled'))
         return true
       },
     },

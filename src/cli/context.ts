@@ -2,11 +2,12 @@
  * What every command shares: the connection options (flags, then `NERVE_*`
  * variables, then the default socket), one way to print a result (text or
  * `--json`) and one way to fail (a single line naming the error's tag and
- * path, exit code 1; the stack only with `--verbose`).
+ * path, the exit code its category's; the stack only with `--verbose`).
  */
 import { connect as connectTcp } from 'node:net'
 import { ConnectionError, NerveClient } from '../client/index.js'
 import { errorJson, errorText, taggedError, type ErrorCategory } from '../errors.js'
+import { categoryOf, exitCodeOf } from './exitCodes.js'
 import { daemonFiles, tokenFileFor } from './home.js'
 
 /**
@@ -25,7 +26,8 @@ export interface GlobalOptions {
 
 /**
  * A failure the command line reports as one line: `error: <tag>[ at <path>]: <message>`.
- * `exitCode` 2 is a usage error.
+ * Its tag is `CliError`; `tag` names the failure and is shown in its place.
+ * `category` (default `failed`) gives the exit code (see `exitCodes`).
  *
  * @category cli
  */
@@ -34,14 +36,23 @@ export class CliError extends taggedError('CliError', 'failed')<{
   readonly tag: string
   /** What is to blame: a flag, a file, a socket, a URL. */
   readonly path: string | undefined
-  readonly exitCode: 1 | 2
 }> {
-  /** `invalidInput` for a usage error (exit code 2), else `failed`. */
   override readonly category: ErrorCategory
-  constructor(tag: string, message: string, path?: string, exitCode: 1 | 2 = 1) {
-    super(message, { tag, path, exitCode })
-    this.category = exitCode === 2 ? 'invalidInput' : 'failed'
+  constructor(tag: string, message: string, path?: string, category: ErrorCategory = 'failed') {
+    super(message, { tag, path })
+    this.category = category
   }
+}
+
+/**
+ * The category of a file that could not be read: `notFound` when it (or a
+ * directory on its path) is not there, else `storage`.
+ *
+ * @category cli
+ */
+export const fileCategory = (e: unknown): ErrorCategory => {
+  const code = (e as { code?: unknown } | null)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR' ? 'notFound' : 'storage'
 }
 
 /** The socket the command talks to: `--socket`, then `NERVE_SOCKET`, then `nerve.sock` in NERVE_HOME, then the default. */
@@ -86,7 +97,7 @@ export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
         'BadUrl',
         `--url must be http://host:port or tcp://host:port, got ${url}`,
         '--url',
-        2,
+        'invalidInput',
       )
     }
     const host = m[2]!.replace(/^\[|\]$/g, '')
@@ -96,6 +107,7 @@ export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
         'DaemonNotRunning',
         `no daemon is listening at ${url}: start one with \`nerve server start --http ${host}:${port}\``,
         url,
+        'unavailable',
       )
     }
     // the token beside the daemon this URL reaches, as its status file names it
@@ -115,6 +127,7 @@ export const connect = async (o: GlobalOptions): Promise<NerveClient> => {
         'DaemonNotRunning',
         `no daemon is listening on ${socket}: start one with \`nerve server start\``,
         socket,
+        'unavailable',
       )
     }
     throw e
@@ -153,17 +166,20 @@ export const print = <A>(o: GlobalOptions, value: A, text: (a: A) => string): vo
 export const errorLine = (e: unknown): string => `error: ${errorText(e).split('\n')[0] ?? ''}`
 
 /**
- * Reports a failure and sets the exit code (2 for usage, else 1): one line
- * on stderr, or with `--json` one JSON value (`{ "error": errorJson(e) }`) on stdout,
- * the stream every `--json` command answers on.
+ * Reports a failure and sets the exit code from the error's category
+ * (`exitCodeOf`): one line on stderr, or with `--json` one JSON value
+ * (`{ "error": { ...errorJson(e), category } }`) on stdout, the stream
+ * every `--json` command answers on.
  *
  * @category cli
  */
 export const fail = (o: GlobalOptions, e: unknown): void => {
-  if (o.json === true) process.stdout.write(`${JSON.stringify({ error: errorJson(e) })}\n`)
-  else process.stderr.write(`${errorLine(e)}\n`)
+  if (o.json === true) {
+    const error = { ...errorJson(e), category: categoryOf(e) }
+    process.stdout.write(`${JSON.stringify({ error })}\n`)
+  } else process.stderr.write(`${errorLine(e)}\n`)
   if (o.verbose === true && e instanceof Error && e.stack !== undefined) {
     process.stderr.write(`${e.stack}\n`)
   }
-  process.exitCode = e instanceof CliError ? e.exitCode : 1
+  process.exitCode = exitCodeOf(e)
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * The `nerve` executable. Exit codes: 0 success, 1 failure, 2 usage.
+ * The `nerve` executable. Exit codes: 0 success, else the failure's
+ * category's (`exitCodes`: 1 failure, 2 usage, …).
  */
 import { CommanderError } from 'commander'
 import { readFileSync } from 'node:fs'
+import { exitCodes } from './exitCodes.js'
 import { program } from './program.js'
 
 const { version } = JSON.parse(
@@ -30,5 +32,5 @@ try {
 } catch (e) {
   if (!(e instanceof CommanderError)) throw e
   // help and version exit 0; everything commander refuses is a usage error
-  process.exitCode = e.exitCode === 0 ? 0 : 2
+  process.exitCode = e.exitCode === 0 ? 0 : exitCodes.invalidInput
 }

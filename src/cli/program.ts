@@ -82,7 +82,9 @@ export const program = (version: string, args: readonly string[] = []): Command 
           return
         }
         const message = text.split('\n')[0]!.replace(/^error: /, '')
-        process.stdout.write(`${JSON.stringify({ error: { tag: 'UsageError', message } })}\n`)
+        process.stdout.write(
+          `${JSON.stringify({ error: { tag: 'UsageError', message, category: 'invalidInput' } })}\n`,
+        )
       },
     })
 

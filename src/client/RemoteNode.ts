@@ -8,6 +8,7 @@
 import type { NodeInfo } from '../node/index.js'
 import type { HistoryEntry, Params, Results } from '../protocol/index.js'
 import type { CallOptions, Calls } from './Calls.js'
+import { Stopped } from '../errors.js'
 
 /**
  * Options of {@link RemoteNode.execute}.
@@ -118,7 +119,7 @@ export class RemoteNode {
       yield { type: 'answer', answer }
     } finally {
       options.signal?.removeEventListener('abort', onAbort)
-      if (!progress.answered) stop.abort(new Error('executeStream: the consumer stopped reading'))
+      if (!progress.answered) stop.abort(new Stopped('executeStream: the consumer stopped reading'))
       await sub.unsubscribe()
     }
   }

@@ -1,6 +1,7 @@
 import { taggedError } from '../errors.js'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ImageBlock, TextBlock, ToolResultContent } from '../conversation/Entry.js'
+import type { Risk } from '../node/ApprovalPolicy.js'
 import type { Interpreter, NodeContext } from '../node/Interpreter.js'
 import type { McpServerNode } from '../node/McpServerNode.js'
 import type { Tool, ToolContext, ToolOutput } from './tools/Tool.js'
@@ -82,6 +83,33 @@ const within = <T>(ms: number, work: Promise<T>): Promise<T> => {
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
+/** A tool as the server lists it: the fields of the MCP SDK's that Nerve reads. */
+interface Listed {
+  readonly name: string
+  readonly description?: string | undefined
+  readonly inputSchema: object
+  readonly annotations?:
+    | {
+        readonly readOnlyHint?: boolean | undefined
+        readonly destructiveHint?: boolean | undefined
+      }
+    | undefined
+}
+
+/**
+ * The risk of a listed tool: the node's `risk` for it, else its
+ * annotations read as the MCP spec defines them — read-only is `low`;
+ * else only additive changes (`destructiveHint: false`) `medium`; else
+ * `high` (`destructiveHint` defaults to true).
+ */
+const riskOf = (node: McpServerNode, listed: Listed): Risk => {
+  const given = node.risk
+  if (typeof given === 'string') return given
+  if (given !== undefined && Object.hasOwn(given, listed.name)) return given[listed.name]!
+  const a = listed.annotations
+  return a?.readOnlyHint === true ? 'low' : a?.destructiveHint === false ? 'medium' : 'high'
+}
+
 /** A tool name providers accept: the MCP name with anything else as `_`. */
 const safeName = (name: string): string => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || '_'
 
@@ -154,7 +182,7 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
     )
   }
   const said = (): string => stderr
-  const listed: { name: string; description?: string | undefined; inputSchema: object }[] = []
+  const listed: Listed[] = []
   try {
     let cursor: string | undefined
     do {
@@ -169,7 +197,10 @@ const connect = async (node: McpServerNode, ctx: NodeContext): Promise<Connectio
     throw new McpServerFailed(ctx.path, node.id, `could not list its tools: ${messageOf(e)}`, e)
   }
   const only = node.only
-  const missing = (only ?? []).filter((n) => !listed.some((x) => x.name === n))
+  const rated = typeof node.risk === 'object' ? Object.keys(node.risk) : []
+  const missing = [...new Set([...(only ?? []), ...rated])].filter(
+    (n) => !listed.some((x) => x.name === n),
+  )
   if (missing.length > 0) {
     await client.close().catch(() => undefined)
     const names = listed.map((x) => x.name).join(', ') || 'none'
@@ -248,18 +279,14 @@ const callsOf = (signal: AbortSignal): Set<CallSignal> => {
 }
 
 /** One tool of the server, called through the run's connection. */
-const mcpTool = (
-  node: McpServerNode,
-  client: Client,
-  stderr: () => string,
-  listed: { name: string; description?: string | undefined; inputSchema: object },
-): Tool =>
+const mcpTool = (node: McpServerNode, client: Client, stderr: () => string, listed: Listed): Tool =>
   Object.freeze({
     definition: Object.freeze({
       name: safeName(listed.name),
       description: listed.description ?? '',
       input_schema: listed.inputSchema as Readonly<Record<string, unknown>>,
     }),
+    risk: riskOf(node, listed),
     async run(
       input: Readonly<Record<string, unknown>>,
       ctx: ToolContext,
@@ -311,7 +338,10 @@ export interface McpServerInterpreter extends Interpreter<McpServerNode> {
  * server answers with `isError`, one that fails (a timeout, a server that
  * crashed or went away) and one cancelled by the agent's signal are tool
  * errors the model is shown; the run goes on. A server that cannot be
- * started, reached or listed fails the step with {@link McpServerFailed}.
+ * started, reached or listed — or lacks a tool that `only` or `risk`
+ * names — fails the step with {@link McpServerFailed}. Each tool carries
+ * a `risk` (the node's, else read from the server's annotations; see
+ * `McpServerOptions.risk`), which approval policies match.
  *
  * @category toolsets
  */

@@ -211,6 +211,10 @@ export const refuseForkPoint = (api: string, node: Node, ctx: ForkContext | unde
  *   node on first use.
  *   Each step on the node gets the handle as `ctx.live`; `stop` gets it as
  *   `ctx.live`. The interpreter keeps none: it is stateless over handles.
+ * - `alive`: whether a handle `start` answered still runs (a terminal
+ *   whose program has exited does not). Before a step on the node, its
+ *   keeper asks; on `false` it stops the dead handle and starts a fresh
+ *   one for the step (a respawn). Without it, a handle runs until stopped.
  * - `fork`: a new persistent node with the given id whose live state starts
  *   as a copy of this one's (`ctx.live` is the source's handle when it is
  *   started). The session then starts the copy when the source is started.
@@ -224,6 +228,7 @@ export interface Interpreter<N extends Node = Node> {
   materialize?(node: N, output: unknown, ctx: NodeContext): unknown
   start?(node: N, ctx: LifecycleContext): Promise<unknown>
   stop?(node: N, ctx: StopContext): Promise<void>
+  alive?(node: N, live: unknown): boolean
   fork?(node: N, id: string, ctx: ForkContext): Promise<N>
 }
 

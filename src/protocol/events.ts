@@ -42,6 +42,7 @@ export const eventTypes = Object.freeze([
   'NODE_CREATED',
   'NODE_READY',
   'NODE_BUSY',
+  'NODE_RESPAWNED',
   'NODE_STOPPED',
   'NODE_FORKED',
   'NODE_DELETED',
@@ -95,6 +96,7 @@ const nodeEventTypes = [
   'NODE_CREATED',
   'NODE_READY',
   'NODE_BUSY',
+  'NODE_RESPAWNED',
   'NODE_STOPPED',
   'NODE_FORKED',
   'NODE_DELETED',
@@ -103,7 +105,8 @@ const nodeEventTypes = [
 /**
  * A node's lifecycle moved: registered (`NODE_CREATED`), started
  * (`NODE_READY`, also when an execute ends), executing (`NODE_BUSY`),
- * stopped, forked (with `from`, the source's id) or deleted. `kind` is the
+ * started again in place of a program that exited (`NODE_RESPAWNED`, on
+ * the next execute; `state` unchanged), stopped, forked (with `from`, the source's id) or deleted. `kind` is the
  * node's kind.
  *
  * @category protocol

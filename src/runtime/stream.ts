@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { Stopped, UsageError } from '../errors.js'
 import type { Graph } from '../graph/Graph.js'
 import { prepare, type RunOptions } from './run.js'
 import { streamLag, type RunEvent, type StreamEvent } from './RunEvent.js'
@@ -138,7 +138,7 @@ export const stream = (g: Graph, options: StreamOptions): AsyncIterable<StreamEv
           return size > 0 ? Promise.resolve(take()) : waitForMore()
         },
         return(): Promise<IteratorResult<StreamEvent>> {
-          if (!finished) closer.abort(new Error('the stream was closed by its reader'))
+          if (!finished) closer.abort(new Stopped('the stream was closed by its reader'))
           finished = true
           failed = false
           size = 0

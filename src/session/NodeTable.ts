@@ -19,6 +19,8 @@ export interface Live {
   /** How to stop each execute the session runs on this node (made on first execute). */
   running: Set<AbortController> | undefined
   starting: Promise<void> | undefined
+  /** The replacement of a handle whose program exited, while it starts. */
+  respawning: Promise<void> | undefined
   stopping: Promise<void> | undefined
   /** Whether the interpreter's `start` resolved (and its `stop` is owed). */
   up: boolean
@@ -34,6 +36,7 @@ export const live = (node: Node, name: string, state: NodeState): Live => ({
   busy: 0,
   running: undefined,
   starting: undefined,
+  respawning: undefined,
   stopping: undefined,
   up: false,
   handle: undefined,

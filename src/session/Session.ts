@@ -178,21 +178,37 @@ export class Session implements NodeRegistry {
     if (entry === undefined || !entry.up || (entry.state !== 'ready' && entry.state !== 'busy')) {
       return undefined
     }
-    return this.#startsWith(node, interpreter) ? entry : undefined
+    return this.#startsWith(node, interpreter) && !this.#exited(entry) ? entry : undefined
   }
 
   /**
    * Starts, for a run's step, a persistent node the session holds (as
    * {@link Session.handleOf} finds it) that is `created` or `starting`,
    * and resolves with its handle: a registered node not started yet starts
-   * on its first use, and stays up for the runs after it.
+   * on its first use, and stays up for the runs after it. A node `ready`
+   * or `busy` whose handle is no longer alive (its interpreter's `alive`
+   * says so: a terminal whose program exited) is respawned: the dead
+   * handle stopped, a fresh one started in its place, and a `respawned`
+   * event told.
    */
   startFor(node: Node, interpreter: object): Promise<unknown> | undefined {
     const entry = this.#nodes.runningOf(node)
     if (entry === undefined || this.closed) return undefined
-    if (entry.state !== 'created' && entry.state !== 'starting') return undefined
     if (!this.#startsWith(node, interpreter)) return undefined
-    return this.#startLive(entry).then(() => entry.handle)
+    if (entry.state === 'created' || entry.state === 'starting') {
+      return this.#startLive(entry).then(() => entry.handle)
+    }
+    if ((entry.state === 'ready' || entry.state === 'busy') && this.#exited(entry)) {
+      return this.#respawn(entry).then(() => entry.handle)
+    }
+    return undefined
+  }
+
+  /** Whether the handle of a started node is being replaced, or its interpreter says it no longer runs. */
+  #exited(entry: Live): boolean {
+    if (entry.respawning !== undefined) return true
+    const interpreter = this.interpreters.get(entry.node.kind)
+    return entry.up && interpreter?.alive?.(entry.node, entry.handle) === false
   }
 
   /** Whether `interpreter` is the session's for `node`'s kind, or a wrapper keeping its `start`. */
@@ -512,6 +528,37 @@ export class Session implements NodeRegistry {
     }
   }
 
+  /**
+   * Replaces the dead handle of a started node: stops it (what that throws
+   * is ignored), starts a fresh one and tells `respawned`. A start that
+   * fails leaves the node `stopped` and rejects with {@link StartFailed}.
+   */
+  #respawn(entry: Live): Promise<void> {
+    if (entry.respawning !== undefined) return entry.respawning
+    const { node } = entry
+    const interpreter = this.interpreters.get(node.kind)!
+    const dead = { signal: NEVER, session: this, live: entry.handle }
+    entry.respawning = Promise.resolve()
+      .then(() => interpreter.stop?.(node, dead))
+      .catch(() => undefined)
+      .then(() => interpreter.start!(node, { signal: this.#lifetime.signal, session: this }))
+      .then(
+        (handle) => {
+          entry.respawning = undefined
+          entry.handle = handle
+          this.#emit('respawned', entry)
+        },
+        (e: unknown) => {
+          entry.respawning = undefined
+          entry.up = false
+          entry.handle = undefined
+          void this.#stopLive(entry)
+          throw new StartFailed(this.id, entry.name, e)
+        },
+      )
+    return entry.respawning
+  }
+
   #stopLive(entry: Live): Promise<void> {
     if (entry.state === 'stopped') return Promise.resolve()
     if (entry.stopping !== undefined) return entry.stopping
@@ -527,6 +574,7 @@ export class Session implements NodeRegistry {
     if (entry.state !== 'created') this.#set(entry, 'stopping')
     try {
       await starting?.catch(() => undefined)
+      await entry.respawning?.catch(() => undefined)
       if (isGraph(node)) {
         const inside = graphParts(node).nodes.filter((n) => n.persistent)
         await settleAll(inside.map((n) => this.#stopLive(this.#nodes.liveOf(n))))

@@ -2,14 +2,15 @@ import { UsageError } from '../errors.js'
 
 /**
  * What happened to a node of a session: registered (`created`), a lifecycle
- * step (`starting`, `ready`, `busy`, `stopped`), made by a fork (`forked`,
+ * step (`starting`, `ready`, `busy`, `stopped`), its program started again
+ * in place of one that exited (`respawned`, the state unchanged), made by a fork (`forked`,
  * with `from`, the name of the node it was forked from) or unregistered
  * (`removed`).
  *
  * @category session
  */
 export type SessionEventType =
-  'created' | 'starting' | 'ready' | 'busy' | 'stopped' | 'forked' | 'removed'
+  'created' | 'starting' | 'ready' | 'busy' | 'respawned' | 'stopped' | 'forked' | 'removed'
 
 /**
  * One lifecycle event of a session's node, frozen. `session` is the

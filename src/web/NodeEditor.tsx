@@ -11,6 +11,7 @@ import { useState } from 'preact/hooks'
 import { Choice, edit } from './NetworkEdits.js'
 import type { NetView } from './networkState.js'
 import { nodePatches, removeNodePatches, type NetworkNodeValue } from './networkPatches.js'
+import { problem } from './problem.js'
 
 /** The node chosen for editing, by network. */
 export const editedNode = signal<ReadonlyMap<string, string>>(new Map())
@@ -79,17 +80,20 @@ const formOf = (n: NetworkNodeValue): Form => {
   }
 }
 
-/** The node the form describes; a provider that is not JSON is a page error. */
-const nodeOf = (f: Form): Readonly<Record<string, unknown>> => {
+/** The form's provider as a value, or what is wrong with it. */
+const providerOf = (text: string): { readonly value: unknown } | { readonly problem: string } => {
+  try {
+    return { value: JSON.parse(text) as unknown }
+  } catch (e) {
+    return { problem: `The provider is not JSON: ${e instanceof Error ? e.message : String(e)}` }
+  }
+}
+
+/** The node the form describes, with its provider's value. */
+const nodeOf = (f: Form, provider: unknown): Readonly<Record<string, unknown>> => {
   const budget = Object.fromEntries(
     BUDGET.flatMap((k) => (f.budget[k].trim() === '' ? [] : [[k, num(f.budget[k])]])),
   )
-  let provider: unknown
-  try {
-    provider = JSON.parse(f.provider)
-  } catch (e) {
-    throw new Error(`The provider is not JSON: ${e instanceof Error ? e.message : String(e)}`)
-  }
   return {
     role: f.role,
     mode: f.mode,
@@ -172,7 +176,12 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
       data-nodeeditor={node.id}
       onSubmit={(e) => {
         e.preventDefault()
-        const patches = nodePatches(node, nodeOf(f))
+        const provider = providerOf(f.provider)
+        if ('problem' in provider) {
+          problem.value = provider.problem
+          return
+        }
+        const patches = nodePatches(node, nodeOf(f, provider.value))
         if (patches.length > 0) edit(net.networkId, patches)
       }}
     >

@@ -163,6 +163,7 @@ export const apply = (e: EngineEvent): void => {
     case 'NODE_CREATED':
     case 'NODE_READY':
     case 'NODE_BUSY':
+    case 'NODE_RESPAWNED':
     case 'NODE_STOPPED':
     case 'NODE_FORKED': {
       const next = new Map(nodes.value)

@@ -26,7 +26,7 @@ describe('the CLI connecting to a daemon', () => {
     mkdirSync(home, { mode: 0o700 })
     writeFileSync(join(home, 'nerve.sock'), '')
     const r = await nerve(['node', 'list', '--json'], { NERVE_HOME: home })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6)
     expect(errorOf(r.stdout)).toEqual(
       expect.objectContaining({ tag: 'DaemonNotRunning', path: join(home, 'nerve.sock') }),
     )

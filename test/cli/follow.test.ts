@@ -76,7 +76,7 @@ describe('graph runs and graph watch', () => {
 
   it('names a run the daemon does not know', async () => {
     const r = await nerve(['graph', 'watch', 'no-such-run'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/^error: UnknownRun/)
   })
 })
@@ -109,7 +109,7 @@ describe('nerve store', () => {
     expect(recorded.code, recorded.stdout).toBe(0)
     // gc while the daemon that uses the store runs: refused
     const busy = await nerve(['store', 'gc'], env)
-    expect(busy.code).toBe(1)
+    expect(busy.code).toBe(4)
     expect(busy.stderr).toMatch(/^error: DaemonRunning/)
     expect((await nerve(['server', 'stop'], env)).code).toBe(0) // saves the session
 

@@ -120,7 +120,7 @@ describe('one home for everything', () => {
       expect((await nerve(['server', 'stop'], e)).code).toBe(0)
     }
     const gone = await nerve(['--url', http.url, 'node', 'list'], e)
-    expect(gone.code).toBe(1)
+    expect(gone.code).toBe(6)
     expect(gone.stderr).toMatch(
       /^error: DaemonNotRunning at http:\/\/127\.0\.0\.1:\d+\/?: no daemon is listening/,
     )

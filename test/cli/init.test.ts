@@ -43,7 +43,7 @@ describe('nerve init', () => {
   it('leaves files already there alone, unless --force', async () => {
     writeFileSync(join(project, 'hello.graph.json'), '{"mine": true}\n')
     const again = await nerve(['init'], env, undefined, project)
-    expect(again.code).toBe(1)
+    expect(again.code).toBe(4)
     expect(again.stderr).toMatch(
       /^error: FileExists at \S+hello\.graph\.json: hello\.graph\.json, /,
     )

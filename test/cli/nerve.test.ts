@@ -70,7 +70,7 @@ describe('nerve without a daemon', () => {
 
   it('says a node command needs a daemon, in one line, exit 1', async () => {
     const r = await nerve(['node', 'list'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6)
     oneErrorLine(r, 'DaemonNotRunning')
     expect(r.stderr).toContain('nerve server start')
   })
@@ -88,7 +88,7 @@ describe('nerve without a daemon', () => {
       }),
     )
     const r = await nerve(['graph', 'validate', bad, '--json'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     const v = decode(Validation, r.stdout)
     expect(v.valid).toBe(false)
     expect(v.errors.map((e) => e.path)).toEqual(
@@ -103,7 +103,7 @@ describe('nerve without a daemon', () => {
     const bad = join(dir, 'not.json')
     writeFileSync(bad, '{ nope')
     const r = await nerve(['graph', 'run', bad])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     oneErrorLine(r, 'InvalidJson')
   })
 
@@ -159,7 +159,7 @@ describe('nerve without a daemon', () => {
     const file = join(dir, 'broken.json')
     writeFileSync(file, JSON.stringify({ messages: 'not a list' }))
     const r = await nerve(['view', file])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/^error: \w+/)
   })
 })
@@ -223,16 +223,16 @@ describe('nerve against a real daemon', () => {
     expect(h.history.some((x) => x.input === 'echo hello-from-cli')).toBe(true)
   })
 
-  it('names an unknown node with its tag and path, exit 1', async () => {
+  it('names an unknown node with its tag and path, exit 3 (not found)', async () => {
     const r = await nerve(['node', 'execute', 'ghost', 'x'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(3)
     oneErrorLine(r, 'UnknownNode')
     expect(r.stderr).toContain('at /nodeId')
   })
 
   it('refuses a taken fork target', async () => {
     const r = await nerve(['node', 'fork', 'sh', 'sh2'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(4)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 

@@ -82,7 +82,7 @@ describe('nerve network run', () => {
       edges: [{ from: 'a', to: 'ghost' }],
     })
     const r = await nerve(['network', 'run', bad])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/^error: NetworkFileInvalid at \/edges\/0\/to/)
     const ghost = await nerve(['network', 'run', EXAMPLE, '--send', 'ghost=hi'])
     expect(ghost.code).toBe(2)
@@ -162,7 +162,7 @@ describe('nerve network against a real daemon', () => {
       /\n {2}inbox user → planner \(user, queue\): 0 waiting, 1 taken\n/,
     )
     const denied = await nerve(['network', 'deny', 'plan', 'approval-9'], env)
-    expect(denied.code).toBe(1)
+    expect(denied.code).toBe(3)
     expect(denied.stderr).toMatch(/^error: UnknownApproval at \/requestId/)
     const approved = await nerve(
       ['network', 'approve', 'plan', 'approval-1', '--note', 'fine'],

@@ -112,7 +112,7 @@ describe('graph run on a terminal', () => {
     expect(await exitCode(exit)).toBe(1)
   }, 60_000)
 
-  it('cancels on Ctrl-C: running steps stop, finished ones are shown, exit code 1', async () => {
+  it('cancels on Ctrl-C: running steps stop, finished ones are shown, exit code 8 (cancelled)', async () => {
     const file = graphFile('long', {
       id: 'long',
       nodes: { sh: { kind: 'bash' } },
@@ -131,6 +131,6 @@ describe('graph run on a terminal', () => {
     expect(Date.now() - sent).toBeLessThan(10_000) // the sleep saw the abort; it did not run out
     expect(end).toMatch(/^✔ first {2}\d+ ms$/m)
     expect(end).toMatch(/^■ forever {2}cancelled after [\d.]+ m?s$/m)
-    expect(await exitCode(exit)).toBe(1)
+    expect(await exitCode(exit)).toBe(8)
   }, 60_000)
 })

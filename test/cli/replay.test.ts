@@ -67,7 +67,7 @@ describe('nerve replay', () => {
 
   it('refuses a file that is not a recording', async () => {
     const r = await nerve(['replay', graph])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/^error: RecordingInvalid: /)
   })
 })
@@ -106,7 +106,7 @@ describe('recordings in the store', () => {
 
   it('names what it looked for when there is neither a file nor a recording by that name', async () => {
     const r = await nerve(['replay', 'no-such-run'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/^error: UnknownRecording: no file no-such-run, and no recording/)
   })
 })

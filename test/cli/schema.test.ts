@@ -97,7 +97,7 @@ describe('a key or kind that is not in the format', () => {
       '/steps/1/after: not allowed',
     ])
     const r = await nerve(['graph', 'validate', file])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stdout).toBe(`${file}/steps/1/after: is not a known key; did you mean "dependsOn"?\n`)
     const json1 = await nerve(['graph', 'validate', file, '--json'])
     expect((JSON.parse(json1.stdout) as { errors: unknown[] }).errors[0]).toMatchObject({
@@ -121,7 +121,7 @@ describe('a key or kind that is not in the format', () => {
       }),
     )
     const r = await nerve(['graph', 'validate', file])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stdout).toContain(
       `${file}/nodes/sh/kind: "shell" is not a node kind; did you mean "bash"?`,
     )
@@ -134,7 +134,7 @@ describe('a key or kind that is not in the format', () => {
     const file = join(dir, 'net.json')
     writeFileSync(file, JSON.stringify({ id: 'n', nodes: [{ id: 'a', rol: 'Coder' }] }))
     const r = await nerve(['network', 'show', file])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toBe(
       `error: NetworkFileInvalid at /nodes/0/rol: ${file}/nodes/0/rol: is not a known key; did you mean "role"?\n`,
     )

@@ -125,7 +125,7 @@ describe('the live tree', () => {
 describe('server start --detach', () => {
   it('says in one line that the socket is taken, before opening any store', async () => {
     const r = await nerve(['server', 'start', '--detach', '--store', '/nonexistent/dir/x.db'], env)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(4)
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^error: SocketInUse at \S+nerve\.sock: a daemon is already listening/),
     ])
@@ -138,7 +138,7 @@ describe('server start --detach', () => {
     try {
       const other = { ...env, NERVE_HOME: join(dir, 'other') }
       const r = await nerve(['server', 'start', '--detach', '--http', `127.0.0.1:${port}`], other)
-      expect(r.code).toBe(1)
+      expect(r.code).toBe(4)
       const lines = r.stderr.trim().split('\n')
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/^error: \w+/)
@@ -161,7 +161,7 @@ describe('--json covers errors', () => {
 
   it('prints one JSON error value on stdout, for a daemon that is not there', async () => {
     const r = await nerve(['node', 'list', '--json'], { ...env, NERVE_HOME: join(dir, 'nobody') })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6) // unavailable
     expect(r.stderr).toBe('')
     expect(errorOf(r.stdout)).toMatchObject({
       tag: 'DaemonNotRunning',
@@ -171,7 +171,7 @@ describe('--json covers errors', () => {
 
   it('for a file that is not there, and for a usage error', async () => {
     const missing = await nerve(['graph', 'run', 'missing.json', '--json'], env)
-    expect(missing.code).toBe(1)
+    expect(missing.code).toBe(3) // not found
     expect(errorOf(missing.stdout)).toMatchObject({ tag: 'FileUnreadable' })
     const usage = await nerve(['node', 'create', 'x', '--json'], env)
     expect(usage.code).toBe(2)
@@ -202,7 +202,7 @@ describe('node create without WezTerm', () => {
 
   it('says WeztermMissing for a wezterm node, and how to run the program instead', async () => {
     const r = await nerve(['node', 'create', 'w', '--kind', 'wezterm'], { ...env, PATH: path })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6) // unavailable
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^error: WeztermMissing at --kind: .*--kind tmux --set command=bash/),
     ])
@@ -226,7 +226,7 @@ describe('smaller things', () => {
     )
     expect(ran.code, ran.stderr).toBe(0)
     const sent = await nerve(['network', 'send', 'review', 'writer', 'again?'], env)
-    expect(sent.code).toBe(1)
+    expect(sent.code).toBe(5) // invalid state
     expect(sent.stdout).toBe('')
     expect(sent.stderr).toMatch(
       /^error: NetworkFinished at \/networkId: network "review" has finished/,
@@ -263,7 +263,7 @@ describe('smaller things', () => {
     const started = Date.now()
     const r = await nerve(['worker', '--redis', 'redis://127.0.0.1:1', '--queue', 'q'], env)
     expect(Date.now() - started).toBeLessThan(3000)
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6) // unavailable
     expect(r.stderr).toMatch(/^error: RedisUnreachable at --redis: .*refused/)
   })
 })

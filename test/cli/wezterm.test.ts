@@ -86,9 +86,9 @@ describe('nerve wezterm', () => {
 })
 
 describe('nerve wezterm without wezterm', () => {
-  it('says in one line that wezterm is missing, exit 1', async () => {
+  it('says in one line that wezterm is missing, exit 6 (unavailable)', async () => {
     const r = await nerve(['wezterm', 'list'], { NERVE_WEZTERM: join(dir, 'no-such-wezterm') })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6)
     expect(r.stderr.trim()).toMatch(
       /^error: WeztermMissing: .*no-such-wezterm is not installed or not on PATH/,
     )

@@ -140,7 +140,7 @@ describe('nerve worker', () => {
   it('fails in one line when Redis is not there, or no Redis is named', async () => {
     const port = await freePort()
     const r = await nerve(['worker', '--redis', `redis://127.0.0.1:${port}`, '--queue', 'q'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(6)
     expect(r.stderr.trim()).toMatch(/^error: RedisUnreachable\b/)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     const none = await nerve(['worker', '--queue', 'q'], { NERVE_REDIS_URL: '' })
@@ -157,7 +157,7 @@ describe('nerve worker', () => {
       '--functions',
       join(dir, 'missing.mjs'),
     ])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/^error: FunctionsUnloadable at --functions: cannot load/)
   })
 })

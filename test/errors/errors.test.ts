@@ -237,7 +237,7 @@ describe('the renderer', () => {
       nodeName: 'x',
     })
     expect(errorCategory(remote)).toBe('notFound')
-    const cli = new CliError('BadOption', '--depth must be a number', '--depth', 2)
+    const cli = new CliError('BadOption', '--depth must be a number', '--depth', 'invalidInput')
     expect(errorText(cli)).toBe('BadOption at --depth: --depth must be a number')
     expect(errorCategory(cli)).toBe('invalidInput')
   })

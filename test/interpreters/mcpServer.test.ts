@@ -12,8 +12,9 @@ import {
   type McpServerNode,
   run,
 } from 'nerve-agents'
-import { interpreters } from 'nerve-agents/core'
-import { mcpServerInterpreter, type ModelRequest } from 'nerve-agents/interpreters'
+import { interpreters, type NodeContext } from 'nerve-agents/core'
+import { mcpServerInterpreter, type ModelRequest, type Tool } from 'nerve-agents/interpreters'
+import { RunControl } from 'nerve-agents/runtime'
 import { scriptedProvider, toolUse, type ScriptedReply } from 'nerve-agents/testing'
 import { gone, goneSoon } from '../processes.js'
 import { startHttpMcpServer, writeMcpServer } from './mcp/testServer.js'
@@ -214,6 +215,105 @@ describe('an mcp-server node', () => {
     } finally {
       own.child.kill('SIGKILL')
     }
+  })
+})
+
+describe('the risk of an mcp-server node’s tools', () => {
+  /** The risk of each tool the node gives, by name, from a run of the real server. */
+  const risks = async (srv: McpServerNode): Promise<Record<string, string | undefined>> => {
+    const mcp = mcpServerInterpreter()
+    const ends: (() => unknown)[] = []
+    const ctx = {
+      runId: 'r',
+      path: ['srv'],
+      signal: new AbortController().signal,
+      onRunEnd: (c: () => unknown) => ends.push(c),
+    } as unknown as NodeContext
+    try {
+      const tools = (await mcp.materialize!(srv, undefined, ctx)) as readonly Tool[]
+      return Object.fromEntries(tools.map((t) => [t.definition.name, t.risk]))
+    } finally {
+      await Promise.all(ends.map((c) => c()))
+    }
+  }
+
+  it('reads the server’s annotations as the MCP spec defines them: read-only low, additive medium, else high', async () => {
+    expect(await risks(stdio())).toEqual({
+      add: 'low',
+      fail: 'medium',
+      crash: 'high',
+      slow: 'high',
+      hang: 'high',
+    })
+  })
+
+  it('takes the node’s risk over the annotations: one for every tool, or some by name', async () => {
+    const all = await risks(
+      mcpServer('srv', { url: http.url, headers: { 'x-token': 'secret' }, risk: 'medium' }),
+    )
+    expect(new Set(Object.values(all))).toEqual(new Set(['medium']))
+    const some = await risks(
+      mcpServer('srv', {
+        command: process.execPath,
+        args: [server.script],
+        risk: { slow: 'low', add: 'high' },
+      }),
+    )
+    expect(some).toMatchObject({ slow: 'low', add: 'high', fail: 'medium', hang: 'high' })
+  })
+
+  it('refuses a risk naming a tool the server lacks', async () => {
+    const srv = mcpServer('srv', {
+      command: process.execPath,
+      args: [server.script],
+      risk: { fly: 'low' },
+    })
+    const e = (await runWith(agentGraph(srv), ['never']).done.catch((x: unknown) => x)) as {
+      cause?: Error & { _tag?: string }
+    }
+    expect(e.cause?._tag).toBe('McpServerFailed')
+    expect(e.cause?.message).toMatch(/no tool named "fly"/)
+  })
+
+  it('is what an agent’s approval policy matches: a rule denying high risk refuses slow, lets add and fail run', async () => {
+    const policy = {
+      rules: [{ risk: 'high' as const, decision: 'deny' as const }],
+      fallback: 'approve' as const,
+    }
+    const agent = (srv: McpServerNode): Graph =>
+      pipe(
+        graph('g'),
+        addStep({ id: 'srv', node: srv }),
+        addStep({
+          id: 'agent',
+          node: llm('agent', { approvals: policy }),
+          input: 'go',
+          links: { tools: ['srv'] },
+        }),
+      )
+    const calls = [
+      [
+        toolUse('slow', { ms: 1, tag: 's' }, 's'),
+        toolUse('add', { a: 1, b: 2 }, 'a'),
+        toolUse('fail', {}, 'f'),
+      ],
+      'done',
+    ] as const
+    const ask = async (srv: McpServerNode) => {
+      const model = scriptedProvider(calls)
+      const llms = llmInterpreter({ providers: model, approvals: { control: new RunControl() } })
+      await run(agent(srv), { interpreters: interpreters(llms, mcpServerInterpreter()) })
+      return resultsIn(model.requests[1]!)
+    }
+    const rated = await ask(stdio())
+    expect(rated.s).toEqual({ text: 'the call was not approved (denied by policy)', error: true })
+    expect(rated.a).toEqual({ text: '3', error: false })
+    expect(rated.f).toEqual({ text: 'it went wrong', error: true })
+    // Rated low by the node, slow runs.
+    const trusted = await ask(
+      mcpServer('srv', { command: process.execPath, args: [server.script], risk: { slow: 'low' } }),
+    )
+    expect(trusted.s).toEqual({ text: 's:1', error: false })
   })
 })
 

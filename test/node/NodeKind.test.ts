@@ -19,6 +19,7 @@ const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/)
 const envOf = fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,5}$/), text, { maxKeys: 3 })
 const uuid = fc.uuid({ version: 4 })
 const ms = fc.integer({ min: 1, max: 100_000 })
+const risk = fc.constantFrom('low', 'medium', 'high')
 const common: Readonly<Record<string, Field>> = {
   metadata: { ok: fc.dictionary(word, fc.integer(), { maxKeys: 2 }), bad: 'meta' },
   timeoutMs: { ok: ms, bad: 0 },
@@ -119,6 +120,10 @@ const KINDS: Readonly<Record<string, { fields: Record<string, Field>; required: 
       env: { ok: envOf, bad: { A: 1 } },
       cwd: { ok: text, bad: '' },
       only: { ok: fc.array(word, { maxLength: 3 }), bad: [''] },
+      risk: {
+        ok: fc.oneof(risk, fc.dictionary(word, risk, { maxKeys: 3 })),
+        bad: { search: 'huge' },
+      },
     },
     required: ['command'],
   },
@@ -178,7 +183,7 @@ describe('node kinds', () => {
     })
   }
 
-  it('fail an mcp-server node without a transport or with both, at the node', () => {
+  it('fail an mcp-server node without a transport or with both, or with a bad risk, at its path', () => {
     const reason = 'give either command (stdio) or url (Streamable HTTP), one of them'
     expect(decodeGraph(fileOf('mcp-server', {}))).toEqual(
       E.left([{ _tag: 'InvalidValue', path: '/nodes/n', reason }]),
@@ -186,6 +191,24 @@ describe('node kinds', () => {
     expect(
       decodeGraph(fileOf('mcp-server', { command: 'srv', url: 'http://127.0.0.1:1/mcp' })),
     ).toEqual(E.left([{ _tag: 'InvalidValue', path: '/nodes/n', reason }]))
+    expect(decodeGraph(fileOf('mcp-server', { command: 'srv', risk: { drop: 'severe' } }))).toEqual(
+      E.left([
+        {
+          _tag: 'InvalidValue',
+          path: '/nodes/n/risk/drop',
+          reason: 'must be "low", "medium" or "high", got "severe"',
+        },
+      ]),
+    )
+    expect(decodeGraph(fileOf('mcp-server', { command: 'srv', risk: ['low'] }))).toEqual(
+      E.left([
+        {
+          _tag: 'InvalidValue',
+          path: '/nodes/n/risk',
+          reason: 'must be "low", "medium" or "high", or an object of those by tool name',
+        },
+      ]),
+    )
     expect(decodeGraph(fileOf('mcp-server', { url: 'ftp://x' }))).toEqual(
       E.left([
         {

@@ -315,7 +315,7 @@ describe('the nerve executable', () => {
         NERVE_HOME: dir,
       },
     )
-    expect(ran.code).toBe(1)
+    expect(ran.code).toBe(2)
     expect(ran.stderr).toMatch(/^error: ServerStartError at token: .*\(TokenTooWeak\)$/m)
   }, 30_000)
 })

@@ -50,7 +50,12 @@ const argumentsOf = (text: string | undefined): Record<string, unknown> | undefi
     value = undefined
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CliError('BadOption', '--arguments must be a JSON object', '--arguments', 2)
+    throw new CliError(
+      'BadOption',
+      '--arguments must be a JSON object',
+      '--arguments',
+      'invalidInput',
+    )
   }
   return value as Record<string, unknown>
 }

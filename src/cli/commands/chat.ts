@@ -11,8 +11,9 @@ import { readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import type { NerveClient, RemoteChat, RemoteTurn } from '../../client/index.js'
 import type { Results } from '../../protocol/index.js'
-import { CliError, connect, errorLine, type GlobalOptions } from '../context.js'
+import { CliError, connect, errorLine, fileCategory, type GlobalOptions } from '../context.js'
 import { daemonFiles } from '../home.js'
+import { Stopped } from '../../errors.js'
 
 export interface ChatCommandOptions extends GlobalOptions {
   readonly provider?: string
@@ -148,7 +149,7 @@ const loop = async (chat: RemoteChat): Promise<void> => {
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty })
   let running: AbortController | undefined
   rl.on('SIGINT', () => {
-    if (running !== undefined) running.abort(new Error('stopped'))
+    if (running !== undefined) running.abort(new Stopped('the chat was closed'))
     else rl.close()
   })
   const prompt = (): void => {
@@ -209,7 +210,12 @@ export const chatCommand = async (id: string | undefined, o: ChatCommandOptions)
     try {
       graph = JSON.parse(await readFile(o.graph, 'utf8')) as unknown
     } catch (e) {
-      throw new CliError('GraphFileUnreadable', `${o.graph}: ${(e as Error).message}`, o.graph)
+      throw new CliError(
+        'GraphFileUnreadable',
+        `${o.graph}: ${(e as Error).message}`,
+        o.graph,
+        e instanceof SyntaxError ? 'invalidInput' : fileCategory(e),
+      )
     }
   }
   let client: NerveClient

@@ -12,7 +12,7 @@ import {
   renderHtml,
 } from '../../conversation/index.js'
 import { getParser, isParserName, parsers, writeFileAtomic } from '../../interpreters/index.js'
-import { CliError, print, type GlobalOptions } from '../context.js'
+import { CliError, fileCategory, print, type GlobalOptions } from '../context.js'
 
 /** Reads a file, or standard input for `-` or no file. */
 export const readInput = async (file: string | undefined): Promise<string> => {
@@ -24,7 +24,12 @@ export const readInput = async (file: string | undefined): Promise<string> => {
   try {
     return await readFile(file, 'utf8')
   } catch (e) {
-    throw new CliError('FileUnreadable', `cannot read ${file}: ${(e as Error).message}`)
+    throw new CliError(
+      'FileUnreadable',
+      `cannot read ${file}: ${(e as Error).message}`,
+      undefined,
+      fileCategory(e),
+    )
   }
 }
 
@@ -34,7 +39,12 @@ export const readJson = async (file: string): Promise<unknown> => {
   try {
     return JSON.parse(text) as unknown
   } catch (e) {
-    throw new CliError('InvalidJson', `${file} is not JSON: ${(e as Error).message}`)
+    throw new CliError(
+      'InvalidJson',
+      `${file} is not JSON: ${(e as Error).message}`,
+      undefined,
+      'invalidInput',
+    )
   }
 }
 
@@ -49,7 +59,7 @@ export const extract = async (
       'UnknownParser',
       `no parser "${name}": one of ${Object.keys(parsers).join(', ')}`,
       '--parser',
-      2,
+      'invalidInput',
     )
   }
   const parsed = getParser(name).parse(await readInput(file))
@@ -75,7 +85,12 @@ export const view = async (
     (json as { format?: unknown }).format === NERVE_FORMAT
   const decoded = isNerve ? decodeConversation(json) : decodeNano(json)
   if (E.isLeft(decoded)) {
-    throw new CliError(decoded.left._tag, `${file}: ${formatDecodeError(decoded.left)}`)
+    throw new CliError(
+      decoded.left._tag,
+      `${file}: ${formatDecodeError(decoded.left)}`,
+      undefined,
+      'invalidInput',
+    )
   }
   await write(renderHtml(decoded.right.heads, { title: file }), o)
 }

@@ -10,6 +10,7 @@ import type { RunInfo } from '../../protocol/index.js'
 import type { Recording } from '../../store/index.js'
 import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
+import { exitCodes, runExitCode } from '../exitCodes.js'
 import { parseValue } from '../parseValue.js'
 import { readJson } from './files.js'
 import { printingRequests } from './approvals.js'
@@ -25,6 +26,7 @@ export const decoded = async (file: string): Promise<{ json: unknown; graph: Gra
       // the first problem on the one error line (`nerve graph validate` lists them all)
       `${file}${lines[0]!}${lines.length > 1 ? ` (and ${lines.length - 1} more: nerve graph validate ${file})` : ''}\n${lines.map((l) => `  ${l}`).join('\n')}`,
       g.left[0]?.path,
+      'invalidGraph',
     )
   }
   return { json, graph: g.right }
@@ -40,7 +42,7 @@ export const validate = async (file: string, o: GlobalOptions): Promise<void> =>
       ? `${file}: valid (${E.isRight(g) ? Graph.steps(g.right).length : 0} steps)`
       : errors.map((e) => `${file}${e.message}`).join('\n'),
   )
-  if (errors.length > 0) process.exitCode = 1
+  if (errors.length > 0) process.exitCode = exitCodes.invalidGraph
 }
 
 /** A Mermaid node id for a name. */
@@ -147,7 +149,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         'BadOption',
         `--max-parallel must be a positive integer, got ${o.maxParallel}`,
         '--max-parallel',
-        2,
+        'invalidInput',
       )
     }
     graph = { ...graph, maxParallel: n }
@@ -175,7 +177,12 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
           if (o.trace !== undefined) {
             const { traceHtml } = await import('../trace.js')
             if (info.trace === undefined) {
-              throw new CliError('NoTrace', `run ${info.runId} has no trace to write`, '--trace')
+              throw new CliError(
+                'NoTrace',
+                `run ${info.runId} has no trace to write`,
+                '--trace',
+                'notFound',
+              )
             }
             await (
               await import('../../interpreters/index.js')
@@ -198,7 +205,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         return info
       },
     )
-    if (info.state !== 'completed') process.exitCode = 1
+    if (info.state !== 'completed') process.exitCode = runExitCode(info.state)
   } finally {
     await client.close()
   }
@@ -283,7 +290,7 @@ export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
       now.state === 'running'
         ? await follow(remote, o, undefined)
         : (print(o, now, runSummary), now)
-    if (info.state !== 'completed') process.exitCode = 1
+    if (info.state !== 'completed') process.exitCode = runExitCode(info.state)
   })
 
 /**

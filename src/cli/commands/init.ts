@@ -75,6 +75,7 @@ export const init = async (o: GlobalOptions & { readonly force?: boolean }): Pro
       'FileExists',
       `${taken.join(', ')} already there: nothing written (--force overwrites)`,
       resolve(taken[0]!),
+      'conflict',
     )
   }
   for (const [f, text] of files) await writeFileAtomic(f, text)

@@ -21,7 +21,12 @@ const client = async (o: GlobalOptions): Promise<NerveClient> =>
 const hostPort = (s: string): { host: string; port: number } => {
   const m = /^(.+):(\d+)$/.exec(s)
   if (m === null)
-    throw new CliError('BadAddress', `--http must be HOST:PORT, got ${s}`, undefined, 2)
+    throw new CliError(
+      'BadAddress',
+      `--http must be HOST:PORT, got ${s}`,
+      undefined,
+      'invalidInput',
+    )
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }
 }
 

@@ -21,6 +21,7 @@ import {
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { EngineEvent, NetworkInfo } from '../../protocol/index.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
+import { runExitCode } from '../exitCodes.js'
 import { readJson } from './files.js'
 import { mermaidId } from './graph.js'
 
@@ -35,6 +36,7 @@ const decoded = async (
       // the first problem on the one error line, then every one on the lines --verbose shows
       `${file}${showNetworkFileError(net.left[0]!)}${net.left.length > 1 ? ` (and ${net.left.length - 1} more)` : ''}\n${net.left.map((e) => `  ${showNetworkFileError(e)}`).join('\n')}`,
       net.left[0]?.path,
+      'invalidGraph',
     )
   }
   return { json, net: net.right }
@@ -77,7 +79,8 @@ export interface NetworkRunOptions extends GlobalOptions {
 /** `NODE=MESSAGE` → `[node, message]`. */
 const sendOf = (s: string): readonly [string, string] => {
   const eq = s.indexOf('=')
-  if (eq <= 0) throw new CliError('BadOption', `--send takes NODE=MESSAGE, got ${s}`, '--send', 2)
+  if (eq <= 0)
+    throw new CliError('BadOption', `--send takes NODE=MESSAGE, got ${s}`, '--send', 'invalidInput')
   return [s.slice(0, eq), s.slice(eq + 1)]
 }
 
@@ -99,7 +102,7 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
         'UnknownNode',
         `--send names node ${node}, which ${file} does not have`,
         '--send',
-        2,
+        'invalidInput',
       )
     }
   }
@@ -108,7 +111,7 @@ export const run = async (file: string, o: NetworkRunOptions): Promise<void> => 
       'BadOption',
       '--detach leaves the network on the daemon: add --server',
       '--detach',
-      2,
+      'invalidInput',
     )
   }
   const client =
@@ -178,7 +181,9 @@ const summarise = (info: NetworkInfo, o: GlobalOptions): void => {
   if (o.json === true) process.stdout.write(`${JSON.stringify(summary)}\n`)
   else
     process.stderr.write(`network ${info.networkId} ${info.outcome}: ${info.envelopes} envelopes\n`)
-  if (info.outcome === 'halted' || info.outcome === 'cancelled') process.exitCode = 1
+  if (info.outcome === 'halted' || info.outcome === 'cancelled') {
+    process.exitCode = runExitCode(info.outcome)
+  }
 }
 
 /**

@@ -25,12 +25,13 @@ export interface CreateOptions extends GlobalOptions {
 export const optionsOf = (o: CreateOptions): Record<string, unknown> => {
   const base = o.options === undefined ? {} : parseValue(o.options)
   if (typeof base !== 'object' || base === null || Array.isArray(base)) {
-    throw new CliError('BadOption', '--options must be a JSON object', '--options', 2)
+    throw new CliError('BadOption', '--options must be a JSON object', '--options', 'invalidInput')
   }
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
   for (const kv of o.set ?? []) {
     const eq = kv.indexOf('=')
-    if (eq <= 0) throw new CliError('BadOption', `--set takes key=value, got ${kv}`, '--set', 2)
+    if (eq <= 0)
+      throw new CliError('BadOption', `--set takes key=value, got ${kv}`, '--set', 'invalidInput')
     out[kv.slice(0, eq)] = parseValue(kv.slice(eq + 1))
   }
   return out
@@ -68,6 +69,7 @@ export const create = (name: string, o: CreateOptions): Promise<void> =>
           `a wezterm node runs in a WezTerm pane, and WezTerm is not installed (no wezterm on PATH): ` +
             `run it in tmux or a terminal Nerve owns instead — nerve node create ${name} --kind tmux --set command=${command} (or --kind pty) — or install WezTerm`,
           '--kind',
+          'unavailable',
         )
       }
       throw e
@@ -138,7 +140,12 @@ const timeoutOf = (t: string | undefined): number | undefined => {
   if (t === undefined) return undefined
   const n = Number(t)
   if (!(n > 0))
-    throw new CliError('BadOption', `--timeout takes milliseconds > 0, got ${t}`, '--timeout', 2)
+    throw new CliError(
+      'BadOption',
+      `--timeout takes milliseconds > 0, got ${t}`,
+      '--timeout',
+      'invalidInput',
+    )
   return n
 }
 
@@ -203,7 +210,12 @@ export const read = (name: string, o: GlobalOptions & { readonly tail?: string }
     const node = c.node(name, sessionOf(o))
     const lines = o.tail === undefined ? undefined : Number(o.tail)
     if (lines !== undefined && !(Number.isInteger(lines) && lines >= 0)) {
-      throw new CliError('BadOption', `--tail takes a line count, got ${o.tail}`, '--tail', 2)
+      throw new CliError(
+        'BadOption',
+        `--tail takes a line count, got ${o.tail}`,
+        '--tail',
+        'invalidInput',
+      )
     }
     const buffer = lines === undefined ? await node.read() : await node.readTail(lines)
     print(o, { nodeId: name, buffer }, (b) => b.buffer)

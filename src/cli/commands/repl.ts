@@ -16,6 +16,7 @@ import { runLines } from '../runLines.js'
 import { COMMANDS, complete, forkName, parseLine, type ReplCommand } from '../repl/line.js'
 import { decoded, graphTree, runSummary } from './graph.js'
 import { answerText, chunkText, historyLine } from './node.js'
+import { Stopped } from '../../errors.js'
 
 export interface ReplOptions extends GlobalOptions {
   readonly historyFile?: string
@@ -205,7 +206,7 @@ const loop = async (client: NerveClient, o: ReplOptions): Promise<void> => {
   // kept for the loop, not emitted to nobody — `printf ':nodes\n' | nerve server repl` sees them.
   const lines = rl[Symbol.asyncIterator]()
   rl.on('SIGINT', () => {
-    if (st.running !== undefined) st.running.abort(new Error('interrupted'))
+    if (st.running !== undefined) st.running.abort(new Stopped('interrupted'))
     else {
       rl.write(null, { ctrl: true, name: 'u' })
       say('')

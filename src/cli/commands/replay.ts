@@ -19,6 +19,7 @@ import {
   type SqliteStore,
 } from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
+import { exitCodes } from '../exitCodes.js'
 import { daemonFiles } from '../home.js'
 import { readJson } from './files.js'
 
@@ -40,7 +41,13 @@ const recordingOf = async (
   if (o.store === undefined && existsSync(name)) {
     const json = (await readJson(name)) as { graph?: unknown }
     const decoded = RecordingCodec.decode(json)
-    if (E.isLeft(decoded)) throw new CliError('RecordingInvalid', `${name} is not a recording`)
+    if (E.isLeft(decoded))
+      throw new CliError(
+        'RecordingInvalid',
+        `${name} is not a recording`,
+        undefined,
+        'invalidInput',
+      )
     return { recording: decoded.right, graph: json.graph }
   }
   const store = recordingStore(o.store, o)
@@ -50,6 +57,8 @@ const recordingOf = async (
       throw new CliError(
         'UnknownRecording',
         `no file ${name}, and no recording ${name} in ${store.path}`,
+        undefined,
+        'notFound',
       )
     }
     return { recording: stored.recording, graph: stored.graph }
@@ -66,7 +75,7 @@ export const replayCommand = async (name: string, o: ReplayCommandOptions): Prom
       'NoGraph',
       `${name} holds no graph file: name one with --graph`,
       '--graph',
-      2,
+      'invalidInput',
     )
   }
   const graph = decodeGraph(source)
@@ -76,6 +85,7 @@ export const replayCommand = async (name: string, o: ReplayCommandOptions): Prom
       'GraphFileInvalid',
       `${where}: ${graph.left.map(showGraphFileError).join('; ')}`,
       graph.left[0]?.path,
+      'invalidGraph',
     )
   }
   const from = o.from?.split('/')
@@ -92,7 +102,7 @@ export const replayCommand = async (name: string, o: ReplayCommandOptions): Prom
       { state: 'failed', error: e instanceof Error ? e.message : JSON.stringify(e) },
       (r) => `replayed: the run failed as recorded: ${r.error}`,
     )
-    process.exitCode = 1
+    process.exitCode = exitCodes.failed
     return
   }
   // a step that differed would have thrown ReplayDivergence above: reaching here, all matched

@@ -24,7 +24,7 @@ export const schema = (format: string, _o: GlobalOptions): Promise<void> => {
         'UnknownFormat',
         `no format "${format}": one of ${Object.keys(schemas).join(', ')}`,
         format,
-        2,
+        'invalidInput',
       ),
     )
   }

@@ -16,6 +16,7 @@ import {
   type BindOptions,
   type SessionRestored,
 } from '../../server/index.js'
+import { errorCategories, type ErrorCategory } from '../../errors.js'
 import { writeFileAtomic } from '../../interpreters/index.js'
 import type { SessionStore } from '../../session/index.js'
 import { openStore, type StoreKind } from '../../store/index.js'
@@ -28,7 +29,8 @@ export type { DaemonStatus } from '../home.js'
 export const bindOf = (flag: string, value: string | undefined): BindOptions | undefined => {
   if (value === undefined) return undefined
   const m = /^(?:(.+):)?(\d+)$/.exec(value)
-  if (m === null) throw new CliError('BadOption', `${flag} takes HOST:PORT, got ${value}`, flag, 2)
+  if (m === null)
+    throw new CliError('BadOption', `${flag} takes HOST:PORT, got ${value}`, flag, 'invalidInput')
   return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) }
 }
 
@@ -63,6 +65,7 @@ const refuseTaken = async (socket: string): Promise<void> => {
       'SocketInUse',
       `a daemon is already listening on ${socket}: stop it with \`nerve server stop\`, or give another --socket`,
       socket,
+      'conflict',
     )
   }
 }
@@ -157,6 +160,7 @@ export const dashboard = async (o: GlobalOptions & { readonly open?: boolean }):
         ? `no daemon is running for ${files.socket}: start one with \`nerve server start --dashboard\``
         : `the daemon ${recorded.pid} serves no HTTP: restart it with \`nerve server start --dashboard\``,
       files.socket,
+      'invalidState',
     )
   }
   const token =
@@ -167,10 +171,15 @@ export const dashboard = async (o: GlobalOptions & { readonly open?: boolean }):
     method: 'POST',
     headers: { authorization: `Bearer ${token}` },
   }).catch(() => {
-    throw new CliError('DaemonNotRunning', `no daemon answers at ${base}`, base)
+    throw new CliError('DaemonNotRunning', `no daemon answers at ${base}`, base, 'unavailable')
   })
   if (!res.ok) {
-    throw new CliError('Refused', `the daemon at ${base} refused a handover (${res.status})`, base)
+    throw new CliError(
+      'Refused',
+      `the daemon at ${base} refused a handover (${res.status})`,
+      base,
+      'unavailable',
+    )
   }
   const { url } = (await res.json()) as { url: string }
   if (o.open === true) {
@@ -189,15 +198,27 @@ export const dashboard = async (o: GlobalOptions & { readonly open?: boolean }):
 /** The one JSON error value a `--json` command prints, if `line` is one. */
 const errorValue = (
   line: string,
-): { readonly tag: string; readonly message: string; readonly path?: string } | undefined => {
+):
+  | {
+      readonly tag: string
+      readonly message: string
+      readonly path?: string
+      readonly category: ErrorCategory
+    }
+  | undefined => {
   try {
-    const v = JSON.parse(line) as { error?: { tag?: unknown; message?: unknown; path?: unknown } }
+    const v = JSON.parse(line) as {
+      error?: { tag?: unknown; message?: unknown; path?: unknown; category?: unknown }
+    }
     const e = v.error
     return e !== undefined && typeof e.tag === 'string' && typeof e.message === 'string'
       ? {
           tag: e.tag,
           message: e.message,
           ...(typeof e.path === 'string' && { path: e.path }),
+          category: (errorCategories as readonly unknown[]).includes(e.category)
+            ? (e.category as ErrorCategory)
+            : 'failed',
         }
       : undefined
   } catch {
@@ -229,7 +250,9 @@ const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
   child.stdout!.destroy()
   child.unref()
   const failed = first === undefined ? undefined : errorValue(first)
-  if (failed !== undefined) throw new CliError(failed.tag, failed.message, failed.path)
+  if (failed !== undefined) {
+    throw new CliError(failed.tag, failed.message, failed.path, failed.category)
+  }
   if (first === undefined) {
     throw new CliError('DaemonFailed', `the daemon exited at start; see ${files.log}`, files.log)
   }
@@ -276,6 +299,7 @@ export const stop = async (o: GlobalOptions): Promise<void> => {
         'StopTimeout',
         `daemon ${pid} still runs 15 s after SHUTDOWN`,
         files.socket,
+        'timeout',
       )
     }
     await sleep(25)
@@ -294,6 +318,7 @@ export const status = async (o: GlobalOptions): Promise<void> => {
       'DaemonNotRunning',
       `no daemon is listening on ${socket}: start one with \`nerve server start\``,
       socket,
+      'unavailable',
     )
   }
   const recorded = await readFile(files.status, 'utf8').then(

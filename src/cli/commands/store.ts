@@ -25,7 +25,7 @@ const opened = async <A>(
 ): Promise<A> => {
   const path = storePath(o)
   if (!create && !existsSync(path)) {
-    throw new CliError('NoStore', `there is no store at ${path} yet`, path)
+    throw new CliError('NoStore', `there is no store at ${path} yet`, path, 'notFound')
   }
   const store = sqliteStore(path)
   try {
@@ -143,7 +143,12 @@ export const show = (id: string, o: StoreOptions): Promise<void> =>
       )
       return
     }
-    throw new CliError('NotInStore', `no session, run or recording ${id} in the store`, id)
+    throw new CliError(
+      'NotInStore',
+      `no session, run or recording ${id} in the store`,
+      id,
+      'notFound',
+    )
   })
 
 /** `nerve store export DIR`: every session, node, conversation, history, trace, envelope and artifact as files. */
@@ -166,7 +171,7 @@ export const importFrom = (dir: string, o: StoreOptions): Promise<void> =>
     o,
     async (store, path) => {
       if (!existsSync(dir))
-        throw new CliError('FileUnreadable', `there is no directory ${dir}`, dir)
+        throw new CliError('FileUnreadable', `there is no directory ${dir}`, dir, 'notFound')
       const summary = await importStore(dir, store)
       print(
         o,
@@ -198,7 +203,7 @@ export const gc = async (o: StoreOptions & { readonly keepRecordings?: string })
       'BadOption',
       `--keep-recordings takes a whole number, got ${o.keepRecordings}`,
       '--keep-recordings',
-      2,
+      'invalidInput',
     )
   }
   const socket = daemonFiles(o).socket
@@ -207,6 +212,7 @@ export const gc = async (o: StoreOptions & { readonly keepRecordings?: string })
       'DaemonRunning',
       `a daemon on ${socket} uses this store: stop it first (nerve server stop)`,
       socket,
+      'conflict',
     )
   }
   await opened(o, (store, path) => {

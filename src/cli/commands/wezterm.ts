@@ -26,6 +26,8 @@ const wez = async <A>(f: () => Promise<A>): Promise<A> => {
       throw new CliError(
         'WeztermMissing',
         `${bin()} is not installed or not on PATH (install WezTerm, or set NERVE_WEZTERM)`,
+        undefined,
+        'unavailable',
       )
     }
     throw e
@@ -34,7 +36,7 @@ const wez = async <A>(f: () => Promise<A>): Promise<A> => {
 
 const paneOf = (pane: string): string => {
   if (!/^\d+$/.test(pane))
-    throw new CliError('BadPane', `a pane id is a number, got ${pane}`, undefined, 2)
+    throw new CliError('BadPane', `a pane id is a number, got ${pane}`, undefined, 'invalidInput')
   return pane
 }
 
@@ -83,7 +85,12 @@ export const read = async (
 ): Promise<void> => {
   const tail = o.tail === undefined ? undefined : Number(o.tail)
   if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0)) {
-    throw new CliError('BadOption', `--tail takes a line count, got ${o.tail}`, '--tail', 2)
+    throw new CliError(
+      'BadOption',
+      `--tail takes a line count, got ${o.tail}`,
+      '--tail',
+      'invalidInput',
+    )
   }
   const text = await wez(() => weztermCli(bin(), ['get-text', '--pane-id', paneOf(pane)]))
   const lines = text.replace(/\n+$/, '').split('\n')

@@ -46,11 +46,12 @@ export const loadFunctions = async (file: string): Promise<Functions> => {
       'FunctionsUnloadable',
       `cannot load ${file}: ${(e as Error).message}`,
       '--functions',
+      'invalidInput',
     )
   }
   const found = functionsIn(exports)
   if (Object.keys(found).length === 0) {
-    throw new CliError('NoFunctions', `${file} exports no function`, '--functions')
+    throw new CliError('NoFunctions', `${file} exports no function`, '--functions', 'invalidInput')
   }
   return found
 }
@@ -61,7 +62,12 @@ const reachable = async (redis: string): Promise<void> => {
   try {
     url = new URL(redis)
   } catch {
-    throw new CliError('BadOption', `--redis takes redis://host:port, got ${redis}`, '--redis', 2)
+    throw new CliError(
+      'BadOption',
+      `--redis takes redis://host:port, got ${redis}`,
+      '--redis',
+      'invalidInput',
+    )
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return
   const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1'
@@ -71,6 +77,7 @@ const reachable = async (redis: string): Promise<void> => {
       'RedisUnreachable',
       `nothing listens at ${host}:${port}: the connection was refused (is redis-server running?)`,
       '--redis',
+      'unavailable',
     )
   }
 }
@@ -83,7 +90,7 @@ export const worker = async (o: WorkerCommandOptions): Promise<void> => {
       'NoRedis',
       'name the Redis server: --redis redis://host:port (or NERVE_REDIS_URL)',
       '--redis',
-      2,
+      'invalidInput',
     )
   }
   const concurrency = o.concurrency === undefined ? 1 : Number(o.concurrency)
@@ -92,7 +99,7 @@ export const worker = async (o: WorkerCommandOptions): Promise<void> => {
       'BadOption',
       `--concurrency takes a positive integer, got ${o.concurrency}`,
       '--concurrency',
-      2,
+      'invalidInput',
     )
   }
   await reachable(redis)

@@ -176,6 +176,7 @@ export class TerminalInterrupted extends taggedError('TerminalInterrupted', 'fai
 export interface TerminalInterpreter<N extends Node> extends Interpreter<N> {
   start(node: N, ctx: LifecycleContext): Promise<Terminal>
   stop(node: N, ctx: StopContext): Promise<void>
+  alive(node: N, live: unknown): boolean
   fork(node: N, id: string, ctx?: ForkContext): Promise<N>
 }
 
@@ -208,7 +209,9 @@ export type TerminalDecorator = (terminal: Terminal, node: Node) => Terminal
  * step's parser and signal, to the step's terminal (`ctx.live`: the
  * session's, or the run's, which starts the node on first use) — given
  * none (a context made by hand), to one started for that execute and
- * stopped after it. `fork(node, id)` returns `forkNode(id, now)(node)`: the
+ * stopped after it. `alive` says whether a terminal's program still runs,
+ * so its keeper starts a fresh one for the next step once it has exited
+ * (`exit` typed into a shell, a killed program). `fork(node, id)` returns `forkNode(id, now)(node)`: the
  * session starts the copy when the source is started (a respawn: a live
  * process cannot be copied). With `decorate`, every terminal it opens is
  * the decorated one.
@@ -267,6 +270,9 @@ export const terminalInterpreter = <N extends Node>(
     },
     async stop(_node: N, ctx: StopContext): Promise<void> {
       await (ctx.live as Terminal | undefined)?.stop()
+    },
+    alive(_node: N, live: unknown): boolean {
+      return (live as Terminal).state !== 'stopped'
     },
     async execute(node: N, ctx: NodeContext): Promise<ParsedResponse> {
       const input = inputOf(node, ctx.input)

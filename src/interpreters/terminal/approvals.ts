@@ -32,6 +32,8 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
   ['glob', 'low'],
   ['grep', 'low'],
   ['ls', 'low'],
+  ['webfetch', 'medium'],
+  ['websearch', 'medium'],
   // Gemini CLI and Codex name theirs so
   ['shell', 'high'],
   ['run_shell_command', 'high'],
@@ -40,12 +42,17 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
   ['read_file', 'low'],
   ['list_directory', 'low'],
   ['search_file_content', 'low'],
+  ['web_fetch', 'medium'],
+  ['google_web_search', 'medium'],
+  ['web_search', 'medium'],
 ])
 
 /**
  * The risk of a tool a CLI agent's permission prompt names: running
- * commands is `high`, changing files `medium`, reading and searching
- * `low`; a tool it does not know (web fetches, MCP tools) is unrated.
+ * commands is `high`; changing files, and reaching the network (a fetch
+ * or a web search can carry data out in its URL or query, and brings
+ * untrusted text in) `medium`; reading and searching local files `low`.
+ * A tool it does not know (an MCP server's, `mcp__…`) is unrated.
  *
  * @category approvals
  * @example
@@ -54,7 +61,9 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
  *
  * assert.strictEqual(promptRisk('Bash'), 'high')
  * assert.strictEqual(promptRisk('Edit'), 'medium')
- * assert.strictEqual(promptRisk('WebFetch'), undefined)
+ * assert.strictEqual(promptRisk('WebFetch'), 'medium')
+ * assert.strictEqual(promptRisk('Read'), 'low')
+ * assert.strictEqual(promptRisk('mcp__github__create_issue'), undefined)
  */
 export const promptRisk = (tool: string): Risk | undefined => PROMPT_RISKS.get(tool.toLowerCase())
 

@@ -493,14 +493,22 @@ class Pty implements PtyTerminal {
     return { result, done }
   }
 
-  /** Interrupts what runs and waits (up to `drainMs`) for the prompt, then lets the queue go on. */
+  /**
+   * Interrupts what runs and waits (up to `drainMs`) for the prompt, then
+   * lets the queue go on. The key is sent again once, a quarter of the way
+   * in, if the prompt is not back: a busy program can miss a key that comes
+   * between its screens (an agent that has just sent its request).
+   */
   private drain(parser: Parser, release: () => void): void {
-    if (this.state !== 'busy' || this.proc === undefined) {
+    const proc = this.proc
+    if (this.state !== 'busy' || proc === undefined) {
       release()
       return
     }
+    const key = parser.keys?.interrupt ?? CTRL_C
     const end = (): void => {
       clearTimeout(timer)
+      clearTimeout(again)
       if (this.active === active) this.active = undefined
       this.becomeReady('busy')
       release()
@@ -516,8 +524,11 @@ class Pty implements PtyTerminal {
       watcher.close()
       end()
     }, this.drainMs)
+    const again = setTimeout(() => {
+      if (this.active === active && this.proc === proc) proc.write(key)
+    }, this.drainMs / 4)
     this.active = active
-    this.proc.write(parser.keys?.interrupt ?? CTRL_C)
+    proc.write(key)
   }
 
   write(data: string): Promise<void> {

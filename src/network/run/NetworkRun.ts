@@ -5,7 +5,7 @@
  * scheduler picks, how edits reach the run and how approvals are asked
  * live in their own modules beside this one.
  */
-import { UsageError } from '../../errors.js'
+import { Stopped, UsageError } from '../../errors.js'
 import { defaultInterpreters, type ProxyCall } from '../../interpreters/index.js'
 import { interpreters, type Interpreter } from '../../node/index.js'
 import { systemClock, type RunUsage } from '../../runtime/index.js'
@@ -201,7 +201,7 @@ export class NetworkRun {
   }
 
   /** Stops at once: firings in flight are aborted, their locks released. */
-  cancel(reason: unknown = new Error('cancelled')): void {
+  cancel(reason: unknown = new Stopped('the network was cancelled')): void {
     if (this.#finished !== undefined || this.#s.cancelled) return
     this.#s.cancelled = true
     this.#s.abort.abort(reason)
@@ -225,7 +225,7 @@ export class NetworkRun {
   async stop(): Promise<NetworkOutcome> {
     if (this.#finished !== undefined) return this.#finished
     const s = this.#s
-    if (s.inFlight > 0) this.cancel(new Error('stopped'))
+    if (s.inFlight > 0) this.cancel(new Stopped('the network was stopped'))
     for (const st of s.nodes.values()) st.timer?.abort()
     for (const inbox of s.inboxes.values()) inbox.close()
     const outcome = this.outcome()

@@ -13,6 +13,7 @@ import { kindOf } from '../model/triggers/index.js'
 import { mockName, mockProvider, sessionNodeOf } from './providers.js'
 import { scheduleTimer } from './runParts.js'
 import { noUsage, routeKey, type NodeRun, type RunState } from './runState.js'
+import { Stopped } from '../../errors.js'
 
 /** Adds a node to the run: its state, its provider, its session node, its timer. */
 export const joinNode = (s: RunState, node: NetworkNode): void => {
@@ -71,7 +72,7 @@ export const applyToRun = (s: RunState, c: NetworkChange, label: string): void =
     if (c.network.nodes[id] === undefined) {
       const st = s.nodes.get(id)
       st?.timer?.abort()
-      st?.firing?.abort(new Error(`node "${id}" was removed from the network`))
+      st?.firing?.abort(new Stopped(`node "${id}" was removed from the network`))
       s.nodes.delete(id)
       if (s.startsIn(id)) void s.session.stop(id).catch(() => undefined)
       s.session.unregister(id)

@@ -8,6 +8,7 @@ const NODE_TYPES: Readonly<Record<string, NodeEvent['type'] | undefined>> = {
   created: 'NODE_CREATED',
   ready: 'NODE_READY',
   busy: 'NODE_BUSY',
+  respawned: 'NODE_RESPAWNED',
   stopped: 'NODE_STOPPED',
   forked: 'NODE_FORKED',
   removed: 'NODE_DELETED',

@@ -30,7 +30,7 @@ import {
   type NetworkEngineEvent,
   type NetworkInfo,
 } from '../../protocol/index.js'
-import { taggedError } from '../../errors.js'
+import { Stopped, taggedError } from '../../errors.js'
 import { EngineError, fileErrorsLine } from './errors.js'
 
 /**
@@ -304,7 +304,7 @@ export class Networks {
   /** Ends the run (cancelled first when `cancel`), then forgets the oldest finished ones beyond `kept`. */
   async stop(networkId: string, cancel: boolean): Promise<NetworkInfo> {
     const run = this.run(networkId)
-    if (cancel) run.cancel(new Error('CANCEL_NETWORK'))
+    if (cancel) run.cancel(new Stopped('the network was cancelled (CANCEL_NETWORK)'))
     await run.stop()
     const info = this.info(networkId)
     const finished = [...this.#entries].filter(([, e]) => e.run.status === 'finished')
@@ -318,7 +318,7 @@ export class Networks {
   async stopAll(): Promise<void> {
     await Promise.allSettled(
       [...this.#entries.values()].map(async ({ run }) => {
-        run.cancel(new Error('the engine is shutting down'))
+        run.cancel(new Stopped('the engine is shutting down'))
         await run.stop()
       }),
     )

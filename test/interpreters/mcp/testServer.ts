@@ -12,7 +12,9 @@ import { createInterface } from 'node:readline'
  * calls it had in flight at once), `fail` (an error result), `crash` (says so
  * on stderr and exits mid-call), `hang` (waits until the call is cancelled,
  * then writes `cancelled` to the file `$MARK`; it writes `started` there
- * first). At start it appends its pid to the file `$PIDS`, if set.
+ * first). At start it appends its pid to the file `$PIDS`, if set. Their
+ * annotations: `add` is read-only, `fail` only additive
+ * (`destructiveHint: false`), `crash` destructive; `slow` and `hang` have none.
  */
 const SCRIPT = `
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -29,7 +31,8 @@ let inFlight = 0
 let peak = 0
 const makeServer = () => {
 const server = new McpServer({ name: 'test-server', version: '1.0.0' })
-server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
+server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() },
+  annotations: { readOnlyHint: true } },
   async ({ a, b }) => text(a + b))
 server.registerTool('slow', { description: 'Answers its tag after ms.', inputSchema: { ms: z.number(), tag: z.string() } },
   async ({ ms, tag }) => {
@@ -38,9 +41,11 @@ server.registerTool('slow', { description: 'Answers its tag after ms.', inputSch
     inFlight--
     return text(tag + ':' + peak)
   })
-server.registerTool('fail', { description: 'Always fails.', inputSchema: {} },
+server.registerTool('fail', { description: 'Always fails.', inputSchema: {},
+  annotations: { readOnlyHint: false, destructiveHint: false } },
   async () => ({ isError: true, content: [{ type: 'text', text: 'it went wrong' }] }))
-server.registerTool('crash', { description: 'Exits mid-call.', inputSchema: {} }, async () => {
+server.registerTool('crash', { description: 'Exits mid-call.', inputSchema: {},
+  annotations: { destructiveHint: true } }, async () => {
   process.stderr.write('about to crash\\n', () => process.exit(3))
   return new Promise(() => {})
 })

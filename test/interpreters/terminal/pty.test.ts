@@ -158,6 +158,18 @@ describe('a PTY terminal running bash', () => {
     expect((await t.execute('echo back')).text).toBe('back')
   })
 
+  it('sends the interrupt key again when the program missed the first, so the next execute finds the prompt', async () => {
+    const t = await shell()
+    // The first Ctrl+C only clears the trap: the loop goes on until the second.
+    const pending = rejection(
+      t.execute(`bash -c 'trap "trap - INT" INT; while :; do sleep 0.05; done'`),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await t.interrupt()
+    expect(await pending).toBeInstanceOf(TerminalInterrupted)
+    expect((await t.execute('echo back', { timeoutMs: 5000 })).text).toBe('back')
+  })
+
   it('settles an execute as interrupted when its signal aborts', async () => {
     const t = await shell()
     const ac = new AbortController()

@@ -58,13 +58,19 @@ describe('tools rated by risk', () => {
   })
 
   it('rates what CLI agents ask about, and code rules match the rating', () => {
-    expect(['Bash', 'Write', 'Read', 'run_shell_command', 'WebFetch'].map(promptRisk)).toEqual([
-      'high',
-      'medium',
-      'low',
-      'high',
-      undefined,
-    ])
+    expect(
+      [
+        'Bash',
+        'Write',
+        'Read',
+        'run_shell_command',
+        'WebFetch',
+        'WebSearch',
+        'web_fetch',
+        'google_web_search',
+        'mcp__github__create_issue',
+      ].map(promptRisk),
+    ).toEqual(['high', 'medium', 'low', 'high', 'medium', 'medium', 'medium', 'medium', undefined])
     const policy = approvalRules([{ risk: 'high', decision: 'deny' }], 'approve')
     const request = (tool: string) => ({
       nodeId: 'a',
@@ -76,5 +82,12 @@ describe('tools rated by risk', () => {
     expect(policy(request('Bash'))).toBe('deny')
     expect(policy(request('Edit'))).toBe('approve')
     expect(policy(request('WebFetch'))).toBe('approve')
+    // A rule that holds what reaches the network holds web fetches and searches, not reads.
+    const network = approvalRules([{ risk: 'medium', decision: 'ask' }], 'approve')
+    expect(['WebFetch', 'WebSearch', 'Read'].map((t) => network(request(t)))).toEqual([
+      'ask',
+      'ask',
+      'approve',
+    ])
   })
 })

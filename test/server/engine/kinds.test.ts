@@ -90,7 +90,7 @@ describe('a node kind of your own', () => {
 
   it('is refused with its options codec, at the bad option', async () => {
     const bad = await nerve('node', 'create', 'b', '--kind', 'counter', '--set', 'start="x"')
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(JSON.parse(bad.out)).toMatchObject({
       error: { tag: 'InvalidOptions', path: '/options/start' },
     })

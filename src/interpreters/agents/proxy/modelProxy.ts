@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:h
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { taggedError, UsageError } from '../../../errors.js'
+import { Stopped, taggedError, UsageError } from '../../../errors.js'
 import { withCost, type Pricing } from '../../llm/httpProvider.js'
 import type { ModelResponse, Provider } from '../../llm/Provider.js'
 import { ProviderHttpError } from '../../llm/ProviderError.js'
@@ -310,7 +310,7 @@ class Proxy implements ModelProxy {
     }
     const controller = new AbortController()
     const onClose = (): void => {
-      if (!res.writableFinished) controller.abort(new Error('the agent hung up'))
+      if (!res.writableFinished) controller.abort(new Stopped('the agent hung up'))
     }
     res.on('close', onClose)
     try {

@@ -30,7 +30,7 @@ const until = async <A>(done: Promise<A>, signal: AbortSignal): Promise<A> => {
     signal.addEventListener(
       'abort',
       () => {
-        reject(new Error('aborted'))
+        reject(signal.reason as Error)
       },
       { once: true },
     )

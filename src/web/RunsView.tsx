@@ -79,7 +79,7 @@ const rerun = async (run: RunView, recordingId: string, stepId: string): Promise
 const show = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v, null, 2)
 
-const StepDetail = ({ run }: { run: RunView }) => {
+const StepDetail = ({ run, again }: { run: RunView; again: boolean }) => {
   const step = chosenStep.value === undefined ? undefined : run.steps.get(chosenStep.value)
   if (step === undefined) return <p class="hint">Choose a step to see its output.</p>
   return (
@@ -100,8 +100,9 @@ const StepDetail = ({ run }: { run: RunView }) => {
       </h3>
       {run.recordingId === undefined && run.state !== 'running' && (
         <p class="hint">
-          Not recorded (started elsewhere): “Run again” runs it anew, recorded, and that run can be
-          re-run from a step.
+          {again
+            ? 'Not recorded (started elsewhere): “Run again” runs it anew, recorded, and that run can be re-run from a step.'
+            : 'Not recorded (started elsewhere), and the daemon does not say what graph it ran: it cannot be run again from here.'}
         </p>
       )}
       <p>
@@ -229,7 +230,7 @@ const RunPanel = ({ run }: { run: RunView }) => {
       <RunGraph run={run} />
       <h4>Timeline</h4>
       <RunTimeline run={run} />
-      <StepDetail run={run} />
+      <StepDetail run={run} again={source !== undefined} />
     </section>
   )
 }

@@ -157,7 +157,18 @@ describe('nerve worker', () => {
       '--functions',
       join(dir, 'missing.mjs'),
     ])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(3) // not found
     expect(r.stderr).toMatch(/^error: FunctionsUnloadable at --functions: cannot load/)
+    writeFileSync(join(dir, 'broken.mjs'), 'export const = 1')
+    const broken = await nerve([
+      'worker',
+      '--redis',
+      redis.url,
+      '--queue',
+      'q',
+      '--functions',
+      join(dir, 'broken.mjs'),
+    ])
+    expect(broken.code).toBe(2) // invalid input
   })
 })

@@ -160,7 +160,7 @@ export const dashboard = async (o: GlobalOptions & { readonly open?: boolean }):
         ? `no daemon is running for ${files.socket}: start one with \`nerve server start --dashboard\``
         : `the daemon ${recorded.pid} serves no HTTP: restart it with \`nerve server start --dashboard\``,
       files.socket,
-      'invalidState',
+      recorded === undefined ? 'unavailable' : 'invalidState',
     )
   }
   const token =

@@ -8,6 +8,7 @@
  * rejection (a promise a step's function left unawaited) is one line on
  * stderr, never the end of the worker.
  */
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startWorker } from '../../distributed/index.js'
@@ -46,7 +47,7 @@ export const loadFunctions = async (file: string): Promise<Functions> => {
       'FunctionsUnloadable',
       `cannot load ${file}: ${(e as Error).message}`,
       '--functions',
-      'invalidInput',
+      existsSync(resolve(file)) ? 'invalidInput' : 'notFound',
     )
   }
   const found = functionsIn(exports)

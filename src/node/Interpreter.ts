@@ -179,6 +179,24 @@ export interface ForkContext extends LifecycleContext {
 }
 
 /**
+ * Replaces a handle that no longer runs: stops it (what `stop` throws is
+ * ignored — it is dead already), then starts a fresh one and answers it.
+ * What a handle's keeper does when the interpreter says it is not `alive`.
+ *
+ * @internal
+ */
+export const respawn = <N extends Node>(
+  interpreter: Interpreter<N>,
+  node: N,
+  dead: StopContext,
+  ctx: LifecycleContext,
+): Promise<unknown> =>
+  Promise.resolve()
+    .then(() => interpreter.stop?.(node, dead))
+    .catch(() => undefined)
+    .then(() => interpreter.start!(node, ctx))
+
+/**
  * Refuses a fork point for a kind whose state has no history to fork from.
  *
  * @internal

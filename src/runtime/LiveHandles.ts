@@ -1,4 +1,4 @@
-import type { Interpreter, LifecycleContext } from '../node/Interpreter.js'
+import { respawn, type Interpreter, type LifecycleContext } from '../node/Interpreter.js'
 import type { Node } from '../node/Node.js'
 import type { NodeRegistry } from '../node/NodeRegistry.js'
 
@@ -91,10 +91,7 @@ export class LiveHandles {
     known.up = false
     known.handle = undefined
     const stop = { signal: NEVER, session: known.session, live: dead }
-    known.started = Promise.resolve()
-      .then(() => interpreter.stop?.(node, stop))
-      .catch(() => undefined)
-      .then(() => interpreter.start!(node, ctx))
+    known.started = respawn(interpreter, node, stop, ctx)
     return this.#track(byId, known).then((handle) => {
       this.#onRespawn?.(node)
       return handle

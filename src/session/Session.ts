@@ -2,7 +2,7 @@ import type { Meta } from '../dag/Vertex.js'
 import { UsageError } from '../errors.js'
 import { isGraph, type Graph } from '../graph/Graph.js'
 import { graphParts, isStaticName } from '../graph/graphParts.js'
-import type { InterpreterRegistry } from '../node/Interpreter.js'
+import { respawn, type InterpreterRegistry } from '../node/Interpreter.js'
 import type { NodeRegistry, StateCell } from '../node/NodeRegistry.js'
 import { requireName } from '../node/name.js'
 import { isNode, type Node } from '../node/Node.js'
@@ -538,24 +538,23 @@ export class Session implements NodeRegistry {
     const { node } = entry
     const interpreter = this.interpreters.get(node.kind)!
     const dead = { signal: NEVER, session: this, live: entry.handle }
-    entry.respawning = Promise.resolve()
-      .then(() => interpreter.stop?.(node, dead))
-      .catch(() => undefined)
-      .then(() => interpreter.start!(node, { signal: this.#lifetime.signal, session: this }))
-      .then(
-        (handle) => {
-          entry.respawning = undefined
-          entry.handle = handle
-          this.#emit('respawned', entry)
-        },
-        (e: unknown) => {
-          entry.respawning = undefined
-          entry.up = false
-          entry.handle = undefined
-          void this.#stopLive(entry)
-          throw new StartFailed(this.id, entry.name, e)
-        },
-      )
+    entry.respawning = respawn(interpreter, node, dead, {
+      signal: this.#lifetime.signal,
+      session: this,
+    }).then(
+      (handle) => {
+        entry.respawning = undefined
+        entry.handle = handle
+        this.#emit('respawned', entry)
+      },
+      (e: unknown) => {
+        entry.respawning = undefined
+        entry.up = false
+        entry.handle = undefined
+        void this.#stopLive(entry)
+        throw new StartFailed(this.id, entry.name, e)
+      },
+    )
     return entry.respawning
   }
 

@@ -1,8 +1,11 @@
 import { Vertex } from '../dag/index.js'
 
-/** The keys of a record whose values are not `undefined`: the ones a vertex id hashes. */
-const keysOf = (record: Readonly<Record<string, unknown>>): string[] =>
-  Object.keys(record).filter((k) => record[k] !== undefined)
+/** How many keys of a record have a value that is not `undefined`: the ones a vertex id hashes. */
+const definedKeys = (record: Readonly<Record<string, unknown>>): number => {
+  let n = 0
+  for (const k in record) if (record[k] !== undefined) n++
+  return n
+}
 
 /**
  * Whether two vertices have the same id, found without computing one that
@@ -54,13 +57,16 @@ export const sameVertex = (a: Vertex<unknown>, b: Vertex<unknown>): boolean => {
         if (Array.isArray(y)) return false
         const xr = x as Readonly<Record<string, unknown>>
         const yr = y as Readonly<Record<string, unknown>>
-        const keys = keysOf(xr)
-        if (keys.length !== keysOf(yr).length) return false
-        for (const k of keys) {
-          const v = yr[k]
-          if (v === undefined) return false
-          todo.push(xr[k], v)
+        let n = 0
+        for (const k in xr) {
+          const v = xr[k]
+          if (v === undefined) continue
+          const w = yr[k]
+          if (w === undefined) return false
+          todo.push(v, w)
+          n++
         }
+        if (n !== definedKeys(yr)) return false
         continue
       }
       default:

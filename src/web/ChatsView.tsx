@@ -27,8 +27,6 @@ import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
 
-onEvent(applyChatEvent)
-
 /** The chat shown. */
 const chosen = signal<string | undefined>(undefined)
 
@@ -37,6 +35,12 @@ const loadList = (): void => {
     setChats((await client().call('CHAT_LIST', {})).chats)
   })
 }
+
+onEvent((e) => {
+  applyChatEvent(e)
+  // Events were dropped on the way (the page fell behind): a turn's end may be among them.
+  if (e.type === 'LAGGED') loadList()
+})
 
 /** A block of a message's content as a line: text, a tool call, a tool's answer. */
 const blockLine = (block: unknown): string => {

@@ -5,6 +5,7 @@
  * edge to it), add an edge.
  */
 import { useState } from 'preact/hooks'
+import { edgeIdOf } from './networkPatches.js'
 import type { NetView } from './networkState.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
@@ -64,7 +65,7 @@ export const AddEdge = ({ net }: { net: NetView }) => {
 
 /** The edge `from` → `to` (one way, queued) as a patch adding it. */
 const addEdge = (from: string, to: string, direction: 'one-way' | 'both' = 'one-way') => {
-  const id = direction === 'both' ? `${from}<->${to}` : `${from}->${to}`
+  const id = edgeIdOf(from, to, direction)
   return {
     op: 'add',
     path: ['edges', id],

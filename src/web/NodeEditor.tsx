@@ -191,17 +191,15 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           value={f.role}
           list={`roles-${net.networkId}`}
           onInput={(e) => {
-            const role = e.currentTarget.value
-            // A role another node has brings its instructions, tools and mode, as the role did there.
-            const like = others.find((n) => n.role === role)
-            set({
-              role,
-              ...(like !== undefined && {
-                system: like.system,
-                tools: like.tools.join(', '),
-                mode: like.mode,
-              }),
-            })
+            set({ role: e.currentTarget.value })
+          }}
+          onChange={(e) => {
+            // A role another node has, once chosen (not on the way to typing another), brings its
+            // instructions, tools and mode, as the role did there.
+            const like = others.find((n) => n.role === e.currentTarget.value)
+            if (like !== undefined) {
+              set({ system: like.system, tools: like.tools.join(', '), mode: like.mode })
+            }
           }}
         />
       </label>

@@ -100,15 +100,17 @@ export const TerminalTile = ({ sessionId, nodeId, kind, label, close }: Props) =
         scheduled = undefined
         if (parsing || (queued === '' && flood === undefined)) return
         let text = queued
-        const kept = lastLines(queued, SCROLLBACK + ROWS)
+        // A line longer than the terminal is wide wraps: the characters kept are bounded too.
+        const keep = (lines: number): number => lines * term.cols
+        const kept = lastLines(queued, SCROLLBACK + ROWS, keep(SCROLLBACK + ROWS))
         if (kept.length < queued.length) {
           flood = kept
-          text = lastLines(kept, ROWS)
+          text = lastLines(kept, ROWS, keep(ROWS))
           settleLater()
         } else if (flood !== undefined) {
           clearTimeout(settle)
           term.reset()
-          text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r\n${lastLines(flood + queued, SCROLLBACK + ROWS)}`
+          text = `\x1b[2m[… earlier output skipped …]\x1b[0m\r\n${lastLines(flood + queued, SCROLLBACK + ROWS, keep(SCROLLBACK + ROWS))}`
           flood = undefined
         }
         queued = ''

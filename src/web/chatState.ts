@@ -48,9 +48,25 @@ const withEntry = <V>(m: ReadonlyMap<string, V>, key: string, value: V | undefin
   return next
 }
 
-/** Replaces the list of chats (the answer of `CHAT_LIST`); keeps the turns running. */
+/**
+ * Takes the list of chats (the answer of `CHAT_LIST`), keeping a chat an
+ * event announced while it was on its way. A turn the page saw start whose
+ * chat the list says runs nothing ended while the page fell behind (its
+ * last events were dropped): it is over, and the chat is read again.
+ */
 export const setChats = (list: readonly ChatInfo[]): void => {
-  chats.value = new Map(list.map((c) => [c.chatId, c]))
+  batch(() => {
+    const next = new Map(chats.value)
+    for (const c of list) next.set(c.chatId, c)
+    chats.value = next
+    for (const c of list) {
+      const t = turns.value.get(c.chatId)
+      if (!c.running && t !== undefined && !t.over) {
+        turns.value = withEntry(turns.value, c.chatId, { ...t, over: true })
+        endings.value = withEntry(endings.value, c.chatId, (endings.value.get(c.chatId) ?? 0) + 1)
+      }
+    }
+  })
 }
 
 /** Adds or replaces one chat. */

@@ -7,19 +7,22 @@
 export const crlf = (text: string): string => text.replace(/\r?\n/g, '\r\n')
 
 /**
- * The last `lines` lines of `text`: what follows its `lines`-th line feed
- * from the end (`text` itself when it has fewer). A terminal that keeps
- * `lines` lines (its rows and scrollback) shows no more of it, since each
- * line fills one row at least: the rest can be left unparsed.
+ * The last `lines` lines of `text`, and of them at most its last `chars`
+ * characters: what follows its `lines`-th line feed from the end (`text`
+ * itself when it has fewer). A terminal that keeps `lines` rows (its
+ * screen and scrollback) of `chars / lines` columns shows no more of it,
+ * since each line fills one row at least and a long one wraps: the rest
+ * can be left unparsed.
  */
-export const lastLines = (text: string, lines: number): string => {
-  let at = text.length
+export const lastLines = (text: string, lines: number, chars = Infinity): string => {
+  const end = text.length > chars ? text.slice(text.length - chars) : text
+  let at = end.length
   for (let n = 0; n < lines; n++) {
     // (lastIndexOf reads a negative start as 0: a line feed at 0 would be found twice.)
-    at = at === 0 ? -1 : text.lastIndexOf('\n', at - 1)
-    if (at < 0) return text
+    at = at === 0 ? -1 : end.lastIndexOf('\n', at - 1)
+    if (at < 0) return end
   }
-  return text.slice(at + 1)
+  return end.slice(at + 1)
 }
 
 /**

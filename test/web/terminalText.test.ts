@@ -53,6 +53,18 @@ describe('lastLines', () => {
       }),
     )
   })
+
+  it('keeps at most the given number of characters, however few line feeds (law)', () => {
+    expect(lastLines('x'.repeat(10_000), 3, 80)).toBe('x'.repeat(80))
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 50 }), fc.nat(200), (s, lines, chars) => {
+        const tail = lastLines(s, lines, chars)
+        expect(s.endsWith(tail)).toBe(true)
+        expect(tail.length).toBeLessThanOrEqual(chars)
+        expect(tail).toBe(lastLines(s.slice(Math.max(0, s.length - chars)), lines))
+      }),
+    )
+  })
 })
 
 describe('endAfterLag', () => {

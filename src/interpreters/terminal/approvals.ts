@@ -52,7 +52,9 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
  * commands is `high`; changing files, and reaching the network (a fetch
  * or a web search can carry data out in its URL or query, and brings
  * untrusted text in) `medium`; reading and searching local files `low`.
- * A tool it does not know (an MCP server's, `mcp__…`) is unrated.
+ * An MCP server's tool (`mcp__…`) is `high`: the prompt carries none of
+ * its annotations, and the MCP spec's default is that a tool may destroy.
+ * A tool it does not know otherwise is unrated.
  *
  * @category approvals
  * @example
@@ -63,9 +65,13 @@ const PROMPT_RISKS: ReadonlyMap<string, Risk> = new Map<string, Risk>([
  * assert.strictEqual(promptRisk('Edit'), 'medium')
  * assert.strictEqual(promptRisk('WebFetch'), 'medium')
  * assert.strictEqual(promptRisk('Read'), 'low')
- * assert.strictEqual(promptRisk('mcp__github__create_issue'), undefined)
+ * assert.strictEqual(promptRisk('mcp__github__create_issue'), 'high')
+ * assert.strictEqual(promptRisk('Frobnicate'), undefined)
  */
-export const promptRisk = (tool: string): Risk | undefined => PROMPT_RISKS.get(tool.toLowerCase())
+export const promptRisk = (tool: string): Risk | undefined => {
+  const name = tool.toLowerCase()
+  return name.startsWith('mcp__') ? 'high' : PROMPT_RISKS.get(name)
+}
 
 /**
  * An answer to a {@link PermissionRequest}.

@@ -496,8 +496,9 @@ class Pty implements PtyTerminal {
   /**
    * Interrupts what runs and waits (up to `drainMs`) for the prompt, then
    * lets the queue go on. The key is sent again once, a quarter of the way
-   * in, if the prompt is not back: a busy program can miss a key that comes
-   * between its screens (an agent that has just sent its request).
+   * in, if the screen still does not read as ready: a busy program can miss
+   * a key that comes between its screens (an agent that has just sent its
+   * request).
    */
   private drain(parser: Parser, release: () => void): void {
     const proc = this.proc
@@ -525,7 +526,9 @@ class Pty implements PtyTerminal {
       end()
     }, this.drainMs)
     const again = setTimeout(() => {
-      if (this.active === active && this.proc === proc) proc.write(key)
+      // Not when the prompt is back and only the quiet window runs: a second Escape opens a menu.
+      if (this.active !== active || this.proc !== proc || parser.isReady(watcher.text())) return
+      proc.write(key)
     }, this.drainMs / 4)
     this.active = active
     proc.write(key)

@@ -150,8 +150,10 @@ export class Outbox {
    * Holds `text`, dropping the oldest held events while more than the
    * capacity or the byte bound is held. The newest event is always kept,
    * and an event larger than the whole bound is kept beside the others, not
-   * in their place (until a newer one that large comes): a command's answer
-   * of megabytes does not push out the last of its output before it.
+   * in their place (its size does not count toward the bound): a command's
+   * answer of megabytes does not push out the last of its output before it.
+   * It goes like any other, once it is the oldest and newer events fill the
+   * bound (or a newer event that large comes).
    */
   #hold(sub: Subscription, text: string): void {
     sub.held.push(text)

@@ -92,6 +92,8 @@ const engineEvent = (sessionId: string, time: string, e: ChatEvent): ChatEngineE
  */
 export class Chats {
   readonly #open = new Map<string, Open>()
+  /** Chats being opened: two asks at once open one. */
+  readonly #opening = new Map<string, Promise<Open>>()
 
   constructor(readonly store: ChatStore) {}
 
@@ -104,19 +106,34 @@ export class Chats {
       ...(p.step !== undefined && { step: p.step }),
       ...(p.output !== undefined && { output: p.output }),
     }
-    const open =
-      this.#open.get(p.chatId) ??
-      (await this.#make(
-        core,
-        p.chatId,
-        p.graph === undefined && p.agent === undefined ? undefined : made,
-      ))
-    return this.info(p.chatId, open)
+    const given = p.graph === undefined && p.agent === undefined ? undefined : made
+    return this.info(p.chatId, await this.#openOf(core, p.chatId, given))
   }
 
   /** An open chat, opened from the store when it keeps it. */
   async get(core: ChatHost, chatId: string): Promise<Open> {
-    return this.#open.get(chatId) ?? (await this.#make(core, chatId, undefined, true))
+    return this.#openOf(core, chatId, undefined, true)
+  }
+
+  /** The chat open under `chatId`, else the one being opened, else it opened now. */
+  #openOf(
+    core: ChatHost,
+    chatId: string,
+    given: Made | undefined,
+    mustExist = false,
+  ): Promise<Open> {
+    const open = this.#open.get(chatId)
+    if (open !== undefined) return Promise.resolve(open)
+    let opening = this.#opening.get(chatId)
+    if (opening === undefined) {
+      opening = this.#make(core, chatId, given, mustExist)
+      this.#opening.set(chatId, opening)
+      const done = (): void => {
+        this.#opening.delete(chatId)
+      }
+      opening.then(done, done)
+    }
+    return opening
   }
 
   /** Every chat the store keeps (those open among them with their state). */

@@ -146,15 +146,13 @@ export class UnknownRecording extends taggedError('UnknownRecording', 'notFound'
   }
 }
 
-/** The first errors of a file, by path and tag, after `what`: one line. */
-export const fileErrorsLine = (
+/** The first errors of a file after `what`, one line: each by path and tag, or as `show` says. */
+export const fileErrorsLine = <E extends { readonly _tag: string; readonly path: string }>(
   what: string,
-  errors: readonly { readonly _tag: string; readonly path: string }[],
+  errors: readonly E[],
+  show: (e: E) => string = (e) => `${e.path === '' ? '(file)' : e.path} ${e._tag}`,
 ): string =>
-  `${what}: ${errors
-    .slice(0, 3)
-    .map((e) => `${e.path === '' ? '(file)' : e.path} ${e._tag}`)
-    .join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`
+  `${what}: ${errors.slice(0, 3).map(show).join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`
 
 /**
  * A graph-file value that does not decode; `errors` are the file's errors,

@@ -129,9 +129,7 @@ export class InvalidPatch extends taggedError('InvalidPatch', 'invalidInput', En
   readonly errors: readonly PathError[]
 }> {
   constructor(message: string, errors: readonly NetworkFileError[] = []) {
-    const shown = errors.slice(0, 3).map(showNetworkFileError).join('; ')
-    const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''
-    super(errors.length === 0 ? message : `${message}: ${shown}${more}`, {
+    super(errors.length === 0 ? message : fileErrorsLine(message, errors, showNetworkFileError), {
       errors,
       path: '/patches',
     })

@@ -69,8 +69,20 @@ describe('tools rated by risk', () => {
         'web_fetch',
         'google_web_search',
         'mcp__github__create_issue',
+        'Frobnicate',
       ].map(promptRisk),
-    ).toEqual(['high', 'medium', 'low', 'high', 'medium', 'medium', 'medium', 'medium', undefined])
+    ).toEqual([
+      'high',
+      'medium',
+      'low',
+      'high',
+      'medium',
+      'medium',
+      'medium',
+      'medium',
+      'high',
+      undefined,
+    ])
     const policy = approvalRules([{ risk: 'high', decision: 'deny' }], 'approve')
     const request = (tool: string) => ({
       nodeId: 'a',

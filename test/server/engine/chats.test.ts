@@ -98,14 +98,22 @@ describe('chats on the engine', () => {
         chatId: 'seen',
         info: { chatId: 'seen', sessionId: 'default', heads: [], running: false },
       })
-      // Opened again, or used, it is not new.
+      // Opened again, or used, it is not new; two creates at once make one chat.
       await maker.ok('CHAT_CREATE', { chatId: 'seen' })
+      await Promise.all([
+        maker.ok('CHAT_CREATE', { chatId: 'twice', agent: { provider: 'echo' } }),
+        watcher.ok('CHAT_CREATE', { chatId: 'twice', agent: { provider: 'echo' } }),
+      ])
+      await maker.ok('CHAT_SEND', { chatId: 'twice', message: 'x' })
+      expect(
+        watcher.events().filter((e) => e.type === 'CHAT_CREATED' && e.chatId === 'twice'),
+      ).toHaveLength(1)
       const first = await maker.ok<{ head: string }>('CHAT_SEND', { chatId: 'seen', message: 'a' })
       const retried = await maker.ok<{ head: string }>('CHAT_EDIT', {
         chatId: 'seen',
         message: 'b',
       })
-      expect(watcher.events().filter((e) => e.type === 'CHAT_CREATED')).toHaveLength(1)
+      expect(watcher.events().filter((e) => e.type === 'CHAT_CREATED')).toHaveLength(2)
 
       const plain = await maker.ok<Record<string, unknown>>('CHAT_GET', { chatId: 'seen' })
       expect(plain).not.toHaveProperty('conversation')

@@ -4,6 +4,7 @@ import { chatEventNames, ChatCreatedEventCodec, ChatEngineEventCodec } from './c
 import { ApprovalDecidedEventCodec, ApprovalRequestedEventCodec } from './approvals.js'
 import { literals, NodeStateCodec, struct, WireErrorShapeCodec } from './parts.js'
 import { NetworkInfoCodec } from './networkInfo.js'
+import { SessionSummaryCodec } from './sessionInfo.js'
 
 /**
  * The protocol's name of each network run event: an envelope sent along an
@@ -33,12 +34,15 @@ type NetworkNames = typeof networkEventNames
 /**
  * The event types, in the Nerve PRD's names. Node lifecycle events come
  * from the session's own events, run events from the runtime's, output
- * events from the executes the engine runs; `LAGGED` tells a slow reader
+ * events from the executes the engine runs; a session opened
+ * (`CREATE_SESSION`) and closed is announced; `LAGGED` tells a slow reader
  * how many events it missed, `SERVER_SHUTDOWN` is the last event.
  *
  * @category protocol
  */
 export const eventTypes = Object.freeze([
+  'SESSION_CREATED',
+  'SESSION_CLOSED',
   'NODE_CREATED',
   'NODE_READY',
   'NODE_BUSY',
@@ -91,6 +95,43 @@ const nodeBase = <T extends EventType>(type: T) => ({
   sessionId: str,
   nodeId: str,
 })
+
+/**
+ * A session opened (`CREATE_SESSION`): its id, and the session as
+ * `LIST_SESSIONS` lists it, so a reader learns of it before its first node.
+ *
+ * @category protocol
+ */
+export const SessionCreatedEventCodec = struct('SESSION_CREATED', {
+  ...base('SESSION_CREATED'),
+  sessionId: str,
+  session: SessionSummaryCodec,
+})
+
+/**
+ * A session opened.
+ *
+ * @category protocol
+ */
+export type SessionCreatedEvent = t.TypeOf<typeof SessionCreatedEventCodec>
+
+/**
+ * A session closed (`CLOSE_SESSION`): its nodes were stopped and it is
+ * gone from `LIST_SESSIONS`.
+ *
+ * @category protocol
+ */
+export const SessionClosedEventCodec = struct('SESSION_CLOSED', {
+  ...base('SESSION_CLOSED'),
+  sessionId: str,
+})
+
+/**
+ * A session closed.
+ *
+ * @category protocol
+ */
+export type SessionClosedEvent = t.TypeOf<typeof SessionClosedEventCodec>
 
 const nodeEventTypes = [
   'NODE_CREATED',
@@ -393,6 +434,8 @@ export type LaggedEvent = t.TypeOf<typeof LaggedEventCodec>
  */
 export const EngineEventCodec = t.union(
   [
+    SessionCreatedEventCodec,
+    SessionClosedEventCodec,
     NodeEventCodec,
     OutputChunkCodec,
     OutputParsedCodec,

@@ -3,11 +3,14 @@ import { chatResultCodecs } from './chat.js'
 import { ListApprovalsCodec } from './approvals.js'
 import type { Method } from './methods.js'
 import { NetworkInfoCodec } from './networkInfo.js'
+import { SessionSummaryCodec } from './sessionInfo.js'
 import { storeResultCodecs } from './store.js'
 import { literals, NodeStateCodec, PatchCodec, struct, WireErrorShapeCodec } from './parts.js'
 
 export { InboxInfoCodec, NetworkInfoCodec, NetworkValueCodec } from './networkInfo.js'
 export type { NetworkInfo } from './networkInfo.js'
+export { SessionSummaryCodec } from './sessionInfo.js'
+export type { SessionSummary } from './sessionInfo.js'
 
 /**
  * A node as the node commands answer it: JSON-shaped, with `type` for the
@@ -49,27 +52,6 @@ export const KindInfoCodec = struct('KindInfo', {
  * @category protocol
  */
 export type KindInfo = t.TypeOf<typeof KindInfoCodec>
-
-/**
- * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
- *
- * @category protocol
- */
-export const SessionSummaryCodec = struct('SessionSummary', {
-  sessionId: t.string,
-  name: t.string,
-  default: t.boolean,
-  createdAt: t.string,
-  tags: t.readonlyArray(t.string),
-  nodes: t.number,
-})
-
-/**
- * A session as `CREATE_SESSION` and `LIST_SESSIONS` answer it.
- *
- * @category protocol
- */
-export type SessionSummary = t.TypeOf<typeof SessionSummaryCodec>
 
 /**
  * What `FORK_NODE` answers: the new node's id, the source's id, the kind,

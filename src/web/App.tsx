@@ -1,6 +1,6 @@
 /**
  * The dashboard's frame: a header with the views and the connection's
- * state, and the view chosen. The node list is in the first script; the
+ * state, the session shown (and the others), and the view chosen. The node list is in the first script; the
  * other views are chunks of their own, loaded once the list is drawn (or
  * when chosen first), so the page's first drawing waits for no graph code.
  */
@@ -9,6 +9,7 @@ import type { FunctionComponent } from 'preact'
 import { view, views, type View } from './nav.js'
 import { NodesView } from './NodesView.js'
 import { problem } from './problem.js'
+import { SessionBar } from './SessionBar.js'
 import { connection } from './state.js'
 
 /** A view in a chunk of its own: drawn once loaded, loading it when first asked. */
@@ -88,6 +89,7 @@ export const App = () => (
         {connection.value === 'open' ? 'live' : connection.value}
       </span>
     </header>
+    <SessionBar />
     <main>
       <Chosen />
     </main>

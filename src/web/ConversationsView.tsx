@@ -5,17 +5,31 @@
  * messages up to that vertex (`FORK_NODE` with `at`), and a message sent
  * to it grows a branch of its own. A user message chosen can be edited
  * and retried: a fork that keeps the messages before it is told the
- * edited text.
+ * edited text. The LLM nodes listed are those of the session shown, and
+ * the columns it had are kept for when it is shown again.
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
 import { ConversationDag, labelOf, textOf, verticesOf, type VertexJson } from './ConversationDag.js'
 import { attempt } from './problem.js'
 import { client, onEvent } from './session.js'
-import { nodes } from './state.js'
+import { inShown, nodes, shown } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
 
-const columns = signal<readonly (string | undefined)[]>([undefined, undefined])
+type Columns = readonly (string | undefined)[]
+
+/** The LLM node of each column, by the session shown when they were chosen. */
+const chosen = signal<ReadonlyMap<string | undefined, Columns>>(new Map())
+
+/** The columns of the session shown. */
+const columns = (): Columns => chosen.value.get(shown.value) ?? [undefined, undefined]
+
+/** Shows `nodeId` (or nothing) in column `i`, in the session shown. */
+const setColumn = (i: number, nodeId: string | undefined): void => {
+  const next = [...columns()]
+  next[i] = nodeId
+  chosen.value = new Map(chosen.value).set(shown.value, next)
+}
 
 /** The messages a fork at `id` keeps: the message vertices among it and its ancestors. */
 const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number => {
@@ -66,13 +80,14 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
   useEffect(() => {
     const load = (): void => {
       attempt(async () => {
-        const r = await client().call('GET_CONVERSATION', { nodeId })
+        const r = await client().call('GET_CONVERSATION', { ...inShown(), nodeId })
         setVertices(verticesOf(r.conversation))
       })
     }
     load()
     return onEvent((e) => {
-      if (e.type === 'OUTPUT_PARSED' && e.nodeId === nodeId) load()
+      if (e.type !== 'OUTPUT_PARSED' || e.nodeId !== nodeId) return
+      if (shown.value === undefined || e.sessionId === shown.value) load()
     })
   }, [nodeId])
   const byId = new Map(vertices.map((v) => [v.id, v]))
@@ -88,7 +103,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
         onSubmit={(e) => {
           e.preventDefault()
           attempt(async () => {
-            await client().call('RUN_COMMAND', { nodeId, input: message })
+            await client().call('RUN_COMMAND', { ...inShown(), nodeId, input: message })
             setMessage('')
           })
         }}
@@ -121,13 +136,12 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
               e.preventDefault()
               attempt(async () => {
                 await client().call('FORK_NODE', {
+                  ...inShown(),
                   sourceId: nodeId,
                   targetId: target,
                   at: messagesUpTo(byId, picked.id),
                 })
-                const next = [...columns.value]
-                next[column === 0 ? 1 : column] = target
-                columns.value = next
+                setColumn(column === 0 ? 1 : column, target)
               })
             }}
           >
@@ -150,14 +164,17 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
                 attempt(async () => {
                   // The messages before this one, then the edited one, on a node of its own.
                   await client().call('FORK_NODE', {
+                    ...inShown(),
                     sourceId: nodeId,
                     targetId: target,
                     at: messagesUpTo(byId, picked.id) - 1,
                   })
-                  const next = [...columns.value]
-                  next[column === 0 ? 1 : column] = target
-                  columns.value = next
-                  await client().call('RUN_COMMAND', { nodeId: target, input: edited })
+                  setColumn(column === 0 ? 1 : column, target)
+                  await client().call('RUN_COMMAND', {
+                    ...inShown(),
+                    nodeId: target,
+                    input: edited,
+                  })
                 })
               }}
             />
@@ -174,9 +191,11 @@ export const ConversationsView = () => {
     <section aria-labelledby="conv-title">
       <h2 id="conv-title">Conversations</h2>
       <ProblemLine />
-      {llms.length === 0 && <p class="empty">No LLM node: create one on the Nodes view.</p>}
+      {llms.length === 0 && (
+        <p class="empty">No LLM node in this session: create one on the Nodes view.</p>
+      )}
       <div class="split">
-        {columns.value.map((id, i) => (
+        {columns().map((id, i) => (
           <div class="column" key={i}>
             <label>
               {i === 0 ? 'Conversation' : 'Beside it'}{' '}
@@ -184,9 +203,7 @@ export const ConversationsView = () => {
                 aria-label={i === 0 ? 'Conversation' : 'Beside it'}
                 value={id ?? ''}
                 onChange={(e) => {
-                  const next = [...columns.value]
-                  next[i] = e.currentTarget.value === '' ? undefined : e.currentTarget.value
-                  columns.value = next
+                  setColumn(i, e.currentTarget.value === '' ? undefined : e.currentTarget.value)
                 }}
               >
                 <option value="">—</option>
@@ -195,7 +212,9 @@ export const ConversationsView = () => {
                 ))}
               </select>
             </label>
-            {id !== undefined && <Conversation key={id} nodeId={id} column={i} />}
+            {id !== undefined && (
+              <Conversation key={`${shown.value ?? ''}\n${id}`} nodeId={id} column={i} />
+            )}
           </div>
         ))}
       </div>

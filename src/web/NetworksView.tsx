@@ -19,6 +19,7 @@ import { editNode, NodeEditor } from './NodeEditor.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
+import { inShown, shown } from './state.js'
 
 const chosen = signal<string | undefined>(undefined)
 
@@ -260,10 +261,11 @@ const Network = ({ net }: { net: NetView }) => {
   )
 }
 
-/** Starts a network file on the daemon, working in `root` when given. */
+/** Starts a network file on the daemon, in the session shown, working in `root` when given. */
 const startFile = async (file: File, root: string): Promise<void> => {
   const network: unknown = JSON.parse(await file.text())
   const info = await client().call('CREATE_NETWORK', {
+    ...inShown(),
     network,
     ...(root.trim() !== '' && { root: root.trim() }),
   })
@@ -302,6 +304,10 @@ export const NetworksView = () => {
           />
         </label>
       </div>
+      <p class="hint">
+        A network starts in the session shown ({shown.value ?? 'the default one'}); the list has
+        those of every session.
+      </p>
       <ProblemLine />
       <div class="split">
         <ul class="runlist" aria-label="Networks">

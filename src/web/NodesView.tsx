@@ -1,17 +1,26 @@
 /**
- * The nodes of the session: kind, state and how long it has held it;
- * create, stop, fork and delete; attach a terminal (tiled below).
+ * The nodes of the session shown (chosen above the views): kind, state
+ * and how long it has held it; create, stop, fork and delete, in that
+ * session; attach a terminal (tiled below, each tile its node's session's,
+ * whichever session is shown later).
  */
 import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
 import { attempt } from './problem.js'
 import { client } from './session.js'
-import { nodes } from './state.js'
+import { inShown, nodes, sessions, shown } from './state.js'
 import { TerminalTile } from './TerminalTile.js'
 import { ProblemLine } from './ProblemLine.js'
 
-/** The nodes whose terminals are tiled, in the order they were attached. */
-const attached = signal<readonly string[]>([])
+/** A terminal tiled: its node, the node's session and kind. */
+interface Tile {
+  readonly sessionId: string | undefined
+  readonly nodeId: string
+  readonly kind: string
+}
+
+/** The terminals tiled, in the order they were attached. */
+const attached = signal<readonly Tile[]>([])
 const clock = signal(Date.now())
 /** The kinds the daemon creates nodes of (`LIST_KINDS`), read once. */
 const kinds = signal<readonly string[]>(['bash'])
@@ -25,8 +34,17 @@ const age = (since: string | undefined): string => {
   return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min` : `${Math.floor(s / 3600)} h`
 }
 
-const attach = (id: string): void => {
-  if (!attached.value.includes(id)) attached.value = [...attached.value, id]
+const same = (t: Tile, sessionId: string | undefined, nodeId: string): boolean =>
+  t.sessionId === sessionId && t.nodeId === nodeId
+
+const attach = (nodeId: string, kind: string): void => {
+  const sessionId = shown.value
+  if (!attached.value.some((t) => same(t, sessionId, nodeId)))
+    attached.value = [...attached.value, { sessionId, nodeId, kind }]
+}
+
+const detach = (sessionId: string | undefined, nodeId: string): void => {
+  attached.value = attached.value.filter((t) => !same(t, sessionId, nodeId))
 }
 
 const CreateForm = () => {
@@ -47,6 +65,7 @@ const CreateForm = () => {
         attempt(async () => {
           const given: unknown = options.trim() === '' ? undefined : JSON.parse(options)
           await client().call('CREATE_NODE', {
+            ...inShown(),
             nodeId: name,
             kind,
             ...(given !== undefined && { options: given as Record<string, unknown> }),
@@ -106,7 +125,7 @@ const ForkForm = ({ source, done }: { source: string; done: () => void }) => {
       onSubmit={(e) => {
         e.preventDefault()
         attempt(async () => {
-          await client().call('FORK_NODE', { sourceId: source, targetId: target })
+          await client().call('FORK_NODE', { ...inShown(), sourceId: source, targetId: target })
           done()
         })
       }}
@@ -153,7 +172,7 @@ const Row = ({ id }: { id: string }) => {
             <button
               type="button"
               onClick={() => {
-                attach(n.id)
+                attach(n.id, n.kind)
               }}
             >
               Terminal
@@ -161,7 +180,7 @@ const Row = ({ id }: { id: string }) => {
             <button
               type="button"
               onClick={() => {
-                attempt(() => client().call('STOP_NODE', { nodeId: n.id }))
+                attempt(() => client().call('STOP_NODE', { ...inShown(), nodeId: n.id }))
               }}
             >
               Stop
@@ -177,8 +196,9 @@ const Row = ({ id }: { id: string }) => {
             <button
               type="button"
               onClick={() => {
-                attached.value = attached.value.filter((a) => a !== n.id)
-                attempt(() => client().call('DELETE_NODE', { nodeId: n.id }))
+                const scope = inShown()
+                detach(scope.sessionId, n.id)
+                attempt(() => client().call('DELETE_NODE', { ...scope, nodeId: n.id }))
               }}
             >
               Delete
@@ -190,9 +210,15 @@ const Row = ({ id }: { id: string }) => {
   )
 }
 
+/** The name the page gives a session: `undefined` (not listed yet) is the default one. */
+const nameOf = (sessionId: string | undefined): string =>
+  sessionId === undefined
+    ? 'the default session'
+    : (sessions.value.get(sessionId)?.name ?? sessionId)
+
 export const NodesView = () => (
-  <section aria-labelledby="nodes-title">
-    <h2 id="nodes-title">Nodes</h2>
+  <section aria-labelledby="nodes-title" data-nodes-of={shown.value}>
+    <h2 id="nodes-title">Nodes of {nameOf(shown.value)}</h2>
     <CreateForm />
     <ProblemLine />
     <table class="nodes">
@@ -213,13 +239,15 @@ export const NodesView = () => (
     </table>
     {nodes.value.size === 0 && <p class="empty">No nodes yet: create one above.</p>}
     <div class="tiles">
-      {attached.value.map((id) => (
+      {attached.value.map((t) => (
         <TerminalTile
-          key={id}
-          nodeId={id}
-          kind={nodes.value.get(id)?.kind ?? 'bash'}
+          key={`${t.sessionId ?? ''}\n${t.nodeId}`}
+          sessionId={t.sessionId}
+          nodeId={t.nodeId}
+          kind={t.kind}
+          label={t.sessionId === shown.value ? t.nodeId : `${t.nodeId} (${nameOf(t.sessionId)})`}
           close={() => {
-            attached.value = attached.value.filter((a) => a !== id)
+            detach(t.sessionId, t.nodeId)
           }}
         />
       ))}

@@ -19,7 +19,16 @@ import { chosenRun } from './nav.js'
 import { attempt } from './problem.js'
 import { RunTimeline } from './RunTimeline.js'
 import { client } from './session.js'
-import { addRun, applyTrace, runs, setRecording, type RunView } from './state.js'
+import {
+  addRun,
+  applyTrace,
+  inShown,
+  runs,
+  sessions,
+  setRecording,
+  shown,
+  type RunView,
+} from './state.js'
 import { ProblemLine } from './ProblemLine.js'
 
 const chosenStep = signal<string | undefined>(undefined)
@@ -43,6 +52,7 @@ const start = async (
   addRun(
     {
       runId,
+      sessionId: options.sessionId,
       graphId: typeof shape.id === 'string' ? shape.id : runId,
       state: runs.value.get(runId)?.state ?? 'running',
       startedAt: new Date().toISOString(),
@@ -53,9 +63,9 @@ const start = async (
   chosenStep.value = undefined
 }
 
-/** Starts a graph file on the daemon. */
+/** Starts a graph file on the daemon, in the session shown. */
 const runFile = async (file: File): Promise<void> => {
-  await start(JSON.parse(await file.text()))
+  await start(JSON.parse(await file.text()), inShown())
 }
 
 /**
@@ -64,9 +74,17 @@ const runFile = async (file: File): Promise<void> => {
  * run is drawn with the same steps and chosen.
  */
 const rerun = async (run: RunView, recordingId: string, stepId: string): Promise<void> => {
-  const { runId } = await client().call('REPLAY_GRAPH', { recordingId, from: stepId })
+  // In the run's own session.
+  const scope = run.sessionId === undefined ? {} : { sessionId: run.sessionId }
+  const { runId } = await client().call('REPLAY_GRAPH', { recordingId, from: stepId, ...scope })
   addRun(
-    { runId, graphId: run.graphId, state: 'running', startedAt: new Date().toISOString() },
+    {
+      runId,
+      graphId: run.graphId,
+      state: 'running',
+      startedAt: new Date().toISOString(),
+      ...scope,
+    },
     [...run.steps.keys()].map((id) => ({
       id,
       dependsOn: run.edges.filter(([, to]) => to === id).map(([from]) => from),
@@ -241,6 +259,10 @@ export const RunsView = () => {
   return (
     <section aria-labelledby="runs-title" class="runs">
       <h2 id="runs-title">Graph runs</h2>
+      <p class="hint">
+        A graph file runs in the session shown ({shown.value ?? 'the default one'}); the list has
+        the runs of every session.
+      </p>
       <label class="file">
         Run a graph file{' '}
         <input
@@ -269,6 +291,9 @@ export const RunsView = () => {
               >
                 {r.graphId} <span class={`state ${r.state}`}>{r.state}</span>
                 <small>{new Date(r.startedAt).toLocaleTimeString()}</small>
+                {sessions.value.size > 1 && r.sessionId !== undefined && (
+                  <small class="session">in {r.sessionId}</small>
+                )}
               </button>
             </li>
           ))}

@@ -3,7 +3,7 @@
  * keeps, read with the store's commands (and the session saved on demand,
  * `SAVE_SESSION`). A saved session opens as its nodes (kind, state when
  * saved) and an LLM node's conversation drawn as its DAG, and "Open live"
- * brings its nodes back into the daemon's session (`LOAD_SAVED_SESSION`),
+ * brings its nodes back into the session shown (`LOAD_SAVED_SESSION`),
  * where the Nodes view shows them; a recording opens in the runs view as
  * its replay (`REPLAY_GRAPH`), from where it can be re-run from a step.
  */
@@ -13,8 +13,8 @@ import type { RecordingSummary, Results, SavedSession } from '../protocol/index.
 import { ConversationDag, verticesOf } from './ConversationDag.js'
 import { chosenRun, view } from './nav.js'
 import { attempt } from './problem.js'
-import { client } from './session.js'
-import { addRun } from './state.js'
+import { chooseSession, client } from './session.js'
+import { addRun, inShown, shown as shownSession } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
 
 interface Listed {
@@ -42,10 +42,17 @@ const load = (): void => {
   })
 }
 
-/** Replays a recording and shows its run in the runs view. */
+/** Replays a recording in the session shown and shows its run in the runs view. */
 const replay = async (r: RecordingSummary): Promise<void> => {
-  const { runId } = await client().call('REPLAY_GRAPH', { recordingId: r.recordingId })
-  addRun({ runId, graphId: r.graphId, state: 'running', startedAt: new Date().toISOString() })
+  const scope = inShown()
+  const { runId } = await client().call('REPLAY_GRAPH', { recordingId: r.recordingId, ...scope })
+  addRun({
+    runId,
+    graphId: r.graphId,
+    state: 'running',
+    startedAt: new Date().toISOString(),
+    ...scope,
+  })
   chosenRun.value = runId
   view.value = 'runs'
 }
@@ -62,6 +69,7 @@ const Loaded = ({ loaded }: { loaded: Results['LOAD_SAVED_SESSION'] }) => (
       <button
         type="button"
         onClick={() => {
+          attempt(() => chooseSession(loaded.sessionId))
           view.value = 'nodes'
         }}
       >
@@ -94,10 +102,10 @@ const SavedSessionPanel = ({ sessionId }: { sessionId: string }) => {
       <p class="buttons">
         <button
           type="button"
-          title="Register its nodes again in the daemon's session, as they were saved"
+          title="Register its nodes again in the session shown, as they were saved"
           onClick={() => {
             attempt(async () => {
-              setLoaded(await client().loadSavedSession(sessionId))
+              setLoaded(await client().loadSavedSession(sessionId, shownSession.value))
             })
           }}
         >
@@ -170,13 +178,17 @@ export const StoreView = () => {
           type="button"
           onClick={() => {
             attempt(async () => {
-              await client().call('SAVE_SESSION', {})
+              await client().call('SAVE_SESSION', inShown())
               load()
             })
           }}
         >
           Save the session now
-        </button>
+        </button>{' '}
+        <span class="hint">
+          Saving and “Open live” act in the session shown ({shownSession.value ?? 'the default one'}
+          ).
+        </span>
       </p>
       <ProblemLine />
       {l === 'none' && <p class="empty">This daemon keeps no store.</p>}

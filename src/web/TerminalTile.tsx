@@ -26,16 +26,23 @@ const FLOOD_PAUSE = 100
 const TAIL = 4000
 
 interface Props {
+  /** The node's session; `undefined`: the daemon's default one. */
+  readonly sessionId: string | undefined
   readonly nodeId: string
   readonly kind: string
+  /** Its title (the node's name, and its session's when not the one shown). */
+  readonly label: string
   readonly close: () => void
 }
 
-export const TerminalTile = ({ nodeId, kind, close }: Props) => {
+export const TerminalTile = ({ sessionId, nodeId, kind, label, close }: Props) => {
   const host = useRef<HTMLDivElement>(null)
   const control = useRef(false)
   const [inControl, setInControl] = useState(false)
   const lineMode = kind === 'bash'
+  /** The params naming the node: its session (when known) and its id. */
+  const node: { readonly nodeId: string; readonly sessionId?: string } =
+    sessionId === undefined ? { nodeId } : { sessionId, nodeId }
 
   useEffect(() => {
     // xterm is loaded with the first terminal: the page opens without it.
@@ -135,7 +142,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         clearTimeout(redraw)
         redraw = setTimeout(() => {
           client()
-            .call('GET_BUFFER', { nodeId })
+            .call('GET_BUFFER', { ...node })
             .then(
               ({ buffer }) => {
                 term.reset()
@@ -159,6 +166,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
             output('\r\n\x1b[2m[… the page fell behind: output may be missing here …]\x1b[0m\r\n')
         }
         if (!('nodeId' in e) || e.nodeId !== nodeId) return
+        if (sessionId !== undefined && 'sessionId' in e && e.sessionId !== sessionId) return
         if (e.type === 'OUTPUT_CHUNK' && e.runId === undefined) {
           const text = chunkText(e.chunk)
           if (text === undefined) return
@@ -188,7 +196,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         if (!control.current) return
         if (!lineMode) {
           attempt(async () => {
-            await client().call('WRITE_DATA', { nodeId, data })
+            await client().call('WRITE_DATA', { ...node, data })
             readScreen()
           })
           return
@@ -200,7 +208,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
             const command = line
             line = ''
             if (command.trim() === '') prompt()
-            else attempt(() => client().call('RUN_COMMAND', { nodeId, input: command }))
+            else attempt(() => client().call('RUN_COMMAND', { ...node, input: command }))
           } else if (ch === '\x7f') {
             if (line.length > 0) {
               line = line.slice(0, -1)
@@ -208,7 +216,7 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
             }
           } else if (ch === '\x03') {
             line = ''
-            attempt(() => client().call('SEND_INTERRUPT', { nodeId }))
+            attempt(() => client().call('SEND_INTERRUPT', node))
           } else if (ch >= ' ') {
             line += ch
             atPrompt = false
@@ -225,12 +233,17 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         term.dispose()
       }
     }
-  }, [nodeId, lineMode])
+  }, [sessionId, nodeId, lineMode])
 
   return (
-    <article class="tile" data-terminal={nodeId} aria-label={`Terminal of ${nodeId}`}>
+    <article
+      class="tile"
+      data-terminal={nodeId}
+      data-session={sessionId}
+      aria-label={`Terminal of ${label}`}
+    >
       <header>
-        <h3>{nodeId}</h3>
+        <h3>{label}</h3>
         <span class="mode">{inControl ? 'in control' : 'read-only'}</span>
         <button
           type="button"
@@ -246,12 +259,12 @@ export const TerminalTile = ({ nodeId, kind, close }: Props) => {
         <button
           type="button"
           onClick={() => {
-            attempt(() => client().call('SEND_INTERRUPT', { nodeId }))
+            attempt(() => client().call('SEND_INTERRUPT', node))
           }}
         >
           Interrupt
         </button>
-        <button type="button" onClick={close} aria-label={`Close the terminal of ${nodeId}`}>
+        <button type="button" onClick={close} aria-label={`Close the terminal of ${label}`}>
           ×
         </button>
       </header>

@@ -1,13 +1,14 @@
 /**
  * The page's one connection to the daemon that served it: the SDK's
  * NerveClient over the browser's WebSocket (the session cookie opens it),
- * one subscription to every event of the session, decoded by the
+ * one subscription to every event of the daemon (of every session), decoded by the
  * protocol's codecs in the client; they feed the state and any view that
  * listens (terminals).
  */
+import { batch } from '@preact/signals'
 import { NerveClient } from '../client/NerveClient.js'
 import { taggedError } from '../errors.js'
-import type { EngineEvent } from '../protocol/index.js'
+import type { EngineEvent, Results } from '../protocol/index.js'
 import { browserWire } from './browserWire.js'
 import {
   addEnvelopes,
@@ -16,7 +17,16 @@ import {
   patchesReady,
   setNetwork,
 } from './networkState.js'
-import { addRun, apply, connection, setNodes } from './state.js'
+import {
+  addRun,
+  apply,
+  connection,
+  defaultSession,
+  nodes,
+  setNodes,
+  setSessions,
+  shown,
+} from './state.js'
 
 /**
  * The dashboard was asked for its connection before {@link start} made it.
@@ -69,6 +79,33 @@ const refresh = (c: NerveClient, networkId: string): void => {
   }, 250)
 }
 
+/** Shows the nodes `LIST_NODES` answered. */
+const listed = (list: Results['LIST_NODES']): void => {
+  setNodes(list.nodes.map((n) => ({ id: n.id, kind: n.type, state: n.state })))
+}
+
+/**
+ * Shows the nodes of `sessionId` and acts in it from now: its nodes are
+ * listed anew (`LIST_NODES`), events of its nodes applied meanwhile. A
+ * session gone meanwhile takes the page back to the default one.
+ */
+export const chooseSession = async (sessionId: string): Promise<void> => {
+  if (shown.value === sessionId) return
+  batch(() => {
+    shown.value = sessionId
+    nodes.value = new Map()
+  })
+  try {
+    const list = await client().call('LIST_NODES', { sessionId })
+    if (shown.value === sessionId) listed(list)
+  } catch (e) {
+    const fallback = defaultSession()
+    if (shown.value === sessionId && fallback !== undefined && fallback !== sessionId)
+      await chooseSession(fallback)
+    throw e
+  }
+}
+
 /**
  * Connects over `socket` (opened by the entry), subscribes and lists the nodes (one round trip: the daemon runs
  * a connection's calls in order, so the subscription is in place before
@@ -81,15 +118,19 @@ export const start = async (socket: WebSocket): Promise<void> => {
   current = c
   // Subscribed first: nothing that happens while the lists load is missed.
   const [events, list] = await Promise.all([c.subscribe({}), c.call('LIST_NODES', {})])
-  setNodes(list.nodes.map((n) => ({ id: n.id, kind: n.type, state: n.state })))
+  listed(list)
   performance.mark('nerve:nodes')
   void (async () => {
     try {
       void patchesReady()
-      const [runList, netList] = await Promise.all([
+      const [sessionList, runList, netList] = await Promise.all([
+        c.call('LIST_SESSIONS', {}),
         c.call('LIST_RUNS', {}),
         c.call('LIST_NETWORKS', {}),
       ])
+      // Known before any event is applied: the nodes listed are the default session's.
+      setSessions(sessionList.sessions)
+      shown.value ??= defaultSession()
       for (const r of runList.runs) addRun(r)
       for (const n of netList.networks) {
         setNetwork(n)
@@ -104,6 +145,11 @@ export const start = async (socket: WebSocket): Promise<void> => {
           if (applyNetworkEvent(e)) void follow(c, e.networkId)
           else refresh(c, e.networkId)
         } else apply(e)
+        // The session shown was closed: back to the default one.
+        if (e.type === 'SESSION_CLOSED' && shown.value === e.sessionId) {
+          const fallback = defaultSession()
+          if (fallback !== undefined) chooseSession(fallback).catch(() => undefined)
+        }
         for (const f of listeners) f(e)
       }
     } finally {

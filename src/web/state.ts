@@ -1,12 +1,13 @@
 /**
- * What the page knows, as signals fed by the daemon's events: the nodes of
- * the session and the graph runs with their steps. Each event makes new
+ * What the page knows, as signals fed by the daemon's events: the
+ * daemon's sessions, the nodes of the session shown and the graph runs
+ * (of every session) with their steps. Each event makes new
  * values (maps are replaced, never changed in place), so a view redraws
  * exactly what an event touched. Two pages on one daemon receive the same
  * events and so show the same thing.
  */
 import { batch, signal } from '@preact/signals'
-import type { EngineEvent, RunSummary, TraceJson } from '../protocol/index.js'
+import type { EngineEvent, RunSummary, SessionSummary, TraceJson } from '../protocol/index.js'
 
 /** A node as the page lists it. */
 export interface NodeRow {
@@ -42,6 +43,8 @@ export interface StepView {
 export interface RunView {
   readonly runId: string
   readonly graphId: string
+  /** The session it runs in, when known. */
+  readonly sessionId: string | undefined
   readonly state: string
   readonly startedAt: string
   readonly steps: ReadonlyMap<string, StepView>
@@ -51,6 +54,15 @@ export interface RunView {
   readonly recordingId: string | undefined
 }
 
+/** The daemon's sessions (`LIST_SESSIONS`, then `SESSION_CREATED` and `SESSION_CLOSED`), by id. */
+export const sessions = signal<ReadonlyMap<string, SessionSummary>>(new Map())
+/**
+ * The session whose nodes {@link nodes} holds and in which the page acts
+ * (creates nodes, starts runs, saves); `undefined` until the sessions are
+ * listed: the daemon's default one then.
+ */
+export const shown = signal<string | undefined>(undefined)
+/** The nodes of the {@link shown} session. */
 export const nodes = signal<ReadonlyMap<string, NodeRow>>(new Map())
 export const runs = signal<ReadonlyMap<string, RunView>>(new Map())
 export const connection = signal<'connecting' | 'open' | 'lost'>('connecting')
@@ -87,9 +99,25 @@ const updateRun = (runId: string, f: (r: RunView) => RunView): void => {
   runs.value = next
 }
 
+/** The params that make a command act in the {@link shown} session. */
+export const inShown = (): { readonly sessionId?: string } =>
+  shown.value === undefined ? {} : { sessionId: shown.value }
+
+/** The daemon's default session's id, once the sessions are listed. */
+export const defaultSession = (): string | undefined =>
+  [...sessions.value.values()].find((s) => s.default)?.sessionId
+
+/** Replaces the session list (the answer of LIST_SESSIONS). */
+export const setSessions = (list: readonly SessionSummary[]): void => {
+  sessions.value = new Map(list.map((s) => [s.sessionId, s]))
+}
+
 /** Adds a run the page learnt of (listed, started here or elsewhere); keeps what it knew. */
 export const addRun = (
-  summary: Pick<RunSummary, 'runId' | 'graphId' | 'startedAt'> & { readonly state: string },
+  summary: Pick<RunSummary, 'runId' | 'graphId' | 'startedAt'> & {
+    readonly state: string
+    readonly sessionId?: string | undefined
+  },
   steps: readonly { readonly id: string; readonly dependsOn?: readonly string[] }[] = [],
 ): void => {
   const known = runs.value.get(summary.runId)
@@ -99,6 +127,7 @@ export const addRun = (
   for (const [id, s] of known?.steps ?? []) merged.set(id, s)
   next.set(summary.runId, {
     ...summary,
+    sessionId: summary.sessionId ?? known?.sessionId,
     recordingId: known?.recordingId,
     state: known?.state ?? summary.state,
     steps: merged,
@@ -156,16 +185,33 @@ export const setNodes = (list: readonly Omit<NodeRow, 'since'>[]): void => {
   nodes.value = new Map(list.map((n) => [n.id, { ...n, since: undefined }]))
 }
 
+/** Whether `sessionId` is the session shown (any, before it is known). */
+const isShown = (sessionId: string): boolean =>
+  shown.value === undefined || shown.value === sessionId
+
 /** Applies one event of the daemon. */
 export const apply = (e: EngineEvent): void => {
   eventCount.value++
   switch (e.type) {
+    case 'SESSION_CREATED': {
+      const next = new Map(sessions.value)
+      next.set(e.sessionId, e.session)
+      sessions.value = next
+      return
+    }
+    case 'SESSION_CLOSED': {
+      const next = new Map(sessions.value)
+      next.delete(e.sessionId)
+      sessions.value = next
+      return
+    }
     case 'NODE_CREATED':
     case 'NODE_READY':
     case 'NODE_BUSY':
     case 'NODE_RESPAWNED':
     case 'NODE_STOPPED':
     case 'NODE_FORKED': {
+      if (!isShown(e.sessionId)) return
       const next = new Map(nodes.value)
       const known = next.get(e.nodeId)
       next.set(e.nodeId, {
@@ -178,6 +224,7 @@ export const apply = (e: EngineEvent): void => {
       return
     }
     case 'NODE_DELETED': {
+      if (!isShown(e.sessionId)) return
       const next = new Map(nodes.value)
       next.delete(e.nodeId)
       nodes.value = next
@@ -189,6 +236,7 @@ export const apply = (e: EngineEvent): void => {
         addRun({
           runId: e.runId,
           graphId: e.graphId,
+          sessionId: e.sessionId,
           state: 'running',
           startedAt: known?.startedAt ?? e.time,
         })

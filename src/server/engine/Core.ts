@@ -202,7 +202,9 @@ export class Core {
     await this.ready
     if (this.shuttingDown) throw new ShuttingDown()
     if (this.#kits.has(id)) throw new SessionExists(id)
-    return this.summary(await this.#open(id, tags, metadata))
+    const summary = this.summary(await this.#open(id, tags, metadata))
+    this.publish({ type: 'SESSION_CREATED', time: this.now(), sessionId: id, session: summary })
+    return summary
   }
 
   async closeSession(id: string): Promise<boolean> {
@@ -213,6 +215,7 @@ export class Core {
     this.#kits.delete(id)
     kit.session?.interrupt(undefined, new RequestCancelled('the session was closed'))
     await this.#manager.close(id)
+    this.publish({ type: 'SESSION_CLOSED', time: this.now(), sessionId: id })
     return true
   }
 

@@ -1,4 +1,6 @@
+import { isRight } from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
+import { EngineEventCodec } from '../../../src/protocol/index.js'
 import { connectedPeers, ptyOptions } from '../kit.js'
 
 const connected = connectedPeers()
@@ -24,6 +26,24 @@ describe('sessions', () => {
       code: -32001,
       data: { tag: 'UnknownSession', path: '/sessionId' },
     })
+  })
+
+  it('announces a session opened and one closed to every subscriber, the codecs agreeing', async () => {
+    const p = await connected()
+    await p.ok('SUBSCRIBE', {})
+    const made = await p.ok('CREATE_SESSION', { sessionId: 'other', tags: ['t'] })
+    const created = await p.waitFor((e) => e.type === 'SESSION_CREATED')
+    expect(created).toMatchObject({ sessionId: 'other', session: made })
+    await p.ok('CREATE_NODE', { sessionId: 'other', nodeId: 'sh', kind: 'bash' })
+    await p.ok('CLOSE_SESSION', { sessionId: 'other' })
+    const closed = await p.waitFor((e) => e.type === 'SESSION_CLOSED')
+    expect(closed).toMatchObject({ sessionId: 'other' })
+    const types = p.events().map((e) => e.type)
+    // Its nodes stop before it is gone.
+    expect(types).toContain('NODE_STOPPED')
+    expect(types.indexOf('NODE_CREATED')).toBeGreaterThan(types.indexOf('SESSION_CREATED'))
+    expect(types.lastIndexOf('NODE_STOPPED')).toBeLessThan(types.indexOf('SESSION_CLOSED'))
+    for (const e of [created, closed]) expect(isRight(EngineEventCodec.decode(e))).toBe(true)
   })
 
   it('refuses a session id in use, and closing the default session', async () => {

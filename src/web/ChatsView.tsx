@@ -26,6 +26,7 @@ import { ConversationDag, labelOf, textOf, verticesOf } from './ConversationDag.
 import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
+import { TextField } from './fields.js'
 
 /** The chat shown. */
 const chosen = signal<string | undefined>(undefined)
@@ -118,16 +119,7 @@ const EditForm = ({ chatId, at, text }: { chatId: string; at: string; text: stri
         attempt(() => client().call('CHAT_EDIT', { chatId, at, message: edited }))
       }}
     >
-      <label>
-        Edit the message{' '}
-        <input
-          value={edited}
-          required
-          onInput={(e) => {
-            setEdited(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Edit the message" value={edited} required onInput={setEdited} />
       <button type="submit">Edit as a new branch</button>
     </form>
   )
@@ -203,16 +195,7 @@ const ChatPanel = ({ chatId }: { chatId: string }) => {
               attempt(() => client().call('CHAT_SEND', { chatId, message: text }))
             }}
           >
-            <label>
-              Say to {chatId}{' '}
-              <input
-                value={message}
-                required
-                onInput={(e) => {
-                  setMessage(e.currentTarget.value)
-                }}
-              />
-            </label>
+            <TextField label={`Say to ${chatId}`} value={message} required onInput={setMessage} />
             <button type="submit">Send</button>
             <button
               type="button"
@@ -335,26 +318,13 @@ const CreateChat = () => {
         })
       }}
     >
-      <label>
-        Chat id{' '}
-        <input
-          value={id}
-          required
-          onInput={(e) => {
-            setId(e.currentTarget.value)
-          }}
-        />
-      </label>
-      <label>
-        Agent options{' '}
-        <input
-          value={agent}
-          placeholder='{"provider":"echo"}'
-          onInput={(e) => {
-            setAgent(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Chat id" value={id} required onInput={setId} />
+      <TextField
+        label="Agent options"
+        value={agent}
+        placeholder='{"provider":"echo"}'
+        onInput={setAgent}
+      />
       <button type="submit">Create chat</button>
     </form>
   )

@@ -15,6 +15,7 @@ import { attempt } from './problem.js'
 import { client, onEvent } from './session.js'
 import { inShown, nodes, shown } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
+import { TextField } from './fields.js'
 
 type Columns = readonly (string | undefined)[]
 
@@ -57,16 +58,7 @@ const EditRetry = ({ text, retry }: { text: string; retry: (edited: string) => v
         retry(edited)
       }}
     >
-      <label>
-        Edit the message{' '}
-        <input
-          value={edited}
-          required
-          onInput={(e) => {
-            setEdited(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Edit the message" value={edited} required onInput={setEdited} />
       <button type="submit">Edit and retry</button>
     </form>
   )
@@ -108,16 +100,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
           })
         }}
       >
-        <label>
-          Say to {nodeId}{' '}
-          <input
-            value={message}
-            required
-            onInput={(e) => {
-              setMessage(e.currentTarget.value)
-            }}
-          />
-        </label>
+        <TextField label={`Say to ${nodeId}`} value={message} required onInput={setMessage} />
         <button type="submit">Send</button>
       </form>
       <ConversationDag
@@ -145,15 +128,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
               })
             }}
           >
-            <label>
-              Fork here as{' '}
-              <input
-                value={target}
-                onInput={(e) => {
-                  setTarget(e.currentTarget.value)
-                }}
-              />
-            </label>
+            <TextField label="Fork here as" value={target} onInput={setTarget} />
             <button type="submit">Fork here</button>
           </form>
           {picked.data.type === 'message' && picked.data.role === 'user' && (

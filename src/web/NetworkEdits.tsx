@@ -9,33 +9,12 @@ import { edgeIdOf } from './networkPatches.js'
 import type { NetView } from './networkState.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
+import { Choice, TextField } from './fields.js'
 
 /** Sends `patches` to the network as one edit; a refusal is shown. */
 export const edit = (networkId: string, patches: readonly object[]): void => {
   attempt(() => client().call('EDIT_NETWORK', { networkId, patches: patches as never }))
 }
-
-/** A labelled choice among `options`. */
-export const Choice = <A extends string>(props: {
-  readonly label: string
-  readonly value: A
-  readonly options: readonly A[]
-  readonly onChange: (value: A) => void
-}) => (
-  <label>
-    {props.label}{' '}
-    <select
-      value={props.value}
-      onChange={(e) => {
-        props.onChange(e.currentTarget.value as A)
-      }}
-    >
-      {props.options.map((o) => (
-        <option key={o}>{o}</option>
-      ))}
-    </select>
-  </label>
-)
 
 export const AddEdge = ({ net }: { net: NetView }) => {
   const ids = Object.keys(net.network.nodes)
@@ -111,28 +90,14 @@ export const AddNode = ({ net }: { net: NetView }) => {
         setId('')
       }}
     >
-      <label>
-        Node{' '}
-        <input
-          value={id}
-          required
-          pattern="[A-Za-z0-9_.\-]+"
-          onInput={(e) => {
-            setId(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Node" value={id} required pattern="[A-Za-z0-9_.\-]+" onInput={setId} />
       <Choice label="Role" value={role} options={roles} onChange={setRole} />
-      <label>
-        Scripted reply{' '}
-        <input
-          value={reply}
-          placeholder="empty: the daemon's model"
-          onInput={(e) => {
-            setReply(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField
+        label="Scripted reply"
+        value={reply}
+        placeholder="empty: the daemon's model"
+        onInput={setReply}
+      />
       <Choice
         label="Edge from"
         value={from}

@@ -14,7 +14,8 @@ import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { EnvelopeDag } from './EnvelopeDag.js'
 import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
-import { AddEdge, AddNode, Choice } from './NetworkEdits.js'
+import { Choice, TextField } from './fields.js'
+import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
@@ -130,16 +131,7 @@ const Send = ({ net }: { net: NetView }) => {
       }}
     >
       <Choice label="Send to" value={to} options={ids} onChange={setTo} />
-      <label>
-        Message{' '}
-        <input
-          value={message}
-          required
-          onInput={(e) => {
-            setMessage(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Message" value={message} required onInput={setMessage} />
       <button type="submit">Send</button>
     </form>
   )
@@ -281,16 +273,12 @@ export const NetworksView = () => {
     <section aria-labelledby="networks-title" class="runs">
       <h2 id="networks-title">Networks</h2>
       <div class="inline">
-        <label>
-          Workspace{' '}
-          <input
-            value={root}
-            placeholder="the daemon's directory"
-            onInput={(e) => {
-              setRoot(e.currentTarget.value)
-            }}
-          />
-        </label>
+        <TextField
+          label="Workspace"
+          value={root}
+          placeholder="the daemon's directory"
+          onInput={setRoot}
+        />
         <label class="file">
           Start a network file{' '}
           <input

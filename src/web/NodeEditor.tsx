@@ -8,7 +8,8 @@
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
-import { Choice, edit } from './NetworkEdits.js'
+import { Choice, TextField } from './fields.js'
+import { edit } from './NetworkEdits.js'
 import type { NetView } from './networkState.js'
 import { nodePatches, removeNodePatches, type NetworkNodeValue } from './networkPatches.js'
 import { problem } from './problem.js'
@@ -118,33 +119,6 @@ const nodeOf = (f: Form, provider: unknown): Readonly<Record<string, unknown>> =
   }
 }
 
-/** A labelled text (or number) field of the form. */
-const Field = (props: {
-  readonly label: string
-  readonly value: string
-  readonly onInput: (value: string) => void
-  readonly number?: boolean
-  readonly disabled?: boolean
-}) => {
-  const common = {
-    value: props.value,
-    disabled: props.disabled,
-    onInput: (e: { currentTarget: HTMLInputElement }) => {
-      props.onInput(e.currentTarget.value)
-    },
-  }
-  return (
-    <label>
-      {props.label}{' '}
-      {props.number === true ? (
-        <input type="number" step="any" class="short" {...common} />
-      ) : (
-        <input type="text" {...common} />
-      )}
-    </label>
-  )
-}
-
 const Area = (props: {
   readonly label: string
   readonly value: string
@@ -224,7 +198,7 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           set({ trigger })
         }}
       />
-      <Field
+      <TextField
         label={f.trigger === 'scheduled: cron' ? 'Cron' : 'Every (ms)'}
         value={f.schedule}
         disabled={!f.trigger.startsWith('scheduled')}
@@ -239,7 +213,7 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           set({ system })
         }}
       />
-      <Field
+      <TextField
         label="Tools"
         value={f.tools}
         onInput={(tools) => {
@@ -263,7 +237,7 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
       <fieldset>
         <legend>Budget (empty: none)</legend>
         {BUDGET.map((k) => (
-          <Field
+          <TextField
             key={k}
             label={budgetLabel[k]}
             number
@@ -274,14 +248,14 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           />
         ))}
       </fieldset>
-      <Field
+      <TextField
         label="Accepted when this command passes"
         value={f.check}
         onInput={(check) => {
           set({ check })
         }}
       />
-      <Field
+      <TextField
         label="Its timeout (ms)"
         number
         value={f.checkTimeout}
@@ -289,7 +263,7 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           set({ checkTimeout })
         }}
       />
-      <Field
+      <TextField
         label="Assignment (paths)"
         value={f.assignment}
         onInput={(assignment) => {

@@ -11,6 +11,7 @@ import { client } from './session.js'
 import { inShown, nodes, sessions, shown } from './state.js'
 import { TerminalTile } from './TerminalTile.js'
 import { ProblemLine } from './ProblemLine.js'
+import { TextField } from './fields.js'
 
 /** A terminal tiled: its node, the node's session and kind. */
 interface Tile {
@@ -74,17 +75,7 @@ const CreateForm = () => {
         })
       }}
     >
-      <label>
-        Name{' '}
-        <input
-          name="nodeId"
-          value={name}
-          required
-          onInput={(e) => {
-            setName(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Name" name="nodeId" value={name} required onInput={setName} />
       <label>
         Kind{' '}
         <select
@@ -101,17 +92,13 @@ const CreateForm = () => {
           ))}
         </select>
       </label>
-      <label>
-        Options{' '}
-        <input
-          name="options"
-          value={options}
-          placeholder={kind === 'llm' ? '{"provider":"echo"}' : 'JSON, optional'}
-          onInput={(e) => {
-            setOptions(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField
+        label="Options"
+        name="options"
+        value={options}
+        placeholder={kind === 'llm' ? '{"provider":"echo"}' : 'JSON, optional'}
+        onInput={setOptions}
+      />
       <button type="submit">Create node</button>
     </form>
   )
@@ -130,15 +117,7 @@ const ForkForm = ({ source, done }: { source: string; done: () => void }) => {
         })
       }}
     >
-      <label>
-        Fork as{' '}
-        <input
-          value={target}
-          onInput={(e) => {
-            setTarget(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="Fork as" value={target} onInput={setTarget} />
       <button type="submit">Fork</button>
       <button type="button" onClick={done}>
         Cancel

@@ -11,6 +11,7 @@ import { useState } from 'preact/hooks'
 import { attempt } from './problem.js'
 import { chooseSession, client } from './session.js'
 import { defaultSession, sessions, shown } from './state.js'
+import { TextField } from './fields.js'
 
 /** Creates `sessionId` on the daemon and shows it. */
 const create = async (sessionId: string): Promise<void> => {
@@ -40,17 +41,7 @@ const NewSession = ({ done }: { done: () => void }) => {
         })
       }}
     >
-      <label>
-        New session id{' '}
-        <input
-          name="sessionId"
-          value={name}
-          required
-          onInput={(e) => {
-            setName(e.currentTarget.value)
-          }}
-        />
-      </label>
+      <TextField label="New session id" name="sessionId" value={name} required onInput={setName} />
       <button type="submit">Create session</button>
       <button type="button" onClick={done}>
         Cancel

@@ -166,6 +166,23 @@ describe('WRITE_DATA and GET_BUFFER', () => {
     expect(tail).not.toContain('two')
   })
 
+  it('writes to a fresh program when the one it ran exited: the node is respawned first', async () => {
+    const p = await withTerminal()
+    await p.ok('SUBSCRIBE', { types: ['NODE_RESPAWNED'] })
+    expect((await p.call('EXECUTE_INPUT', { nodeId: 'term', input: 'exit' })).error).toBeDefined()
+    expect(await p.ok('WRITE_DATA', { nodeId: 'term', data: 'echo back\n' })).toEqual({
+      written: 10,
+    })
+    let buffer = ''
+    await until(() => {
+      void p
+        .ok<{ buffer: string }>('GET_BUFFER', { nodeId: 'term' })
+        .then((r) => (buffer = r.buffer))
+      return /back\r?\n[^]*\$ $/.test(buffer)
+    })
+    await p.waitFor((e) => e.type === 'NODE_RESPAWNED')
+  })
+
   it('refuses a node that is not a terminal, and a stopped terminal', async () => {
     const p = await withTerminal()
     await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })

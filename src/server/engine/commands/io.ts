@@ -98,15 +98,25 @@ const liveTerminal = (kit: Kit, nodeId: string): Terminal | undefined => {
   return terminal === undefined || terminal.state === 'stopped' ? undefined : terminal
 }
 
-/** The live terminal of a node: NotATerminal for other kinds, NodeStopped when its program is not running. */
-const terminalOf = (core: Core, kit: Kit, nodeId: string): Terminal => {
+/**
+ * The live terminal of a node: NotATerminal for other kinds, NodeStopped
+ * when the node is not started. A started node whose program exited gets
+ * a fresh one first, as its next execute would (the session respawns it).
+ */
+const terminalOf = async (core: Core, kit: Kit, nodeId: string): Promise<Terminal> => {
   const node = nodeIn(kit, nodeId)
   if (!isTerminalKind(core, node.kind)) throw new NotATerminal(nodeId, node.kind)
   const terminal = liveTerminal(kit, nodeId)
-  if (terminal === undefined) {
-    throw new NodeStopped(kit.session.id, nodeId, 'stopped')
-  }
-  return terminal
+  if (terminal !== undefined) return terminal
+  const { session } = kit
+  const state = session.state(nodeId)
+  const interpreter = session.interpreters.get(node.kind)
+  const respawned =
+    (state === 'ready' || state === 'busy') && interpreter !== undefined
+      ? session.startFor(node, interpreter)
+      : undefined
+  if (respawned === undefined) throw new NodeStopped(session.id, nodeId, 'stopped')
+  return (await respawned) as Terminal
 }
 
 /** Executes, terminals' I/O and history. */
@@ -145,13 +155,13 @@ export const ioCommands: Commands<IoMethods> = {
   },
 
   WRITE_DATA: async (p, { core }) => {
-    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
+    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     await terminal.write(p.data)
     return { written: p.data.length }
   },
 
   GET_BUFFER: async (p, { core }) => {
-    const terminal = terminalOf(core, await core.kit(p.sessionId), p.nodeId)
+    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId)
     return { buffer: p.lines === undefined ? terminal.read() : terminal.readTail(p.lines) }
   },
 

@@ -166,10 +166,14 @@ describe('WRITE_DATA and GET_BUFFER', () => {
     expect(tail).not.toContain('two')
   })
 
-  it('writes to a fresh program when the one it ran exited: the node is respawned first', async () => {
+  it('writes to a fresh program when the one it ran exited (the node is respawned first), and reads the screen it left', async () => {
     const p = await withTerminal()
     await p.ok('SUBSCRIBE', { types: ['NODE_RESPAWNED'] })
     expect((await p.call('EXECUTE_INPUT', { nodeId: 'term', input: 'exit' })).error).toBeDefined()
+    // Read, it shows the screen it left; written to, it is a fresh bash.
+    const left = await p.ok<{ buffer: string }>('GET_BUFFER', { nodeId: 'term' })
+    expect(left.buffer).toContain('exit')
+    expect(p.events().filter((e) => e.type === 'NODE_RESPAWNED')).toEqual([])
     expect(await p.ok('WRITE_DATA', { nodeId: 'term', data: 'echo back\n' })).toEqual({
       written: 10,
     })

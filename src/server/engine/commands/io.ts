@@ -92,27 +92,27 @@ const execute = async (
 const isTerminalKind = (core: Core, kind: string): boolean =>
   core.kinds.get(kind)?.capabilities.terminal === true
 
-/** The live terminal of a registered node, as its session hands it out; `undefined` when it is not running. */
-const liveTerminal = (kit: Kit, nodeId: string): Terminal | undefined => {
-  const terminal = kit.session.live(nodeId) as Terminal | undefined
-  return terminal === undefined || terminal.state === 'stopped' ? undefined : terminal
-}
-
 /**
- * The live terminal of a node: NotATerminal for other kinds, NodeStopped
- * when the node is not started. A started node whose program exited gets
- * a fresh one first, as its next execute would (the session respawns it).
+ * The terminal of a node: NotATerminal for other kinds, NodeStopped when
+ * the node is not started. To write to it, a started node whose program
+ * exited gets a fresh one first, as its next execute would (the session
+ * respawns it); to read it, the exited one still shows its last screen.
  */
-const terminalOf = async (core: Core, kit: Kit, nodeId: string): Promise<Terminal> => {
+const terminalOf = async (
+  core: Core,
+  kit: Kit,
+  nodeId: string,
+  use: 'read' | 'write',
+): Promise<Terminal> => {
   const node = nodeIn(kit, nodeId)
   if (!isTerminalKind(core, node.kind)) throw new NotATerminal(nodeId, node.kind)
-  const terminal = liveTerminal(kit, nodeId)
-  if (terminal !== undefined) return terminal
   const { session } = kit
+  const terminal = session.live(nodeId) as Terminal | undefined
+  if (terminal !== undefined && (terminal.state !== 'stopped' || use === 'read')) return terminal
   const state = session.state(nodeId)
   const interpreter = session.interpreters.get(node.kind)
   const respawned =
-    (state === 'ready' || state === 'busy') && interpreter !== undefined
+    terminal !== undefined && (state === 'ready' || state === 'busy') && interpreter !== undefined
       ? session.startFor(node, interpreter)
       : undefined
   if (respawned === undefined) throw new NodeStopped(session.id, nodeId, 'stopped')
@@ -143,8 +143,8 @@ export const ioCommands: Commands<IoMethods> = {
     const kit = await core.kit(p.sessionId)
     const node = nodeIn(kit, p.nodeId)
     if (isTerminalKind(core, node.kind)) {
-      const terminal = liveTerminal(kit, p.nodeId)
-      if (terminal === undefined) return { interrupted: false }
+      const terminal = kit.session.live(p.nodeId) as Terminal | undefined
+      if (terminal === undefined || terminal.state === 'stopped') return { interrupted: false }
       await terminal.interrupt()
       return { interrupted: true }
     }
@@ -155,13 +155,13 @@ export const ioCommands: Commands<IoMethods> = {
   },
 
   WRITE_DATA: async (p, { core }) => {
-    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId)
+    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId, 'write')
     await terminal.write(p.data)
     return { written: p.data.length }
   },
 
   GET_BUFFER: async (p, { core }) => {
-    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId)
+    const terminal = await terminalOf(core, await core.kit(p.sessionId), p.nodeId, 'read')
     return { buffer: p.lines === undefined ? terminal.read() : terminal.readTail(p.lines) }
   },
 

@@ -15,7 +15,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocket } from 'ws'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { nerve, root } from '../cli/run.js'
-import { dashboard, shots } from './harness.js'
+import { dashboard, seriousViolations, shots } from './harness.js'
 
 const d = dashboard('dashboard')
 const { dir, env } = d
@@ -488,22 +488,7 @@ describe('the store', () => {
 describe('accessibility', () => {
   it('has no serious or critical axe-core violation on any view', async () => {
     const { page, context } = await open(await handover(), { bypassCSP: true })
-    const axe = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')
-    await page.addScriptTag({ content: axe })
-    const serious = async (): Promise<string[]> =>
-      page.evaluate(async () => {
-        const w = globalThis as unknown as {
-          axe: {
-            run: () => Promise<{
-              violations: { id: string; impact: string; nodes: { target: unknown }[] }[]
-            }>
-          }
-        }
-        const { violations } = await w.axe.run()
-        return violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`)
-      })
+    const serious = () => seriousViolations(page)
     expect(await serious()).toEqual([])
     await page.getByRole('button', { name: 'Graph runs' }).click()
     await page.locator('[data-run]').first().waitFor()

@@ -300,7 +300,7 @@ const terminal: Benchmark = {
           { timeout: 120_000, polling: 50 },
         )
         samples.ours.push(performance.now() - t0)
-        // The answer (OUTPUT_PARSED, the whole stdout) comes after the last line: its task counts too.
+        // The answer (OUTPUT_PARSED, the end of the stdout) comes after the last line: its task counts too.
         await page.waitForFunction(
           `/^\\$/m.test(document.querySelector('[data-terminal="big"] .xterm-rows').innerText)`,
         )

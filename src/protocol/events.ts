@@ -194,14 +194,18 @@ export type OutputChunk = t.TypeOf<typeof OutputChunkCodec>
 
 /**
  * The answer of an execute (`EXECUTE_INPUT`, `RUN_COMMAND`): a terminal's
- * parsed response, a bash result, a model's text.
+ * parsed response, a bash result, a model's text. An event tells every
+ * subscriber, so a text in the answer longer than 64 KiB is cut to its last
+ * 64 KiB and `truncated` is set: the whole answer is `EXECUTE_INPUT`'s
+ * result, and its text came whole as `OUTPUT_CHUNK`s.
  *
  * @category protocol
  */
-export const OutputParsedCodec = struct('OUTPUT_PARSED', {
-  ...nodeBase('OUTPUT_PARSED'),
-  output: t.unknown,
-})
+export const OutputParsedCodec = struct(
+  'OUTPUT_PARSED',
+  { ...nodeBase('OUTPUT_PARSED'), output: t.unknown },
+  { truncated: t.literal(true) },
+)
 
 /**
  * The answer of an execute.

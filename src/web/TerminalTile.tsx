@@ -182,9 +182,11 @@ export const TerminalTile = ({ sessionId, nodeId, kind, label, close }: Props) =
             // Chunks were dropped on the way: unless the last of them are the answer's end, end with
             // the answer's own tail, marked as such.
             output(endAfterLag(typeof out.stdout === 'string' ? out.stdout : '', recent, TAIL))
-          } else if (!streamed && out !== null && typeof out === 'object')
+          } else if (!streamed && out !== null && typeof out === 'object') {
+            if (e.truncated === true) output('\x1b[2m[… the answer is long: its end …]\x1b[0m\r\n')
             for (const s of [out.stdout, out.stderr])
               if (typeof s === 'string' && s !== '') output(s)
+          }
           lagged = false
           streamed = false
           recent = ''

@@ -33,6 +33,28 @@ describe('EXECUTE_INPUT', () => {
     expect(chunks.join('')).toContain('42')
   })
 
+  it("tells every subscriber a long answer's end (truncated) and answers the requester whole", async () => {
+    const p = await connected()
+    await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+    await p.ok('SUBSCRIBE', { types: ['OUTPUT_PARSED'] })
+    // 20000 lines of 7 characters and the last one: 140004 characters of stdout.
+    const answer = await p.ok<{ stdout: string }>('EXECUTE_INPUT', {
+      nodeId: 'sh',
+      input: 'seq 100000 119999; echo end',
+    })
+    expect(answer.stdout).toHaveLength(140_004)
+    const told = await p.waitFor((e) => e.type === 'OUTPUT_PARSED')
+    const out = (told as { output: { stdout: string; exitCode: number } }).output
+    expect(told).toMatchObject({ type: 'OUTPUT_PARSED', truncated: true })
+    expect(out.stdout).toBe(answer.stdout.slice(-64 * 1024))
+    expect(out.exitCode).toBe(0)
+    // A short answer comes whole, unmarked.
+    await p.ok('EXECUTE_INPUT', { nodeId: 'sh', input: 'echo hi' })
+    const short = await p.waitFor((e) => e.type === 'OUTPUT_PARSED' && e !== told)
+    expect(short).toMatchObject({ output: { stdout: 'hi\n' } })
+    expect(short).not.toHaveProperty('truncated')
+  })
+
   it('fails with RequestTimeout and the partial output when the answer is late; the terminal stays usable', async () => {
     const p = await withTerminal()
     const late = await p.call('EXECUTE_INPUT', {

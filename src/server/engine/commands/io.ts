@@ -30,6 +30,28 @@ const textOf = (chunk: unknown): string | undefined => {
   return typeof data === 'string' ? data : undefined
 }
 
+/** The longest text an `OUTPUT_PARSED` event carries whole; a longer one keeps its end. */
+const EVENT_TEXT = 64 * 1024
+
+/**
+ * The answer as an event carries it: each text in it (down to a few levels)
+ * longer than {@link EVENT_TEXT} cut to its end. The same value when
+ * nothing is cut; `cut.any` says whether something was.
+ */
+const forEvent = (u: unknown, cut: { any: boolean }, depth = 4): unknown => {
+  if (typeof u === 'string') {
+    if (u.length <= EVENT_TEXT) return u
+    cut.any = true
+    return u.slice(-EVENT_TEXT)
+  }
+  if (depth === 0 || typeof u !== 'object' || u === null) return u
+  const entries = Object.entries(u)
+  const trimmed = entries.map(([k, v]) => [k, forEvent(v, cut, depth - 1)] as const)
+  if (trimmed.every(([, v], i) => v === entries[i]![1])) return u
+  if (Array.isArray(u)) return trimmed.map(([, v]) => v)
+  return Object.fromEntries(trimmed)
+}
+
 type Kit = SessionKit & { readonly session: NonNullable<SessionKit['session']> }
 
 const nodeIn = (kit: Kit, nodeId: string): Node => {
@@ -73,12 +95,14 @@ const execute = async (
         node.kind === 'graph' ? {} : { chunksOf: p.nodeId },
       ),
     })
+    const cut = { any: false }
     core.publish({
       type: 'OUTPUT_PARSED',
       time: core.now(),
       sessionId: session.id,
       nodeId: p.nodeId,
-      output,
+      output: forEvent(output, cut),
+      ...(cut.any && { truncated: true as const }),
     })
     return output
   } catch (e) {

@@ -84,6 +84,7 @@ const Topology = ({ net }: { net: NetView }) => {
         })}
         {d.boxes.map((b) => {
           const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
+          const respawns = net.respawns.get(b.id) ?? 0
           return (
             <g
               key={b.id}
@@ -106,6 +107,7 @@ const Topology = ({ net }: { net: NetView }) => {
               </text>
               <text x="10" y="32" class="sub">
                 {net.network.nodes[b.id]?.role ?? ''} · {state}
+                {respawns > 0 && ` · respawned ×${respawns}`}
               </text>
             </g>
           )

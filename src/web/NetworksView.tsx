@@ -2,9 +2,10 @@
  * Live networks: start a network file, the topology laid out (each node's
  * role, firing or done; each edge's delivery and its inbox counts), envelopes as they are
  * delivered, the approvals waiting (approve, deny), pause, resume, stop,
- * cancel, the envelopes' DAG of causes, and edits of the topology sent as
- * the patches `EDIT_NETWORK` takes (add or remove a node or an edge,
- * change any option of either), with undo.
+ * cancel, the envelopes' DAG of causes, and edits of the topology and of
+ * the network's own settings sent as the patches `EDIT_NETWORK` takes (add
+ * or remove a node, an edge or a sub-network, change any option of them,
+ * the workflow, limits and budget), with undo.
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
@@ -17,6 +18,7 @@ import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
 import { Choice, TextField } from './fields.js'
 import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
+import { NetworkSettings, SettingsLine } from './NetworkSettings.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
@@ -206,12 +208,14 @@ const Network = ({ net }: { net: NetView }) => {
           </button>
         </p>
       )}
+      <SettingsLine net={net} />
       <Topology net={net} />
       {live && <Send net={net} />}
       {live && <AddNode net={net} />}
       {live && <AddEdge net={net} />}
       <EdgeList net={net} live={live} />
       {live && <NodeEditor net={net} />}
+      {live && <NetworkSettings net={net} />}
       <h4>Approvals</h4>
       <ul class="approvals" aria-label="Approvals waiting">
         {net.pending.map((r) => (

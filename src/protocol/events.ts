@@ -260,18 +260,24 @@ export type StepStartedEvent = t.TypeOf<typeof StepStartedEventCodec>
 
 /**
  * A step finished with a value (`status`: completed, skipped or fallback).
+ * A text in `output` longer than 64 KiB keeps its last 64 KiB and
+ * `truncated` is set, as in `OUTPUT_PARSED`: `GET_RUN` has the results whole.
  *
  * @category protocol
  */
-export const StepCompletedEventCodec = struct('STEP_COMPLETED', {
-  ...base('STEP_COMPLETED'),
-  ...run,
-  stepId: str,
-  path,
-  status: str,
-  output: t.unknown,
-  durationMs: t.number,
-})
+export const StepCompletedEventCodec = struct(
+  'STEP_COMPLETED',
+  {
+    ...base('STEP_COMPLETED'),
+    ...run,
+    stepId: str,
+    path,
+    status: str,
+    output: t.unknown,
+    durationMs: t.number,
+  },
+  { truncated: t.literal(true) },
+)
 
 /**
  * A step finished with a value.

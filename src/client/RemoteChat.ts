@@ -200,12 +200,19 @@ export class RemoteChat {
 
   /**
    * `CHAT_GET`: the chat and the messages of its current head; with
-   * `tree`, also its whole tree (every head) as a conversation file.
+   * `tree`, also its whole tree (every head) as a conversation file. What
+   * was read before need not come again: with `known` (the heads of a tree
+   * read before), the tree holds only the vertices they do not reach; with
+   * `since` (the `current` read before), only the messages after its own,
+   * `messagesFrom` saying how many it holds.
    */
-  info(options: { readonly tree?: boolean } = {}): Promise<Results['CHAT_GET']> {
-    return this.client.call('CHAT_GET', {
-      ...this.where,
-      ...(options.tree !== undefined && { tree: options.tree }),
-    })
+  info(
+    options: {
+      readonly tree?: boolean
+      readonly known?: readonly string[]
+      readonly since?: string
+    } = {},
+  ): Promise<Results['CHAT_GET']> {
+    return this.client.call('CHAT_GET', { ...this.where, ...options })
   }
 }

@@ -28,8 +28,20 @@ export const chatParamsCodecs = {
     step: t.string,
     output: t.string,
   }),
-  /** With `tree`, the answer also holds the chat's whole tree (every head) as a conversation file. */
-  CHAT_GET: params('CHAT_GET', chat, { ...session, tree: t.boolean }),
+  /**
+   * With `tree`, the answer also holds the chat's whole tree (every head) as
+   * a conversation file; with `known` too (vertex ids the asker holds, each
+   * with its ancestors: the heads of a tree it read before), only the
+   * vertices none of them reaches. With `since` (a vertex whose messages the
+   * asker holds: the `current` it read before), the messages after those
+   * alone when they begin the current head's (see `messagesFrom`).
+   */
+  CHAT_GET: params('CHAT_GET', chat, {
+    ...session,
+    tree: t.boolean,
+    known: t.readonlyArray(t.string),
+    since: t.string,
+  }),
   CHAT_LIST: params('CHAT_LIST', {}, session),
   CHAT_SEND: params('CHAT_SEND', { ...chat, message: t.unknown }, session),
   CHAT_CONTINUE: params('CHAT_CONTINUE', { ...chat, at: t.string, message: t.unknown }, session),
@@ -118,13 +130,16 @@ export const chatResultCodecs = {
   CHAT_CREATE: ChatInfoCodec,
   /**
    * The chat and the messages of its current head (the conversation's
-   * messages, as JSON); asked with `tree`, `conversation`: every head in
-   * Nerve's file format, as `GET_CONVERSATION` answers a node's.
+   * messages, as JSON) — asked `since` a vertex whose messages begin them,
+   * those after alone, and `messagesFrom`, how many come before; asked with
+   * `tree`, `conversation`: every head in Nerve's file format, as
+   * `GET_CONVERSATION` answers a node's (with `known`, only the vertices
+   * the asker lacks: their parents may be among those it holds).
    */
   CHAT_GET: t.intersection([
     ChatInfoCodec,
     t.type({ messages: t.readonlyArray(t.unknown) }),
-    t.partial({ conversation: t.unknown }),
+    t.partial({ messagesFrom: t.number, conversation: t.unknown }),
   ]),
   CHAT_LIST: struct('CHAT_LIST', { chats: t.readonlyArray(ChatInfoCodec) }),
   CHAT_SEND: ChatTurnCodec,

@@ -45,6 +45,7 @@ export type {
 export {
   decodeConversation,
   encodeConversation,
+  encodeConversationPart,
   encodeVertex,
   NERVE_FORMAT,
   parseConversation,

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { ancestorsOfAll } from '../../dag/traverse.js'
 import type { Meta } from '../../dag/Vertex.js'
 import type {
   Conversation,
@@ -340,6 +341,47 @@ export const encodeConversation = (doc: ConversationDocument): NerveJson => {
   const top: Out = { heads: [], vertices: [] }
   encodeJobs([{ heads: doc.heads, out: top }])
   return fileOf(doc, top.vertices)
+}
+
+/**
+ * Encodes the part of a document that a reader holding `known` lacks: the
+ * file {@link encodeConversation} writes, with every head, but whose
+ * `vertices` are only those no vertex of `known` (by id) reaches — a known
+ * vertex stands for itself and all its ancestors, as a file read before
+ * holds them. An id the document lacks is passed over. The vertices kept
+ * have parents among those left out: the part is merged into the file the
+ * reader holds, not decoded alone.
+ *
+ * @category codecs
+ * @example
+ * import { empty, user } from 'nerve-agents'
+ * import { encodeConversationPart } from 'nerve-agents/core'
+ * import { pipe } from 'fp-ts/lib/function.js'
+ * import assert from 'assert'
+ *
+ * const hi = pipe(empty, user('hi'))
+ * const again = pipe(hi, user('again'))
+ * const part = encodeConversationPart({ heads: [again], metadata: {} }, [hi.id])
+ * assert.deepStrictEqual(part.heads, [again.id])
+ * assert.deepStrictEqual(part.vertices.map((v) => v.id), [again.id])
+ */
+export const encodeConversationPart = (
+  doc: ConversationDocument,
+  known: readonly string[],
+): NerveJson => {
+  const all = causalOrder(doc.heads)
+  const ids = new Set(known)
+  const reached = new Set<string>()
+  for (const v of ancestorsOfAll(
+    all.filter((v) => ids.has(v.id)),
+    (v) => v.id,
+  ))
+    reached.add(v.id)
+  const jobs: EncodeJob[] = []
+  const vertices: NerveVertexJson[] = []
+  for (const v of all) if (!reached.has(v.id)) vertices.push(vertexJson(v, jobs))
+  encodeJobs(jobs)
+  return fileOf(doc, vertices)
 }
 
 /** The top level of a file, given its vertices: the fields before them, then those after. */

@@ -5,7 +5,12 @@ import {
   type ChatStore,
   type ChatTurn,
 } from '../../chat/index.js'
-import { encodeConversation, messages } from '../../conversation/index.js'
+import {
+  encodeConversation,
+  encodeConversationPart,
+  messages,
+  type Conversation,
+} from '../../conversation/index.js'
 import type { ChatEngineEvent, ChatInfo, ChatTurnInfo, Params } from '../../protocol/index.js'
 import { chatEventNames } from '../../protocol/index.js'
 import type { Clock } from '../../runtime/index.js'
@@ -174,14 +179,36 @@ export class Chats {
     }
   }
 
-  /** The messages of a chat's current head, as JSON. */
-  messages(open: Open): readonly unknown[] {
-    return open.chat.head === undefined ? [] : messages(open.chat.head)
+  /**
+   * The messages of a chat's current head, as JSON. Given `since`, a vertex
+   * whose messages the asker holds, and when they begin the current head's
+   * (it lies on the current branch, first parents back), only those after
+   * them, `from` saying how many were left out.
+   */
+  messages(
+    open: Open,
+    since?: string,
+  ): { readonly messages: readonly unknown[]; readonly from?: number } {
+    const head = open.chat.head
+    if (head === undefined) return { messages: [] }
+    const all = messages(head)
+    let v: Conversation | undefined = head
+    while (v !== undefined && v.id !== since) v = v.parents[0]
+    if (v === undefined) return { messages: all }
+    const held = messages(v)
+    // A projection shares its entries with its ancestors': the same objects.
+    if (held.some((m, i) => all[i] !== m)) return { messages: all }
+    return { messages: all.slice(held.length), from: held.length }
   }
 
-  /** A chat's whole tree, every head, in Nerve's conversation file format. */
-  tree(chatId: string, open: Open): unknown {
-    return encodeConversation({ heads: open.chat.heads, metadata: { chat: chatId } })
+  /**
+   * A chat's whole tree, every head, in Nerve's conversation file format;
+   * given `known` (vertex ids the asker holds with their ancestors), only
+   * the vertices it lacks (see `encodeConversationPart`).
+   */
+  tree(chatId: string, open: Open, known?: readonly string[]): unknown {
+    const doc = { heads: open.chat.heads, metadata: { chat: chatId } }
+    return known === undefined ? encodeConversation(doc) : encodeConversationPart(doc, known)
   }
 
   /** Cancels every turn running (the engine shuts down). */

@@ -17,6 +17,7 @@ import {
   decodeConversation,
   type DecodeError,
   encodeConversation,
+  encodeConversationPart,
   formatDecodeError,
   parseConversation,
   stringifyConversation,
@@ -395,6 +396,29 @@ describe('the Nerve format', () => {
       fc.property(conversations(), (heads) => {
         const back = decoded(encodeConversation(doc(heads)))
         expect(shape(back.heads)).toEqual(shape(heads))
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  it('a part holds the vertices of the whole file that no known vertex reaches, in its order, with every head', () => {
+    fc.assert(
+      fc.property(conversations(), fc.array(fc.nat(), { maxLength: 4 }), (heads, picks) => {
+        const whole = encodeConversation(doc(heads))
+        const ids = whole.vertices.map((v) => v.id)
+        const known = ids.length === 0 ? [] : picks.map((i) => ids[i % ids.length]!)
+        // What a reader holding `known` holds: them and their ancestors, by the file's parents.
+        const parents = new Map(whole.vertices.map((v) => [v.id, v.parents]))
+        const held = new Set<string>()
+        const todo = [...known]
+        for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+          if (held.has(id)) continue
+          held.add(id)
+          todo.push(...parents.get(id)!)
+        }
+        const part = encodeConversationPart(doc(heads), [...known, 'not-a-vertex'])
+        expect(part.heads).toEqual(whole.heads)
+        expect(part.vertices).toEqual(whole.vertices.filter((v) => !held.has(v.id)))
       }),
       { numRuns: 150 },
     )

@@ -144,6 +144,50 @@ describe('chats on the engine', () => {
     await two.close()
   })
 
+  it('send a reader only what it lacks: the vertices and messages of the turns since it read', async () => {
+    type Tree = { heads: string[]; vertices: { id: string; data: { content?: unknown } }[] }
+    const client = await standaloneClient({ history: false })
+    const chat = await client.chat('part', { agent: { provider: 'echo' } })
+    await (await chat.send('one')).result()
+    await (await chat.send('two')).result()
+    const read = await chat.info({ tree: true })
+    const held = read.conversation as Tree
+    const turn = await (await chat.send('three')).result()
+
+    const next = await chat.info({ tree: true, known: held.heads, since: read.current! })
+    const whole = await chat.info({ tree: true })
+    const all = (whole.conversation as Tree).vertices
+    const part = next.conversation as Tree
+    expect(part.heads).toEqual([turn.head])
+    const heldIds = new Set(held.vertices.map((v) => v.id))
+    // The turn's vertices alone, in the order the whole tree has them.
+    expect(part.vertices).toEqual(all.filter((v) => !heldIds.has(v.id)))
+    expect(part.vertices.map((v) => v.data.content)).toContain('three')
+    expect(held.vertices.length + part.vertices.length).toBe(all.length)
+    expect(next.messagesFrom).toBe(4)
+    expect(next.messages).toEqual(whole.messages.slice(4))
+    expect(whole.messages).toHaveLength(6)
+
+    // A sibling branch: only its own vertices, and its messages whole (they do not begin with those held).
+    const edited = await (await chat.edit('tres')).result()
+    const after = await chat.info({ tree: true, known: next.heads, since: turn.head })
+    const branch = after.conversation as Tree
+    expect(branch.heads).toEqual([turn.head, edited.head])
+    expect(branch.vertices.map((v) => v.data.content)).toContain('tres')
+    expect(branch.vertices.map((v) => v.data.content)).not.toContain('two')
+    expect(after.messagesFrom).toBeUndefined()
+    expect(after.messages).toHaveLength(6)
+
+    // Ids the chat lacks are passed over: everything is sent.
+    const blind = await chat.info({ tree: true, known: ['nope'], since: 'nope' })
+    expect((blind.conversation as Tree).vertices).toHaveLength(all.length + branch.vertices.length)
+    expect(blind.messagesFrom).toBeUndefined()
+    await expect(
+      client.call('CHAT_GET', { chatId: 'part', known: 'x' } as never),
+    ).rejects.toMatchObject({ tag: 'InvalidParams', path: '/known' })
+    await client.close()
+  })
+
   it('are MCP tools, generated from the command codecs', async () => {
     const nerve = await standaloneClient({ history: false })
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair()

@@ -23,10 +23,12 @@ export const chatCommands: Commands<ChatMethods> = {
 
   CHAT_GET: async (p, { core }) => {
     const open = await core.chats.get(core, p.chatId)
+    const { messages, from } = core.chats.messages(open, p.since)
     return {
       ...core.chats.info(p.chatId, open),
-      messages: core.chats.messages(open),
-      ...(p.tree === true && { conversation: core.chats.tree(p.chatId, open) }),
+      messages,
+      ...(from !== undefined && { messagesFrom: from }),
+      ...(p.tree === true && { conversation: core.chats.tree(p.chatId, open, p.known) }),
     }
   },
 

@@ -10,7 +10,7 @@
  * edited: a sibling branch either way.
  */
 import { signal } from '@preact/signals'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ChatInfo, Results } from '../protocol/index.js'
 import {
   applyChatEvent,
@@ -22,7 +22,8 @@ import {
   turns,
   type LiveTurn,
 } from './chatState.js'
-import { ConversationDag, labelOf, textOf, verticesOf } from './ConversationDag.js'
+import { foldTree, mergeTree, type HeldTree } from './chatTree.js'
+import { ConversationDag, labelOf, textOf } from './ConversationDag.js'
 import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
@@ -125,10 +126,41 @@ const EditForm = ({ chatId, at, text }: { chatId: string; at: string; text: stri
   )
 }
 
-/** The most vertices of a chat's tree drawn (a layout of many thousands would hold the page up). */
+/** The most vertices of a chat's tree drawn (a layout of many thousands would hold the page up); the rest is folded. */
 const MAX_DRAWN = 400
+/** How many of the current branch's last messages are shown at first, and how many more each "earlier" shows. */
+const MESSAGES_SHOWN = 200
 
 type Got = Results['CHAT_GET']
+
+/** A chat as the page holds it: its last answer, the current branch's messages and the tree, both grown at each read. */
+interface Held {
+  readonly got: Got
+  readonly messages: readonly unknown[]
+  readonly tree: HeldTree
+}
+
+/**
+ * Reads a chat: whole the first time, then only what `held` lacks (the
+ * tree's vertices its heads do not reach, the messages after those of the
+ * current head it read), merged into it.
+ */
+const read = async (chatId: string, held: Held | undefined): Promise<Held> => {
+  const got = await client().call('CHAT_GET', {
+    chatId,
+    tree: true,
+    ...(held !== undefined && { known: held.tree.heads }),
+    ...(held?.got.current !== undefined && { since: held.got.current }),
+  })
+  return {
+    got,
+    messages:
+      got.messagesFrom === undefined || held === undefined
+        ? got.messages
+        : [...held.messages.slice(0, got.messagesFrom), ...got.messages],
+    tree: mergeTree(held?.tree, got.conversation),
+  }
+}
 type Tree = Results['CHAT_BRANCHES']
 
 /** The chat's info alone, without its messages and tree. */
@@ -143,48 +175,75 @@ const infoOf = (g: Got): ChatInfo => ({
 })
 
 const ChatPanel = ({ chatId }: { chatId: string }) => {
-  const [got, setGot] = useState<Got | undefined>(undefined)
+  const [held, setHeld] = useState<Held | undefined>(undefined)
+  const holding = useRef<Held | undefined>(undefined)
   const [tree, setTree] = useState<Tree | undefined>(undefined)
   const [picked, setPicked] = useState<string | undefined>(undefined)
+  const [unfolded, setUnfolded] = useState<readonly (readonly string[])[]>([])
+  const [earlier, setEarlier] = useState(0)
   const [message, setMessage] = useState('')
   const [reads, setReads] = useState(0)
   const ends = endings.value.get(chatId) ?? 0
   useEffect(() => {
     let shown = true
     attempt(async () => {
-      const c = client()
-      const [g, b] = await Promise.all([
-        c.call('CHAT_GET', { chatId, tree: true }),
-        c.call('CHAT_BRANCHES', { chatId }),
+      const [h, b] = await Promise.all([
+        read(chatId, holding.current),
+        client().call('CHAT_BRANCHES', { chatId }),
       ])
       if (!shown) return
-      setGot(g)
+      holding.current = h
+      setHeld(h)
       setTree(b)
-      setChat(infoOf(g))
+      setChat(infoOf(h.got))
       clearEnded(chatId)
     })
     return () => {
       shown = false
     }
   }, [chatId, ends, reads])
-  if (got === undefined || tree === undefined) return <p class="status">Loading…</p>
+  // Folded again when the tree or the folds clicked change, not at each streamed word.
+  const folded = useMemo(
+    () =>
+      held === undefined
+        ? undefined
+        : foldTree(held.tree.vertices, {
+            heads: held.got.heads,
+            current: held.got.current,
+            unfolded,
+            limit: MAX_DRAWN,
+          }),
+    [held, unfolded],
+  )
+  if (held === undefined || tree === undefined || folded === undefined)
+    return <p class="status">Loading…</p>
+  const { got, messages } = held
   const turn = turns.value.get(chatId)
   const running = turn === undefined ? got.running : !turn.over
-  const vertices = verticesOf(got.conversation)
+  const vertices = held.tree.vertices
   const vertex = vertices.find((v) => v.id === picked)
+  const hidden = Math.max(0, messages.length - MESSAGES_SHOWN - earlier)
   return (
     <section class="run chat" aria-label={`Chat ${chatId}`} data-chat={chatId}>
       <div class="split">
         <div class="column">
           <h3>Current branch</h3>
-          <ol class="messages" aria-label={`Messages of ${chatId}`}>
-            {got.messages.map((m, i) => (
-              <Message key={i} message={m} />
+          {hidden > 0 && (
+            <button
+              type="button"
+              onClick={() => {
+                setEarlier((n) => n + MESSAGES_SHOWN)
+              }}
+            >
+              Show earlier messages ({hidden} not shown)
+            </button>
+          )}
+          <ol class="messages" aria-label={`Messages of ${chatId}`} start={hidden + 1}>
+            {messages.slice(hidden).map((m, i) => (
+              <Message key={hidden + i} message={m} />
             ))}
           </ol>
-          {got.messages.length === 0 && turn === undefined && (
-            <p class="empty">Nothing said yet.</p>
-          )}
+          {messages.length === 0 && turn === undefined && <p class="empty">Nothing said yet.</p>}
           {turn !== undefined && <Live turn={turn} />}
           <form
             class="inline"
@@ -199,7 +258,7 @@ const ChatPanel = ({ chatId }: { chatId: string }) => {
             <button type="submit">Send</button>
             <button
               type="button"
-              disabled={running || got.messages.length === 0}
+              disabled={running || messages.length === 0}
               onClick={() => {
                 attempt(() => client().call('CHAT_RETRY', { chatId }))
               }}
@@ -251,22 +310,26 @@ const ChatPanel = ({ chatId }: { chatId: string }) => {
       <h3>Tree</h3>
       {/* Focusable, so that a keyboard can scroll a wide tree. */}
       <div class="dag" tabIndex={0} role="region" aria-label={`Tree of chat ${chatId}, scrollable`}>
-        {vertices.length > MAX_DRAWN ? (
+        {folded.folds.length > 0 && (
           <p class="hint">
-            The tree holds {vertices.length} vertices: more than {MAX_DRAWN} are not drawn (its
-            branches are listed above).
+            The tree holds {vertices.length} vertices: {folded.shown.length} are drawn, nearest its
+            heads; each &quot;more&quot; box unfolds when clicked.
           </p>
-        ) : (
-          <ConversationDag
-            layoutKey={`chat:${chatId}`}
-            label={`Tree of chat ${chatId}`}
-            vertices={vertices}
-            chosen={picked}
-            choose={setPicked}
-            heads={got.heads}
-            current={got.current}
-          />
         )}
+        <ConversationDag
+          layoutKey={`chat:${chatId}`}
+          label={`Tree of chat ${chatId}`}
+          vertices={folded.shown}
+          chosen={picked}
+          choose={setPicked}
+          heads={got.heads}
+          current={got.current}
+          folds={folded.folds}
+          unfold={(f) => {
+            // The last few clicked: an older one folds again when the limit is reached anyway.
+            setUnfolded((u) => [f.ids, ...u].slice(0, 8))
+          }}
+        />
       </div>
       {vertex !== undefined && (
         <div class="step" data-picked={vertex.id}>

@@ -20,6 +20,18 @@ export interface VertexJson {
   }
 }
 
+/** A run of vertices not drawn: one box, with the edges of its vertices to those drawn. */
+export interface Fold {
+  /** The box's id: `fold:` and the id of its first vertex. */
+  readonly id: string
+  /** The vertices folded, parents before children. */
+  readonly ids: readonly string[]
+  /** The vertices drawn that are parents of one folded. */
+  readonly from: readonly string[]
+  /** The vertices drawn that are children of one folded. */
+  readonly to: readonly string[]
+}
+
 /** The vertices of a conversation file (none when it holds none). */
 export const verticesOf = (conversation: unknown): readonly VertexJson[] =>
   (conversation as { vertices?: readonly VertexJson[] } | null)?.vertices ?? []
@@ -47,10 +59,22 @@ export const labelOf = (v: VertexJson): string =>
       ? `stop: ${v.data.reason}`
       : v.data.type
 
+/** A box's attributes that make it a button: focusable, chosen by click, Enter or Space. */
+const button = (act: () => void) => ({
+  tabIndex: 0,
+  role: 'button' as const,
+  onClick: act,
+  onKeyDown: (e: KeyboardEvent) => {
+    if (e.key === 'Enter' || e.key === ' ') act()
+  },
+})
+
 /**
  * The DAG of `vertices`, laid out under `layoutKey`; `choose` is told the
  * vertex chosen. Vertices among `heads` are marked as heads (`data-head`:
- * `current` for the one `current` names, else `other`).
+ * `current` for the one `current` names, else `other`). Each of `folds`
+ * is one "N more" box (`data-fold`) in place of its vertices, linked to
+ * those drawn as they are; `unfold` is told the one clicked.
  */
 export const ConversationDag = (props: {
   readonly layoutKey: string
@@ -60,14 +84,25 @@ export const ConversationDag = (props: {
   readonly choose?: (id: string) => void
   readonly heads?: readonly string[]
   readonly current?: string | undefined
+  readonly folds?: readonly Fold[]
+  readonly unfold?: (fold: Fold) => void
 }) => {
-  const { vertices, chosen, choose, current } = props
+  const { vertices, chosen, choose, current, folds = [], unfold } = props
   const heads = new Set(props.heads)
   const byId = new Map(vertices.map((v) => [v.id, v]))
+  const foldById = new Map(folds.map((f) => [f.id, f]))
   const d = useLayout(
     props.layoutKey,
-    vertices.map((v) => v.id),
-    vertices.flatMap((v) => v.parents.map((p) => [p, v.id] as const)),
+    [...vertices.map((v) => v.id), ...folds.map((f) => f.id)],
+    [
+      ...vertices.flatMap((v) =>
+        v.parents.filter((p) => byId.has(p)).map((p) => [p, v.id] as const),
+      ),
+      ...folds.flatMap((f) => [
+        ...f.from.map((p) => [p, f.id] as const),
+        ...f.to.map((c) => [f.id, c] as const),
+      ]),
+    ],
     { direction: 'TB', box: BOX, when: 'changed' },
   ).drawing
   return (
@@ -76,6 +111,28 @@ export const ConversationDag = (props: {
         <polyline key={`${l.from}>${l.to}`} class="edge" points={l.points} />
       ))}
       {d.boxes.map((b) => {
+        const f = foldById.get(b.id)
+        if (f !== undefined) {
+          const more = `${f.ids.length} more`
+          return (
+            <g
+              key={b.id}
+              class="box fold"
+              data-fold={f.ids.length}
+              aria-label={`${more}: unfold`}
+              transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
+              {...(unfold !== undefined &&
+                button(() => {
+                  unfold(f)
+                }))}
+            >
+              <rect width={BOX.width} height={BOX.height} rx="6" />
+              <text x="10" y="24">
+                {more}
+              </text>
+            </g>
+          )
+        }
         const v = byId.get(b.id)
         if (v === undefined) return null
         const text = labelOf(v)
@@ -88,16 +145,10 @@ export const ConversationDag = (props: {
             data-role={v.data.role ?? v.data.type}
             data-head={head}
             transform={`translate(${b.x - BOX.width / 2},${b.y - BOX.height / 2})`}
-            {...(choose !== undefined && {
-              tabIndex: 0,
-              role: 'button',
-              onClick: () => {
+            {...(choose !== undefined &&
+              button(() => {
                 choose(b.id)
-              },
-              onKeyDown: (e: KeyboardEvent) => {
-                if (e.key === 'Enter' || e.key === ' ') choose(b.id)
-              },
-            })}
+              }))}
           >
             <rect width={BOX.width} height={BOX.height} rx="6" />
             <text x="10" y="24">

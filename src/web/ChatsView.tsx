@@ -7,7 +7,9 @@
  * conversation DAG with its heads marked, and listed as its branches
  * (`CHAT_BRANCHES`), each made current with "Switch". A vertex chosen in
  * the tree can be answered again ("Retry here") or, a user message,
- * edited: a sibling branch either way.
+ * edited: a sibling branch either way. A chat is read whole once, then at
+ * each turn's end only what the page lacks; a long one shows its last
+ * messages and a big tree folded (see {@link ./chatTree.ts}).
  */
 import { signal } from '@preact/signals'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'

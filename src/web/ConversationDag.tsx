@@ -4,37 +4,12 @@
  * text), each parent an edge, so branches and merges show. A vertex can be
  * chosen.
  */
+import type { Fold } from './chatTree.js'
 import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
+import type { VertexJson } from './vertexJson.js'
 
-/** A vertex of a conversation file. */
-export interface VertexJson {
-  readonly id: string
-  readonly parents: readonly string[]
-  readonly data: {
-    readonly type: string
-    readonly role?: string
-    readonly content?: unknown
-    /** A stop reason's. */
-    readonly reason?: string
-  }
-}
-
-/** A run of vertices not drawn: one box, with the edges of its vertices to those drawn. */
-export interface Fold {
-  /** The box's id: `fold:` and the id of its first vertex. */
-  readonly id: string
-  /** The vertices folded, parents before children. */
-  readonly ids: readonly string[]
-  /** The vertices drawn that are parents of one folded. */
-  readonly from: readonly string[]
-  /** The vertices drawn that are children of one folded. */
-  readonly to: readonly string[]
-}
-
-/** The vertices of a conversation file (none when it holds none). */
-export const verticesOf = (conversation: unknown): readonly VertexJson[] =>
-  (conversation as { vertices?: readonly VertexJson[] } | null)?.vertices ?? []
+export { verticesOf, type VertexJson } from './vertexJson.js'
 
 const BOX = { width: 260, height: 40 }
 

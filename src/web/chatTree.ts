@@ -6,7 +6,7 @@
  * are drawn, nearest the heads first, and each run of the rest is one
  * "N more" box, unfolded when clicked.
  */
-import { verticesOf, type Fold, type VertexJson } from './ConversationDag.js'
+import { verticesOf, type VertexJson } from './vertexJson.js'
 
 /** A chat's tree: its heads and its vertices, parents before children. */
 export interface HeldTree {
@@ -30,6 +30,18 @@ export const mergeTree = (held: HeldTree | undefined, part: unknown): HeldTree =
   if (held === undefined) return { heads, vertices: added }
   const ids = new Set(held.vertices.map((v) => v.id))
   return { heads, vertices: [...held.vertices, ...added.filter((v) => !ids.has(v.id))] }
+}
+
+/** A run of vertices not drawn: one box, with the edges of its vertices to those drawn. */
+export interface Fold {
+  /** The box's id: `fold:` and the id of its first vertex. */
+  readonly id: string
+  /** The vertices folded, parents before children. */
+  readonly ids: readonly string[]
+  /** The vertices drawn that are parents of one folded. */
+  readonly from: readonly string[]
+  /** The vertices drawn that are children of one folded. */
+  readonly to: readonly string[]
 }
 
 /** A tree as drawn: the vertices drawn and the folds of the others. */
@@ -56,7 +68,8 @@ export interface FoldOptions {
  * ends of each head's path — back by first parents to where it meets the
  * path of a head before it, or to the root — the vertex that begins it
  * and the one it forks from; then the vertices `unfolded` asks for (each
- * group from its end nearest the heads); then the paths, a vertex of each
+ * group from its end nearest the heads, in half the room left at most);
+ * then the paths, a vertex of each
  * in turn from its head back; then, while there is room, the heads beyond
  * the quarter with their paths. The vertices left are folded: a run of
  * them is one {@link Fold}, and so are the runs under one vertex drawn
@@ -93,8 +106,10 @@ export const foldTree = (vertices: readonly VertexJson[], options: FoldOptions):
   }
   for (const p of paths) draw(p[0])
   for (const p of paths) ends(p)
+  // Half the room left at most, so that the paths near the heads stay drawn.
+  const unfoldedUpTo = drawn.size + Math.floor((limit - drawn.size) / 2)
   for (const group of options.unfolded ?? [])
-    for (let i = group.length - 1; i >= 0; i--) draw(group[i])
+    for (let i = group.length - 1; i >= 0 && drawn.size < unfoldedUpTo; i--) draw(group[i])
   for (let at = 1, more = true; more && drawn.size < limit; at++) {
     more = false
     for (const p of paths) {

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { foldTree, mergeTree } from '../../src/web/chatTree.js'
-import type { VertexJson } from '../../src/web/ConversationDag.js'
+import type { VertexJson } from '../../src/web/vertexJson.js'
 
 const vertex = (id: string, parents: readonly string[]): VertexJson => ({
   id,

@@ -28,10 +28,14 @@ export interface Dashboard {
   }
   /** A fresh one-time URL, as `nerve dashboard` prints it. */
   handover(): Promise<string>
-  /** A page logged in through `url` (default: a fresh one-time URL), its page errors collected. */
+  /**
+   * A page logged in through `url` (default: a fresh one-time URL), its
+   * page errors collected; `prepare` is given the page before it loads.
+   */
   open(options?: {
     readonly url?: string
     readonly bypassCSP?: boolean
+    readonly prepare?: (page: Page) => Promise<void>
   }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>
 }
 
@@ -77,7 +81,7 @@ export const dashboard = (
     env,
     status: () => status,
     handover,
-    open: async ({ url, ...options } = {}) => {
+    open: async ({ url, prepare, ...options } = {}) => {
       const context = await browser.newContext({
         viewport: { width: 1300, height: 900 },
         ...options,
@@ -87,6 +91,7 @@ export const dashboard = (
       const page = await context.newPage()
       const errors: string[] = []
       page.on('pageerror', (e) => errors.push(e.message))
+      await prepare?.(page)
       await page.goto(url ?? (await handover()))
       await page.locator('[data-connection="open"]').waitFor()
       return { page, context, errors }

@@ -9,7 +9,6 @@
  * the tree can be answered again ("Retry here") or, a user message,
  * edited: a sibling branch either way.
  */
-import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
 import type { ChatInfo, Results } from '../protocol/index.js'
 import {
@@ -23,13 +22,11 @@ import {
   type LiveTurn,
 } from './chatState.js'
 import { ConversationDag, labelOf, textOf, verticesOf } from './ConversationDag.js'
+import { chosenChat } from './nav.js'
 import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
 import { TextField } from './fields.js'
-
-/** The chat shown. */
-const chosen = signal<string | undefined>(undefined)
 
 const loadList = (): void => {
   attempt(async () => {
@@ -313,7 +310,7 @@ const CreateChat = () => {
               ...(options !== undefined && { agent: options as Record<string, unknown> }),
             }),
           )
-          chosen.value = id
+          chosenChat.value = id
           setId('')
         })
       }}
@@ -333,7 +330,7 @@ const CreateChat = () => {
 export const ChatsView = () => {
   useEffect(loadList, [])
   const list = [...chats.value.values()]
-  const shown = chosen.value
+  const shown = chosenChat.value
   return (
     <section aria-labelledby="chats-title">
       <h2 id="chats-title">Chats</h2>
@@ -349,7 +346,7 @@ export const ChatsView = () => {
                 data-chatitem={c.chatId}
                 data-running={c.running}
                 onClick={() => {
-                  chosen.value = c.chatId
+                  chosenChat.value = c.chatId
                 }}
               >
                 {c.chatId}{' '}

@@ -6,7 +6,6 @@
  * the patches `EDIT_NETWORK` takes (add or remove a node or an edge,
  * change any option of either), with undo.
  */
-import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { GraphSvg } from './GraphSvg.js'
@@ -17,12 +16,11 @@ import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
 import { Choice, TextField } from './fields.js'
 import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
+import { chosenNetwork } from './nav.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
 import { inShown, shown } from './state.js'
-
-const chosen = signal<string | undefined>(undefined)
 
 /** The middle point of an SVG `points` value. */
 const middle = (points: string): { x: number; y: number } => {
@@ -262,13 +260,13 @@ const startFile = async (file: File, root: string): Promise<void> => {
     ...(root.trim() !== '' && { root: root.trim() }),
   })
   setNetwork(info)
-  chosen.value = info.networkId
+  chosenNetwork.value = info.networkId
 }
 
 export const NetworksView = () => {
   const [root, setRoot] = useState('')
   const list = [...networks.value.values()].reverse()
-  const net = chosen.value === undefined ? list[0] : networks.value.get(chosen.value)
+  const net = chosenNetwork.value === undefined ? list[0] : networks.value.get(chosenNetwork.value)
   return (
     <section aria-labelledby="networks-title" class="runs">
       <h2 id="networks-title">Networks</h2>
@@ -305,7 +303,7 @@ export const NetworksView = () => {
                 type="button"
                 aria-pressed={net?.networkId === n.networkId}
                 onClick={() => {
-                  chosen.value = n.networkId
+                  chosenNetwork.value = n.networkId
                 }}
               >
                 {n.networkId} <span class={`state ${n.state}`}>{n.outcome ?? n.state}</span>

@@ -123,7 +123,7 @@ describe('the place in the address', () => {
     await context.close()
   })
 
-  it('keeps the conversation shown over a reload, in its session', async () => {
+  it('keeps the conversation shown over a reload, in its session, until the session is closed', async () => {
     const c = await NerveClient.connect(d.status().socket)
     try {
       await c.call('CREATE_SESSION', { sessionId: 's3' })
@@ -143,6 +143,11 @@ describe('the place in the address', () => {
         .poll(() => page.getByLabel('Conversation', { exact: true }).inputValue())
         .toBe('talker')
       expect(await page.getByLabel('Session', { exact: true }).inputValue()).toBe('s3')
+      // Closed elsewhere: the page is back on the default session, the address corrected in place.
+      const entries = await page.evaluate(() => history.length)
+      await c.call('CLOSE_SESSION', { sessionId: 's3' })
+      await expect.poll(() => fragment(page)).toBe('#/conversations')
+      expect(await page.evaluate(() => history.length)).toBe(entries)
       expect(errors).toEqual([])
       await context.close()
     } finally {

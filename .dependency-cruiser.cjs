@@ -226,6 +226,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // The build scripts (and the esbuild plugin they share) bundle the code; they are not part of it.
+    exclude: { path: '^src/(fpTsEs6|cli/build|web/build)\\.js$' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {

@@ -60,7 +60,8 @@ const chatTurn: Benchmark = {
     let k = 0
     const m = await interleaveAsync({
       rounds: rounds ?? 61,
-      warmup: 10,
+      // Both sides at their steady state: a turn runs many more functions than the loop, each optimised later.
+      warmup: 200,
       ours: async () => {
         const model = scriptedProvider(script, { loop: true, keep: 0 })
         const chat = openChat({
@@ -137,7 +138,7 @@ const chatRetry: Benchmark = {
     log(`  ${RETRIES} retries per sample on a ${N}-message chat`)
     const m = await interleaveAsync({
       rounds: rounds ?? 61,
-      warmup: 10,
+      warmup: 50,
       ours: async () => {
         const t0 = performance.now()
         for (let i = 0; i < RETRIES; i++) await chat.retry({ at: head })

@@ -30,24 +30,12 @@ import { build } from 'esbuild'
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { basename, join } from 'node:path'
+import { fpTsEs6 } from '../fpTsEs6.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 /** The packages bundled into the executable; every other dependency stays external. */
 export const BUNDLED = ['commander', 'fp-ts', 'io-ts']
-
-/** `fp-ts/lib/X.js` (CommonJS) as `fp-ts/es6/X.js`, the ES module build io-ts's own build imports. */
-const fpTsEs6 = {
-  name: 'fp-ts-es6',
-  setup(b) {
-    b.onResolve({ filter: /^fp-ts\/lib\// }, (args) =>
-      b.resolve(args.path.replace('fp-ts/lib/', 'fp-ts/es6/'), {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-      }),
-    )
-  },
-}
 
 /** Builds the executable into `distDir` (default dist/); resolves with the path of main.js. */
 export const buildCli = async (distDir = join(root, 'dist')) => {

@@ -10,7 +10,8 @@ import { SessionSummaryCodec } from './sessionInfo.js'
  * The protocol's name of each network run event: an envelope sent along an
  * edge, a firing starting and ending, a node reaching Done, a live edit
  * (with its patches), a halt (stall, iterations, budget), an approval asked
- * and decided, a policy refusal, pause and resume, the end.
+ * and decided, a policy refusal, a node's terminal respawned, pause and
+ * resume, the end.
  *
  * @category protocol
  */
@@ -24,6 +25,7 @@ export const networkEventNames = Object.freeze({
   approval: 'APPROVAL_REQUESTED',
   decision: 'APPROVAL_DECIDED',
   refused: 'POLICY_REFUSED',
+  respawned: 'NETWORK_NODE_RESPAWNED',
   paused: 'NETWORK_PAUSED',
   resumed: 'NETWORK_RESUMED',
   finished: 'NETWORK_COMPLETED',
@@ -258,18 +260,24 @@ export type StepStartedEvent = t.TypeOf<typeof StepStartedEventCodec>
 
 /**
  * A step finished with a value (`status`: completed, skipped or fallback).
+ * A text in `output` longer than 64 KiB keeps its last 64 KiB and
+ * `truncated` is set, as in `OUTPUT_PARSED`: `GET_RUN` has the results whole.
  *
  * @category protocol
  */
-export const StepCompletedEventCodec = struct('STEP_COMPLETED', {
-  ...base('STEP_COMPLETED'),
-  ...run,
-  stepId: str,
-  path,
-  status: str,
-  output: t.unknown,
-  durationMs: t.number,
-})
+export const StepCompletedEventCodec = struct(
+  'STEP_COMPLETED',
+  {
+    ...base('STEP_COMPLETED'),
+    ...run,
+    stepId: str,
+    path,
+    status: str,
+    output: t.unknown,
+    durationMs: t.number,
+  },
+  { truncated: t.literal(true) },
+)
 
 /**
  * A step finished with a value.

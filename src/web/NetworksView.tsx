@@ -2,9 +2,10 @@
  * Live networks: start a network file, the topology laid out (each node's
  * role, firing or done; each edge's delivery and its inbox counts), envelopes as they are
  * delivered, the approvals waiting (approve, deny), pause, resume, stop,
- * cancel, the envelopes' DAG of causes, and edits of the topology sent as
- * the patches `EDIT_NETWORK` takes (add or remove a node or an edge,
- * change any option of either), with undo.
+ * cancel, the envelopes' DAG of causes, and edits of the topology and of
+ * the network's own settings sent as the patches `EDIT_NETWORK` takes (add
+ * or remove a node, an edge or a sub-network, change any option of them,
+ * the workflow, limits and budget), with undo.
  */
 import { useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
@@ -17,6 +18,7 @@ import { Choice, TextField } from './fields.js'
 import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
 import { chosenNetwork } from './nav.js'
+import { NetworkSettings, SettingsLine } from './NetworkSettings.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
@@ -82,6 +84,7 @@ const Topology = ({ net }: { net: NetView }) => {
         })}
         {d.boxes.map((b) => {
           const state = net.firing.has(b.id) ? 'running' : net.done.has(b.id) ? 'done' : 'idle'
+          const respawns = net.respawns.get(b.id) ?? 0
           return (
             <g
               key={b.id}
@@ -104,6 +107,7 @@ const Topology = ({ net }: { net: NetView }) => {
               </text>
               <text x="10" y="32" class="sub">
                 {net.network.nodes[b.id]?.role ?? ''} · {state}
+                {respawns > 0 && ` · respawned ×${respawns}`}
               </text>
             </g>
           )
@@ -202,12 +206,14 @@ const Network = ({ net }: { net: NetView }) => {
           </button>
         </p>
       )}
+      <SettingsLine net={net} />
       <Topology net={net} />
       {live && <Send net={net} />}
       {live && <AddNode net={net} />}
       {live && <AddEdge net={net} />}
       <EdgeList net={net} live={live} />
       {live && <NodeEditor net={net} />}
+      {live && <NetworkSettings net={net} />}
       <h4>Approvals</h4>
       <ul class="approvals" aria-label="Approvals waiting">
         {net.pending.map((r) => (

@@ -8,7 +8,16 @@
  */
 import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
-import { Choice, TextField } from './fields.js'
+import {
+  BudgetFields,
+  budgetOf,
+  budgetText,
+  Choice,
+  numberOf as num,
+  numberText as text,
+  TextField,
+  type BudgetText,
+} from './fields.js'
 import { edit } from './NetworkEdits.js'
 import type { NetView } from './networkState.js'
 import { nodePatches, removeNodePatches, type NetworkNodeValue } from './networkPatches.js'
@@ -24,14 +33,6 @@ export const editNode = (networkId: string, nodeId: string): void => {
 
 const TRIGGERS = ['any', 'all', 'manual', 'scheduled: every', 'scheduled: cron'] as const
 type TriggerChoice = (typeof TRIGGERS)[number]
-const BUDGET = ['maxSteps', 'maxTimeMs', 'maxTokens', 'maxApiCalls', 'maxCost'] as const
-const budgetLabel: Record<(typeof BUDGET)[number], string> = {
-  maxSteps: 'Most firings',
-  maxTimeMs: 'Most time (ms)',
-  maxTokens: 'Most tokens',
-  maxApiCalls: 'Most API calls',
-  maxCost: 'Most cost',
-}
 
 /** The node's fields as the form's text. */
 interface Form {
@@ -43,20 +44,17 @@ interface Form {
   readonly system: string
   readonly tools: string
   readonly prompt: string
-  readonly budget: Readonly<Record<(typeof BUDGET)[number], string>>
+  readonly budget: BudgetText
   readonly check: string
   readonly checkTimeout: string
   readonly assignment: string
 }
 
-const text = (n: number | undefined): string => (n === undefined ? '' : String(n))
 const list = (s: string): string[] =>
   s
     .split(',')
     .map((x) => x.trim())
     .filter((x) => x !== '')
-/** A number field: empty is none; anything else is sent as typed (the daemon checks it). */
-const num = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s))
 
 const formOf = (n: NetworkNodeValue): Form => {
   const t = n.trigger as { type: string; everyMs?: number; cron?: string }
@@ -74,7 +72,7 @@ const formOf = (n: NetworkNodeValue): Form => {
     system: n.system,
     tools: n.tools.join(', '),
     prompt: n.prompt ?? '',
-    budget: Object.fromEntries(BUDGET.map((k) => [k, text(n.budget?.[k])])) as Form['budget'],
+    budget: budgetText(n.budget),
     check: n.acceptance?.command ?? '',
     checkTimeout: text(n.acceptance?.timeoutMs),
     assignment: (n.assignment ?? []).join(', '),
@@ -92,9 +90,7 @@ const providerOf = (text: string): { readonly value: unknown } | { readonly prob
 
 /** The node the form describes, with its provider's value. */
 const nodeOf = (f: Form, provider: unknown): Readonly<Record<string, unknown>> => {
-  const budget = Object.fromEntries(
-    BUDGET.flatMap((k) => (f.budget[k].trim() === '' ? [] : [[k, num(f.budget[k])]])),
-  )
+  const budget = budgetOf(f.budget)
   return {
     role: f.role,
     mode: f.mode,
@@ -108,7 +104,7 @@ const nodeOf = (f: Form, provider: unknown): Readonly<Record<string, unknown>> =
     system: f.system,
     tools: list(f.tools),
     ...(f.prompt !== '' && { prompt: f.prompt }),
-    ...(Object.keys(budget).length > 0 && { budget }),
+    ...(budget !== undefined && { budget }),
     ...(f.check.trim() !== '' && {
       acceptance: {
         command: f.check,
@@ -234,20 +230,13 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           set({ provider })
         }}
       />
-      <fieldset>
-        <legend>Budget (empty: none)</legend>
-        {BUDGET.map((k) => (
-          <TextField
-            key={k}
-            label={budgetLabel[k]}
-            number
-            value={f.budget[k]}
-            onInput={(v) => {
-              set({ budget: { ...f.budget, [k]: v } })
-            }}
-          />
-        ))}
-      </fieldset>
+      <BudgetFields
+        legend="Budget"
+        value={f.budget}
+        onInput={(budget) => {
+          set({ budget })
+        }}
+      />
       <TextField
         label="Accepted when this command passes"
         value={f.check}

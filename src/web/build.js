@@ -16,6 +16,7 @@ import { build } from 'esbuild'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { basename, join } from 'node:path'
+import { fpTsEs6 } from '../fpTsEs6.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -31,23 +32,6 @@ const nodeOnly = {
       contents: 'module.exports = {}',
       loader: 'js',
     }))
-  },
-}
-
-/**
- * fp-ts as ES modules: the shared code imports `fp-ts/lib/…` (CommonJS, as
- * Node wants it), which a bundler keeps whole; the `es6` build of the same
- * modules is tree-shaken (and is what io-ts itself imports).
- */
-const fpTsModules = {
-  name: 'fp-ts-es6',
-  setup(b) {
-    b.onResolve({ filter: /^fp-ts\/lib\// }, (args) =>
-      b.resolve(args.path.replace('fp-ts/lib/', 'fp-ts/es6/'), {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-      }),
-    )
   },
 }
 
@@ -73,7 +57,7 @@ export const buildDashboard = async (outDir = join(root, 'dist/dashboard')) => {
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',
-    plugins: [nodeOnly, fpTsModules],
+    plugins: [nodeOnly, fpTsEs6],
     logLevel: 'warning',
     metafile: true,
   })

@@ -54,3 +54,57 @@ export const Choice = <A extends string>(props: {
     </select>
   </label>
 )
+
+/** The fields of a budget (the runtime's `Budget`), in the order the forms show them. */
+export const BUDGET = ['maxSteps', 'maxTimeMs', 'maxTokens', 'maxApiCalls', 'maxCost'] as const
+/** A budget's fields as a form's text: one string each, empty for none. */
+export type BudgetText = Readonly<Record<(typeof BUDGET)[number], string>>
+
+const budgetLabel: BudgetText = {
+  maxSteps: 'Most firings',
+  maxTimeMs: 'Most time (ms)',
+  maxTokens: 'Most tokens',
+  maxApiCalls: 'Most API calls',
+  maxCost: 'Most cost',
+}
+
+/** A number as a field's text: empty for none. */
+export const numberText = (n: number | undefined): string => (n === undefined ? '' : String(n))
+
+/** A number field: empty is none; anything else is sent as typed (the daemon checks it). */
+export const numberOf = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s))
+
+/** A budget as the form's text. */
+export const budgetText = (
+  b: Readonly<Partial<Record<(typeof BUDGET)[number], number>>> | undefined,
+): BudgetText => Object.fromEntries(BUDGET.map((k) => [k, numberText(b?.[k])])) as BudgetText
+
+/** The budget the form's text says: its non-empty fields, or none when all are empty. */
+export const budgetOf = (f: BudgetText): Readonly<Record<string, number>> | undefined => {
+  const b = Object.fromEntries(
+    BUDGET.flatMap((k) => (f[k].trim() === '' ? [] : [[k, numberOf(f[k])]])),
+  ) as Record<string, number>
+  return Object.keys(b).length === 0 ? undefined : b
+}
+
+/** A budget's fields in a fieldset (empty: none), each change going to `onInput` whole. */
+export const BudgetFields = (props: {
+  readonly legend: string
+  readonly value: BudgetText
+  readonly onInput: (value: BudgetText) => void
+}) => (
+  <fieldset>
+    <legend>{props.legend} (empty: none)</legend>
+    {BUDGET.map((k) => (
+      <TextField
+        key={k}
+        label={budgetLabel[k]}
+        number
+        value={props.value[k]}
+        onInput={(v) => {
+          props.onInput({ ...props.value, [k]: v })
+        }}
+      />
+    ))}
+  </fieldset>
+)

@@ -89,3 +89,50 @@ export const removeNodePatches = (net: NetworkValue, id: string): readonly Patch
     })),
   { op: 'remove', path: ['nodes', id] },
 ]
+
+/** A sub-network of a network value. */
+export type SubnetworkValue = NonNullable<NetworkValue['subnetworks']>[string]
+
+/** The network's own settings as a form sets them (a budget absent is none). */
+export interface Settings {
+  readonly workflow: string
+  readonly limits: Readonly<Record<string, unknown>>
+  readonly budget?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The patches that give the network `after`'s workflow, limits and budget:
+ * one per setting that changed (each limit on its own, the budget whole).
+ */
+export const settingsPatches = (net: NetworkValue, after: Settings): readonly Patch[] => {
+  const limits = net.limits as unknown as Readonly<Record<string, unknown>>
+  return [
+    ...fieldPatch(['workflow'], net.workflow, after.workflow),
+    ...Object.keys(after.limits).flatMap((k) =>
+      fieldPatch(['limits', k], limits[k], after.limits[k]),
+    ),
+    ...fieldPatch(['budget'], net.budget, after.budget),
+  ]
+}
+
+/**
+ * A sub-network added (the network's record of them made when it has
+ * none); `undefined` when one of that id exists already (a JSON patch
+ * `add` would replace it).
+ */
+export const addSubnetworkPatches = (
+  net: NetworkValue,
+  group: SubnetworkValue,
+): readonly Patch[] | undefined =>
+  net.subnetworks === undefined
+    ? [{ op: 'add', path: ['subnetworks'], value: { [group.id]: group } }]
+    : Object.hasOwn(net.subnetworks, group.id)
+      ? undefined
+      : [{ op: 'add', path: ['subnetworks', group.id], value: group }]
+
+/** A sub-network removed (its nodes stay); the last one takes the record with it, as the model does. */
+export const removeSubnetworkPatches = (net: NetworkValue, id: string): readonly Patch[] => {
+  const ids = Object.keys(net.subnetworks ?? {})
+  if (!ids.includes(id)) return []
+  return [{ op: 'remove', path: ids.length === 1 ? ['subnetworks'] : ['subnetworks', id] }]
+}

@@ -41,6 +41,8 @@ export interface NetView {
   readonly envelopes: readonly Envelope[]
   readonly firing: ReadonlySet<string>
   readonly done: ReadonlySet<string>
+  /** How many times each node's terminal was started again since the page followed the network. */
+  readonly respawns: ReadonlyMap<string, number>
   readonly pending: readonly Approval[]
   /** The inboxes as the daemon last told them (read again after the network's events, at most 4 times a second). */
   readonly inboxes: readonly Inbox[]
@@ -63,6 +65,7 @@ export const setNetwork = (info: NetworkInfo): void => {
     envelopes: known?.envelopes ?? [],
     firing: known?.firing ?? new Set(),
     done: new Set(info.done),
+    respawns: known?.respawns ?? new Map(),
     pending: info.pending,
     inboxes: info.inboxes,
   })
@@ -121,6 +124,11 @@ export const applyNetworkEvent = (e: NetworkEngineEvent): boolean => {
         if (immer === undefined)
           throw new UsageError('applyNetworkEvent', 'call patchesReady() first')
         return { ...n, network: immer.applyPatches(n.network, e.patches) }
+      case 'NETWORK_NODE_RESPAWNED':
+        return {
+          ...n,
+          respawns: new Map(n.respawns).set(e.nodeId, (n.respawns.get(e.nodeId) ?? 0) + 1),
+        }
       case 'APPROVAL_REQUESTED':
         return { ...n, pending: [...n.pending, e.request] }
       case 'APPROVAL_DECIDED':

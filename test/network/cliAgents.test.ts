@@ -14,7 +14,7 @@ import {
   type NetworkRun,
   startNetwork,
 } from 'nerve-agents'
-import { ProxyCallCodec } from 'nerve-agents/interpreters'
+import { ProxyCallCodec, type PtyTerminal } from 'nerve-agents/interpreters'
 import { tapeRecorder } from 'nerve-agents/store'
 import { cliRoot, scriptedModel, type ScriptedModel } from '../interpreters/agents/realCli.js'
 import { cliHandoff } from './cliHandoff.js'
@@ -77,6 +77,45 @@ describe('network runs of the real CLI agents', () => {
     },
     120_000,
   )
+})
+
+describe('a real CLI agent whose program died', () => {
+  it('is started again at its next firing, and the network tells it as respawned', async () => {
+    const net = pipe(
+      network('respawn'),
+      addNode({ id: 'agent', provider: { type: 'cli', agent: 'claude-cli' } }),
+      addNode({ id: 'sink', provider: { type: 'mock', script: ['ok'] } }),
+      connect('agent', 'sink', { direction: 'one-way' }),
+    )
+    const events: NetworkEvent[] = []
+    const run: NetworkRun = await startNetwork(net, {
+      root: work,
+      agents: agents(model),
+      onEvent: (e) => events.push(e),
+    })
+    try {
+      model.push({ text: 'First answer.' })
+      run.send('agent', 'one')
+      await run.idle()
+      const terminal = run.session.live('agent') as PtyTerminal
+      const first = terminal.pid!
+      process.kill(first, 'SIGKILL')
+      // Until the terminal has seen its program exit.
+      while (terminal.state !== 'stopped') await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(events.some((e) => e.type === 'respawned')).toBe(false)
+      model.push({ text: 'Second answer.' })
+      run.send('agent', 'two')
+      await run.idle()
+      expect((run.session.live('agent') as PtyTerminal).pid).not.toBe(first)
+      expect(events.filter((e) => e.type === 'respawned')).toEqual([
+        { type: 'respawned', runId: run.runId, nodeId: 'agent' },
+      ])
+      const answers = run.log.envelopes().filter((e) => e.fromNodeId === 'agent')
+      expect(answers.map((e) => e.payload.message)).toEqual(['First answer.', 'Second answer.'])
+    } finally {
+      await run.stop()
+    }
+  }, 120_000)
 })
 
 describe('a network of real CLI agents on a budget', () => {

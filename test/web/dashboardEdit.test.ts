@@ -2,7 +2,8 @@
  * The dashboard's full edits in Debian's Chromium against a real daemon:
  * every option of a network's edges and nodes changed on one page and seen
  * on a second, a bad value refused with the daemon's typed error, a node
- * removed with its edges, each edit one undo; and a run started through
+ * removed with its edges, each edit one undo; a network's own settings
+ * (workflow, limits, budget, sub-networks) likewise; and a run started through
  * the SDK (not recorded) run again from the page. Screenshots go to
  * out/dashboard/; no serious accessibility violation.
  */
@@ -18,34 +19,49 @@ const d = dashboard('dashboard-edit')
 /** A client of the daemon through its socket, as the SDK's users have it. */
 const sdk = () => NerveClient.connect(d.status().socket)
 
+/**
+ * A network file of mock nodes (id, role) and `edges`, started from one page
+ * (`a`) with a second page (`b`) on the Networks view too.
+ */
+const twoPagesOn = async (
+  id: string,
+  nodes: readonly (readonly [string, string])[],
+  edges: readonly Readonly<Record<string, string>>[],
+) => {
+  const workspace = join(d.dir, id)
+  mkdirSync(workspace)
+  const file = join(d.dir, `${id}.network.json`)
+  const provider = { type: 'mock', script: ['ok'] }
+  const network = {
+    format: 'nerve/network',
+    version: 1,
+    id,
+    nodes: nodes.map(([node, role]) => ({ id: node, role, provider })),
+    edges,
+  }
+  writeFileSync(file, JSON.stringify(network))
+  const a = await d.open({ bypassCSP: true })
+  const b = await d.open()
+  for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
+  await a.page.getByLabel('Workspace').fill(workspace)
+  await a.page.getByLabel('Start a network file').setInputFiles(file)
+  return { a, b }
+}
+
 describe('editing a network on the page', () => {
   it('changes every option of an edge and a node, one undo each, and a second page sees it', async () => {
-    const workspace = join(d.dir, 'team')
-    mkdirSync(workspace)
-    const file = join(d.dir, 'team.network.json')
-    const mock = { type: 'mock', script: ['ok'] }
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'nerve/network',
-        version: 1,
-        id: 'team',
-        nodes: [
-          { id: 'a', role: 'Coder', provider: mock },
-          { id: 'b', role: 'Verifier', provider: mock },
-          { id: 'c', role: 'Coder', provider: mock },
-        ],
-        edges: [
-          { from: 'a', to: 'b' },
-          { from: 'b', to: 'c', direction: 'one-way' },
-        ],
-      }),
+    const { a, b } = await twoPagesOn(
+      'team',
+      [
+        ['a', 'Coder'],
+        ['b', 'Verifier'],
+        ['c', 'Coder'],
+      ],
+      [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c', direction: 'one-way' },
+      ],
     )
-    const a = await d.open({ bypassCSP: true })
-    const b = await d.open()
-    for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
-    await a.page.getByLabel('Workspace').fill(workspace)
-    await a.page.getByLabel('Start a network file').setInputFiles(file)
     const netA = a.page.locator('[data-network="team"]')
     const netB = b.page.locator('[data-network="team"]')
     await netB.locator('[data-netnode="c"]').waitFor()
@@ -125,6 +141,96 @@ describe('editing a network on the page', () => {
     await netB.locator('[data-netnode="b"]').waitFor()
     await netB.locator('[data-edgerow="a<->b"]').waitFor()
     await netB.locator('[data-edgerow="b<->c"]').waitFor()
+    expect([...a.errors, ...b.errors]).toEqual([])
+    await a.context.close()
+    await b.context.close()
+  })
+})
+
+describe('editing a network’s own settings on the page', () => {
+  it('changes its limits and budget in one edit seen on a second page, refuses a bad limit, adds and removes a sub-network', async () => {
+    const { a, b } = await twoPagesOn(
+      'crew',
+      [
+        ['plan', 'Planner'],
+        ['code', 'Coder'],
+        ['check', 'Verifier'],
+      ],
+      [
+        { from: 'plan', to: 'code' },
+        { from: 'code', to: 'check' },
+      ],
+    )
+    await b.page.getByRole('button', { name: /^crew/ }).click()
+    const line = (p: Page) => p.locator('[data-settings="crew"]')
+    await expect.poll(() => line(b.page).textContent()).toContain('maxIterations 25')
+    const form = (p: Page) => p.locator('[data-settingsform="crew"]')
+    const client = await sdk()
+    const network = async () => (await client.call('GET_NETWORK', { networkId: 'crew' })).network
+    try {
+      // A sub-network with two members and a budget of its own.
+      const add = a.page.getByRole('form', { name: 'Add a sub-network to crew' })
+      await add.getByLabel('Sub-network').fill('build')
+      await add.getByLabel('code', { exact: true }).check()
+      await add.getByLabel('check', { exact: true }).check()
+      await add.getByLabel('Most firings').fill('4')
+      await add.getByRole('button', { name: 'Add sub-network' }).click()
+      const group = b.page.locator('[data-subnetwork="build"]')
+      await group.waitFor()
+      expect(await group.innerText()).toContain('build: code, check · budget maxSteps 4')
+      const before = await network()
+      expect(before.subnetworks).toEqual({
+        build: { id: 'build', nodes: ['code', 'check'], budget: { maxSteps: 4 } },
+      })
+
+      // The workflow, a limit and the budget: one edit, seen on the other page.
+      await form(a.page).getByLabel('Workflow').selectOption('planning')
+      await form(a.page).getByLabel('Most iterations of a loop').fill('7')
+      await form(a.page).getByLabel('Most tokens').fill('5000')
+      await form(a.page).getByLabel('Most cost').fill('3')
+      await form(a.page).getByRole('button', { name: 'Apply settings' }).click()
+      await expect.poll(() => line(b.page).textContent()).toContain('maxIterations 7')
+      expect(await line(b.page).textContent()).toBe(
+        'Workflow planning · limits maxInFlight 4, maxIterations 7, stallAfter 3, maxSpawned 8 · budget maxTokens 5000, maxCost 3 · sub-networks build (code, check)',
+      )
+      await expect.poll(() => form(b.page).getByLabel('Most tokens').inputValue()).toBe('5000')
+      expect(await form(b.page).getByLabel('Most iterations of a loop').inputValue()).toBe('7')
+      expect(await form(b.page).getByLabel('Workflow').inputValue()).toBe('planning')
+      const after = await network()
+      expect(after.workflow).toBe('planning')
+      expect(after.limits).toEqual({ ...before.limits, maxIterations: 7 })
+      expect(after.budget).toEqual({ maxTokens: 5000, maxCost: 3 })
+      await b.page.screenshot({ path: join(shots, 'networks-settings.png'), fullPage: true })
+      expect(await seriousViolations(a.page)).toEqual([])
+
+      // A limit below 1 is refused with the daemon's typed error and where; nothing changed.
+      await form(a.page).getByLabel('Stall after (repeats)').fill('-1')
+      await form(a.page).getByRole('button', { name: 'Apply settings' }).click()
+      const alert = a.page.getByRole('alert')
+      await alert.waitFor()
+      expect(await alert.innerText()).toBe(
+        'InvalidPatch: the patched network is not valid: /limits/stallAfter: expected a whole number ≥ 1, got -1',
+      )
+      expect(await network()).toEqual(after)
+      expect(await form(b.page).getByLabel('Stall after (repeats)').inputValue()).toBe('3')
+
+      // One undo takes the whole settings edit back, on every page.
+      await a.page.getByRole('button', { name: 'Undo edit' }).click()
+      await expect.poll(() => line(b.page).textContent()).toContain('maxIterations 25')
+      await expect.poll(() => form(b.page).getByLabel('Most tokens').inputValue()).toBe('')
+      expect(await form(a.page).getByLabel('Stall after (repeats)').inputValue()).toBe('3')
+      expect(await network()).toEqual(before)
+
+      // The sub-network removed, and back with one undo.
+      await a.page.getByRole('button', { name: 'Remove sub-network build' }).click()
+      await group.waitFor({ state: 'detached' })
+      expect((await network()).subnetworks).toBeUndefined()
+      await a.page.getByRole('button', { name: 'Undo edit' }).click()
+      await group.waitFor()
+      expect(await network()).toEqual(before)
+    } finally {
+      await client.close()
+    }
     expect([...a.errors, ...b.errors]).toEqual([])
     await a.context.close()
     await b.context.close()

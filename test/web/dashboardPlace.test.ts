@@ -144,10 +144,16 @@ describe('the place in the address', () => {
         .toBe('talker')
       expect(await page.getByLabel('Session', { exact: true }).inputValue()).toBe('s3')
       // Closed elsewhere: the page is back on the default session, the address corrected in place.
-      const entries = await page.evaluate(() => history.length)
+      const entries = await page.evaluate(
+        () => (globalThis as unknown as { history: { length: number } }).history.length,
+      )
       await c.call('CLOSE_SESSION', { sessionId: 's3' })
       await expect.poll(() => fragment(page)).toBe('#/conversations')
-      expect(await page.evaluate(() => history.length)).toBe(entries)
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as { history: { length: number } }).history.length,
+        ),
+      ).toBe(entries)
       expect(errors).toEqual([])
       await context.close()
     } finally {

@@ -59,6 +59,8 @@ const eventLine = (e: EngineEvent): string | undefined => {
       return `approve? ${e.request.id}: ${e.request.nodeId} wants ${e.request.action} ${e.request.target} (${e.request.reason})`
     case 'APPROVAL_DECIDED':
       return `decided ${e.decision.request.id}: ${e.decision.decision} by ${e.decision.by}`
+    case 'NETWORK_NODE_RESPAWNED':
+      return `respawn ${e.nodeId}: its program exited and was started again`
     case 'POLICY_REFUSED':
       return `refused ${e.nodeId}: ${e.tool} ${e.target}: ${e.reason}`
     case 'LAGGED':

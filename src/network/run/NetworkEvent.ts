@@ -6,7 +6,8 @@ import type { ApprovalDecision, ApprovalRequest } from '../../runtime/index.js'
  * What a network run tells as it goes: envelopes sent, firings started and
  * ended, live edits (with their patches, so a client mirrors the topology),
  * halts (stall, iterations, budget), Done, approvals and their decisions,
- * policy refusals, pause and resume, the end.
+ * policy refusals, a node's terminal started again after its program
+ * exited (`respawned`), pause and resume, the end.
  *
  * @category network run
  */
@@ -57,6 +58,7 @@ export type NetworkEvent =
       readonly target: string
       readonly reason: string
     }
+  | { readonly type: 'respawned'; readonly runId: string; readonly nodeId: string }
   | { readonly type: 'paused' | 'resumed'; readonly runId: string }
   | { readonly type: 'finished'; readonly runId: string; readonly status: string }
 

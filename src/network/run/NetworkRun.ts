@@ -79,12 +79,17 @@ export class NetworkRun {
   constructor(net: Network, options: NetworkRunOptions) {
     const clock = options.clock ?? systemClock
     const wrap = options.wrapInterpreter ?? ((i: Interpreter) => i)
+    // A node's terminal started again, by the run's session or its own table: every face is told.
+    const respawned = (nodeId: string): void => {
+      s.emit({ type: 'respawned', nodeId })
+    }
     const agents = new AgentTerminals(
       options.agents ?? {},
       (id) => s.net.nodes[id],
       (request, answer) => {
         askPermission(s, request, answer)
       },
+      respawned,
     )
     const pty = agents.interpreter
     // A session of the run's own steps its nodes with the run's interpreters,
@@ -95,6 +100,9 @@ export class NetworkRun {
       createSession({
         clock,
         interpreters: interpreters(...[...defaultInterpreters.values(), pty].map(wrap)),
+        onEvent: (e) => {
+          if (e.type === 'respawned') respawned(e.name)
+        },
       })
     const s: RunState = new RunState(net, options, clock, session, agents)
     s.pump = () => {

@@ -97,7 +97,7 @@ export class AgentTerminals {
    * The terminals the firings start themselves (of nodes the run's session
    * does not start): kept across firings, stopped by {@link AgentTerminals.close}.
    */
-  readonly handles = new LiveHandles()
+  readonly handles: LiveHandles
   readonly #options: NetworkAgentOptions
   /** How the agents' permission prompts are answered: the options', else the run's approvals. */
   readonly #approvals: Approvals | undefined
@@ -117,7 +117,9 @@ export class AgentTerminals {
     options: NetworkAgentOptions,
     nodeOf: (id: string) => NetworkNode | undefined,
     onPermission?: NonNullable<Approvals['onRequest']>,
+    onRespawn?: (nodeId: string) => void,
   ) {
+    this.handles = new LiveHandles({ onRespawn: (node) => onRespawn?.(node.id) })
     this.#options = options
     this.#approvals =
       options.approvals?.onRequest !== undefined || onPermission === undefined

@@ -44,6 +44,36 @@ export const nodeEvent = (
   })
 }
 
+/** The longest text an event carries whole; a longer one keeps its end. */
+const EVENT_TEXT = 64 * 1024
+
+/** `u` with each text in it (down to `depth` levels) longer than {@link EVENT_TEXT} cut to its end: `u` itself when none is. */
+const cutTexts = (u: unknown, cut: { any: boolean }, depth: number): unknown => {
+  if (typeof u === 'string') {
+    if (u.length <= EVENT_TEXT) return u
+    cut.any = true
+    return u.slice(-EVENT_TEXT)
+  }
+  if (depth === 0 || typeof u !== 'object' || u === null) return u
+  const entries = Object.entries(u)
+  const cutOnes = entries.map(([k, v]) => [k, cutTexts(v, cut, depth - 1)] as const)
+  if (cutOnes.every(([, v], i) => v === entries[i]![1])) return u
+  return Array.isArray(u) ? cutOnes.map(([, v]) => v) : Object.fromEntries(cutOnes)
+}
+
+/**
+ * A step's output or a node's answer as an event carries it to every
+ * subscriber (`STEP_COMPLETED`, `OUTPUT_PARSED`): its long texts cut to
+ * their last 64 KiB, marked `truncated`. Whoever needs it whole has it from
+ * the request that made it (`EXECUTE_INPUT`'s result, `GET_RUN`'s results),
+ * and its text came whole as `OUTPUT_CHUNK`s.
+ */
+export const eventOutput = (output: unknown): { output: unknown; truncated?: true } => {
+  const cut = { any: false }
+  const kept = cutTexts(output, cut, 4)
+  return cut.any ? { output: kept, truncated: true } : { output }
+}
+
 /**
  * Maps the events of one run to engine events. `nodeOf` remembers which
  * node each step runs (from `step_start`), so output chunks can name it.
@@ -104,7 +134,7 @@ export const runEvents = (
           stepId: e.stepId,
           path: e.path,
           status: e.status,
-          output: e.output,
+          ...eventOutput(e.output),
           durationMs: e.durationMs,
         }
       case 'step_error':

@@ -8,7 +8,7 @@
  * `kept` of them) so their outcome can still be read.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { under } from '../../codec/index.js'
+import { showJson, under, type ShapeError } from '../../codec/index.js'
 import {
   applyChange,
   decodeNetwork,
@@ -118,7 +118,9 @@ export class NetworkFileInvalid extends taggedError(
 
 /**
  * Patches that do not apply to the network, or leave a network that is not
- * valid (an edge to a node that is gone, a bad delivery); nothing changed.
+ * valid (an edge to a node that is gone, a bad delivery, a limit below 1
+ * or removed, a key the network has not, an id that is not its key);
+ * nothing changed.
  * `errors` are the network file's errors of the patched network, their
  * paths in the network value (`/edges/a->b/delivery/ms`, where a patch
  * points), and the message says what each expected.
@@ -163,8 +165,10 @@ export const networkOf = (file: unknown): Network => {
 }
 
 /**
- * `patches` applied to `net`, checked as a network file is: throws
- * {@link InvalidPatch} if they do not apply or leave a network that is not valid.
+ * `patches` applied to `net`, checked as a network file is, and the result
+ * must be the very network its file reads back (nothing the file would
+ * fill in or leave out): throws {@link InvalidPatch} if they do not apply
+ * or leave a network that is not valid.
  */
 export const checkPatches = (net: Network, patches: readonly Patch[]): void => {
   let next: Network
@@ -190,6 +194,58 @@ export const checkPatches = (net: Network, patches: readonly Patch[]): void => {
       decoded.left.map((e) => ({ ...e, path: valuePath(file, e.path) })),
     )
   }
+  // The file leaves out what it does not know and fills in what is missing: the patched value
+  // must be the very network it reads back (a limit removed, a key of its own, an id not its key).
+  const wrong = misplacedId(next) ?? firstDifference(decoded.right, next, '')
+  if (wrong !== undefined) throw new InvalidPatch('the patched network is not valid', [wrong])
+}
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === 'object' && u !== null
+
+/** A node, edge or sub-network whose id is not the key it is kept under. */
+const misplacedId = (net: Network): ShapeError | undefined => {
+  const keyed = {
+    nodes: (n: { id: string }) => n.id,
+    edges: (e: Network['edges'][string]) => edgeId(e.from, e.to, e.direction),
+    subnetworks: (g: { id: string }) => g.id,
+  } as const
+  for (const [list, idOf] of Object.entries(keyed)) {
+    for (const [key, item] of Object.entries(net[list as keyof typeof keyed] ?? {})) {
+      const id = isObject(item) ? (idOf as (i: unknown) => unknown)(item) : undefined
+      if (id !== key) {
+        return {
+          _tag: 'WrongType',
+          path: `/${list}/${key}/id`,
+          expected: showJson(key),
+          actual: id,
+        }
+      }
+    }
+  }
+  return undefined
+}
+
+/** The first place where `actual` is not `expected` (keys in any order), as a shape error. */
+const firstDifference = (
+  expected: unknown,
+  actual: unknown,
+  path: string,
+): ShapeError | undefined => {
+  if (isObject(expected) && isObject(actual) && Array.isArray(expected) === Array.isArray(actual)) {
+    for (const k of Object.keys(expected)) {
+      if (!Object.hasOwn(actual, k)) return { _tag: 'MissingKey', path: `${path}/${k}` }
+    }
+    for (const k of Object.keys(actual)) {
+      if (!Object.hasOwn(expected, k)) return { _tag: 'UnknownKey', path: `${path}/${k}` }
+      const d = firstDifference(expected[k], actual[k], `${path}/${k}`)
+      if (d !== undefined) return d
+    }
+    return undefined
+  }
+  return JSON.stringify(expected) === JSON.stringify(actual)
+    ? undefined
+    : { _tag: 'WrongType', path, expected: showJson(expected), actual }
 }
 
 interface Entry {

@@ -65,6 +65,22 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
     expect((await settled(p, again.runId)).results!.second!.stdout).toBe('HELLO\n')
   })
 
+  it("tells a long step output's end (truncated) in STEP_COMPLETED; GET_RUN has it whole", async () => {
+    const p = await connected()
+    await p.ok('SUBSCRIBE', { types: ['STEP_COMPLETED'] })
+    const graph = {
+      id: 'long',
+      nodes: { count: { kind: 'bash', command: 'seq 100000 119999' } },
+      steps: [{ id: 'count', node: 'count' }],
+    }
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph })
+    const whole = (await settled(p, runId)).results!.count!.stdout
+    expect(whole).toHaveLength(140_000)
+    const told = await p.waitFor((e) => e.type === 'STEP_COMPLETED')
+    expect(told).toMatchObject({ stepId: 'count', truncated: true })
+    expect((told as { output: { stdout: string } }).output.stdout).toBe(whole.slice(-64 * 1024))
+  })
+
   it('tells a subscriber of that run its graph and step events', async () => {
     const p = await connected()
     const first = await p.ok<{ runId: string }>('EXECUTE_GRAPH', { graph: twoSteps })

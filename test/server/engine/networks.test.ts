@@ -220,4 +220,61 @@ describe('network commands', () => {
     expect(net).toEqual(before)
     expect(networkEvents(p, 'review').filter((e) => e.type === 'NETWORK_PATCHED')).toEqual([])
   })
+
+  it('edit the network’s own settings (workflow, limits, budget, sub-networks) as strictly as its file', async () => {
+    const p = await connected()
+    await p.ok('CREATE_NETWORK', { network: review, networkId: 'own', root: tmpdir() })
+    const before = (await p.ok<NetworkInfo>('GET_NETWORK', { networkId: 'own' })).network
+    const settings = [
+      { op: 'replace', path: ['workflow'], value: 'planning' },
+      { op: 'replace', path: ['limits', 'stallAfter'], value: 5 },
+      { op: 'add', path: ['budget'], value: { maxTokens: 900, maxCost: 2 } },
+      {
+        op: 'add',
+        path: ['subnetworks'],
+        value: { pair: { id: 'pair', nodes: ['writer', 'reviewer'], budget: { maxSteps: 4 } } },
+      },
+    ]
+    await p.ok('EDIT_NETWORK', { networkId: 'own', patches: settings })
+    const after = (await p.ok<NetworkInfo>('GET_NETWORK', { networkId: 'own' })).network
+    expect(after).toMatchObject({
+      workflow: 'planning',
+      limits: { ...before.limits, stallAfter: 5 },
+      budget: { maxTokens: 900, maxCost: 2 },
+      subnetworks: { pair: { id: 'pair', nodes: ['writer', 'reviewer'] } },
+    })
+    const refused = async (patch: object) => {
+      const r = await p.call('EDIT_NETWORK', { networkId: 'own', patches: [patch] })
+      expect(r.error?.data).toMatchObject({ tag: 'InvalidPatch', path: '/patches' })
+      return r.error!.message.replace('the patched network is not valid: ', '')
+    }
+    expect(await refused({ op: 'replace', path: ['limits', 'maxIterations'], value: -1 })).toBe(
+      '/limits/maxIterations: expected a whole number ≥ 1, got -1',
+    )
+    expect(await refused({ op: 'replace', path: ['budget', 'maxCost'], value: -2 })).toBe(
+      '/budget/maxCost: expected a number ≥ 0, got -2',
+    )
+    expect(
+      await refused({
+        op: 'add',
+        path: ['subnetworks', 'x'],
+        value: { id: 'x', nodes: ['ghost'] },
+      }),
+    ).toBe('/subnetworks/x/nodes/0: no node "ghost" in the network')
+    // What the file format would quietly fill in or leave out is refused, not run.
+    expect(await refused({ op: 'remove', path: ['limits', 'stallAfter'] })).toBe(
+      '/limits/stallAfter: is required',
+    )
+    expect(await refused({ op: 'remove', path: ['workflow'] })).toBe('/workflow: is required')
+    expect(await refused({ op: 'add', path: ['colour'], value: 'red' })).toBe(
+      '/colour: is not a known key',
+    )
+    expect(
+      await refused({ op: 'add', path: ['subnetworks', 'x'], value: { id: 'y', nodes: [] } }),
+    ).toBe('/subnetworks/x/id: expected "x", got "y"')
+    expect((await p.ok<NetworkInfo>('GET_NETWORK', { networkId: 'own' })).network).toEqual(after)
+    expect(await p.ok('UNDO_NETWORK', { networkId: 'own' })).toEqual({ undone: true })
+    expect((await p.ok<NetworkInfo>('GET_NETWORK', { networkId: 'own' })).network).toEqual(before)
+    await p.ok('CANCEL_NETWORK', { networkId: 'own' })
+  })
 })

@@ -12,7 +12,7 @@ import type { Node } from '../../../node/index.js'
 import type { EngineEvent, Params } from '../../../protocol/index.js'
 import type { Core } from '../Core.js'
 import { NotATerminal, RequestCancelled, RequestTimeout } from '../errors.js'
-import { runEvents } from '../eventMap.js'
+import { eventOutput, runEvents } from '../eventMap.js'
 import { errorShape } from '../json.js'
 import type { SessionKit } from '../SessionKit.js'
 import type { Commands } from './context.js'
@@ -28,28 +28,6 @@ const textOf = (chunk: unknown): string | undefined => {
   if (typeof chunk === 'string') return chunk
   const data = (chunk as { data?: unknown } | null)?.data
   return typeof data === 'string' ? data : undefined
-}
-
-/** The longest text an `OUTPUT_PARSED` event carries whole; a longer one keeps its end. */
-const EVENT_TEXT = 64 * 1024
-
-/**
- * The answer as an event carries it: each text in it (down to a few levels)
- * longer than {@link EVENT_TEXT} cut to its end. The same value when
- * nothing is cut; `cut.any` says whether something was.
- */
-const forEvent = (u: unknown, cut: { any: boolean }, depth = 4): unknown => {
-  if (typeof u === 'string') {
-    if (u.length <= EVENT_TEXT) return u
-    cut.any = true
-    return u.slice(-EVENT_TEXT)
-  }
-  if (depth === 0 || typeof u !== 'object' || u === null) return u
-  const entries = Object.entries(u)
-  const trimmed = entries.map(([k, v]) => [k, forEvent(v, cut, depth - 1)] as const)
-  if (trimmed.every(([, v], i) => v === entries[i]![1])) return u
-  if (Array.isArray(u)) return trimmed.map(([, v]) => v)
-  return Object.fromEntries(trimmed)
 }
 
 type Kit = SessionKit & { readonly session: NonNullable<SessionKit['session']> }
@@ -95,14 +73,12 @@ const execute = async (
         node.kind === 'graph' ? {} : { chunksOf: p.nodeId },
       ),
     })
-    const cut = { any: false }
     core.publish({
       type: 'OUTPUT_PARSED',
       time: core.now(),
       sessionId: session.id,
       nodeId: p.nodeId,
-      output: forEvent(output, cut),
-      ...(cut.any && { truncated: true as const }),
+      ...eventOutput(output),
     })
     return output
   } catch (e) {

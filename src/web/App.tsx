@@ -8,6 +8,7 @@ import { signal, type Signal } from '@preact/signals'
 import type { FunctionComponent } from 'preact'
 import { view, views, type View } from './nav.js'
 import { NodesView } from './NodesView.js'
+import { placeNote } from './place.js'
 import { problem } from './problem.js'
 import { SessionBar } from './SessionBar.js'
 import { connection } from './state.js'
@@ -90,6 +91,11 @@ export const App = () => (
       </span>
     </header>
     <SessionBar />
+    {placeNote.value !== undefined && (
+      <p class="problem" role="alert" data-place-note>
+        {placeNote.value}
+      </p>
+    )}
     <main>
       <Chosen />
     </main>

@@ -11,7 +11,6 @@
  * each turn's end only what the page lacks; a long one shows its last
  * messages and a big tree folded (see {@link ./chatTree.ts}).
  */
-import { signal } from '@preact/signals'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ChatInfo, Results } from '../protocol/index.js'
 import {
@@ -26,13 +25,11 @@ import {
 } from './chatState.js'
 import { foldTree, mergeTree, type HeldTree } from './chatTree.js'
 import { ConversationDag, labelOf, textOf } from './ConversationDag.js'
+import { chosenChat } from './nav.js'
 import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
 import { TextField } from './fields.js'
-
-/** The chat shown. */
-const chosen = signal<string | undefined>(undefined)
 
 const loadList = (): void => {
   attempt(async () => {
@@ -378,7 +375,7 @@ const CreateChat = () => {
               ...(options !== undefined && { agent: options as Record<string, unknown> }),
             }),
           )
-          chosen.value = id
+          chosenChat.value = id
           setId('')
         })
       }}
@@ -398,7 +395,7 @@ const CreateChat = () => {
 export const ChatsView = () => {
   useEffect(loadList, [])
   const list = [...chats.value.values()]
-  const shown = chosen.value
+  const shown = chosenChat.value
   return (
     <section aria-labelledby="chats-title">
       <h2 id="chats-title">Chats</h2>
@@ -414,7 +411,7 @@ export const ChatsView = () => {
                 data-chatitem={c.chatId}
                 data-running={c.running}
                 onClick={() => {
-                  chosen.value = c.chatId
+                  chosenChat.value = c.chatId
                 }}
               >
                 {c.chatId}{' '}

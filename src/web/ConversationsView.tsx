@@ -8,29 +8,14 @@
  * edited text. The LLM nodes listed are those of the session shown, and
  * the columns it had are kept for when it is shown again.
  */
-import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
+import { columns, setColumn } from './nav.js'
 import { ConversationDag, labelOf, textOf, verticesOf, type VertexJson } from './ConversationDag.js'
 import { attempt } from './problem.js'
 import { client, onEvent } from './session.js'
 import { inShown, nodes, shown } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
 import { TextField } from './fields.js'
-
-type Columns = readonly (string | undefined)[]
-
-/** The LLM node of each column, by the session shown when they were chosen. */
-const chosen = signal<ReadonlyMap<string | undefined, Columns>>(new Map())
-
-/** The columns of the session shown. */
-const columns = (): Columns => chosen.value.get(shown.value) ?? [undefined, undefined]
-
-/** Shows `nodeId` (or nothing) in column `i`, in the session shown. */
-const setColumn = (i: number, nodeId: string | undefined): void => {
-  const next = [...columns()]
-  next[i] = nodeId
-  chosen.value = new Map(chosen.value).set(shown.value, next)
-}
 
 /** The messages a fork at `id` keeps: the message vertices among it and its ancestors. */
 const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number => {

@@ -7,7 +7,6 @@
  * or remove a node, an edge or a sub-network, change any option of them,
  * the workflow, limits and budget), with undo.
  */
-import { signal } from '@preact/signals'
 import { useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { GraphSvg } from './GraphSvg.js'
@@ -18,13 +17,12 @@ import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
 import { Choice, TextField } from './fields.js'
 import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
+import { chosenNetwork } from './nav.js'
 import { NetworkSettings, SettingsLine } from './NetworkSettings.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
 import { inShown, shown } from './state.js'
-
-const chosen = signal<string | undefined>(undefined)
 
 /** The middle point of an SVG `points` value. */
 const middle = (points: string): { x: number; y: number } => {
@@ -268,13 +266,13 @@ const startFile = async (file: File, root: string): Promise<void> => {
     ...(root.trim() !== '' && { root: root.trim() }),
   })
   setNetwork(info)
-  chosen.value = info.networkId
+  chosenNetwork.value = info.networkId
 }
 
 export const NetworksView = () => {
   const [root, setRoot] = useState('')
   const list = [...networks.value.values()].reverse()
-  const net = chosen.value === undefined ? list[0] : networks.value.get(chosen.value)
+  const net = chosenNetwork.value === undefined ? list[0] : networks.value.get(chosenNetwork.value)
   return (
     <section aria-labelledby="networks-title" class="runs">
       <h2 id="networks-title">Networks</h2>
@@ -311,7 +309,7 @@ export const NetworksView = () => {
                 type="button"
                 aria-pressed={net?.networkId === n.networkId}
                 onClick={() => {
-                  chosen.value = n.networkId
+                  chosenNetwork.value = n.networkId
                 }}
               >
                 {n.networkId} <span class={`state ${n.state}`}>{n.outcome ?? n.state}</span>

@@ -19,34 +19,49 @@ const d = dashboard('dashboard-edit')
 /** A client of the daemon through its socket, as the SDK's users have it. */
 const sdk = () => NerveClient.connect(d.status().socket)
 
+/**
+ * A network file of mock nodes (id, role) and `edges`, started from one page
+ * (`a`) with a second page (`b`) on the Networks view too.
+ */
+const twoPagesOn = async (
+  id: string,
+  nodes: readonly (readonly [string, string])[],
+  edges: readonly Readonly<Record<string, string>>[],
+) => {
+  const workspace = join(d.dir, id)
+  mkdirSync(workspace)
+  const file = join(d.dir, `${id}.network.json`)
+  const provider = { type: 'mock', script: ['ok'] }
+  const network = {
+    format: 'nerve/network',
+    version: 1,
+    id,
+    nodes: nodes.map(([node, role]) => ({ id: node, role, provider })),
+    edges,
+  }
+  writeFileSync(file, JSON.stringify(network))
+  const a = await d.open({ bypassCSP: true })
+  const b = await d.open()
+  for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
+  await a.page.getByLabel('Workspace').fill(workspace)
+  await a.page.getByLabel('Start a network file').setInputFiles(file)
+  return { a, b }
+}
+
 describe('editing a network on the page', () => {
   it('changes every option of an edge and a node, one undo each, and a second page sees it', async () => {
-    const workspace = join(d.dir, 'team')
-    mkdirSync(workspace)
-    const file = join(d.dir, 'team.network.json')
-    const mock = { type: 'mock', script: ['ok'] }
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'nerve/network',
-        version: 1,
-        id: 'team',
-        nodes: [
-          { id: 'a', role: 'Coder', provider: mock },
-          { id: 'b', role: 'Verifier', provider: mock },
-          { id: 'c', role: 'Coder', provider: mock },
-        ],
-        edges: [
-          { from: 'a', to: 'b' },
-          { from: 'b', to: 'c', direction: 'one-way' },
-        ],
-      }),
+    const { a, b } = await twoPagesOn(
+      'team',
+      [
+        ['a', 'Coder'],
+        ['b', 'Verifier'],
+        ['c', 'Coder'],
+      ],
+      [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c', direction: 'one-way' },
+      ],
     )
-    const a = await d.open({ bypassCSP: true })
-    const b = await d.open()
-    for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
-    await a.page.getByLabel('Workspace').fill(workspace)
-    await a.page.getByLabel('Start a network file').setInputFiles(file)
     const netA = a.page.locator('[data-network="team"]')
     const netB = b.page.locator('[data-network="team"]')
     await netB.locator('[data-netnode="c"]').waitFor()
@@ -134,32 +149,18 @@ describe('editing a network on the page', () => {
 
 describe('editing a network’s own settings on the page', () => {
   it('changes its limits and budget in one edit seen on a second page, refuses a bad limit, adds and removes a sub-network', async () => {
-    const workspace = join(d.dir, 'crew')
-    mkdirSync(workspace)
-    const file = join(d.dir, 'crew.network.json')
-    const mock = { type: 'mock', script: ['ok'] }
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'nerve/network',
-        version: 1,
-        id: 'crew',
-        nodes: [
-          { id: 'plan', role: 'Planner', provider: mock },
-          { id: 'code', role: 'Coder', provider: mock },
-          { id: 'check', role: 'Verifier', provider: mock },
-        ],
-        edges: [
-          { from: 'plan', to: 'code' },
-          { from: 'code', to: 'check' },
-        ],
-      }),
+    const { a, b } = await twoPagesOn(
+      'crew',
+      [
+        ['plan', 'Planner'],
+        ['code', 'Coder'],
+        ['check', 'Verifier'],
+      ],
+      [
+        { from: 'plan', to: 'code' },
+        { from: 'code', to: 'check' },
+      ],
     )
-    const a = await d.open({ bypassCSP: true })
-    const b = await d.open()
-    for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
-    await a.page.getByLabel('Workspace').fill(workspace)
-    await a.page.getByLabel('Start a network file').setInputFiles(file)
     await b.page.getByRole('button', { name: /^crew/ }).click()
     const line = (p: Page) => p.locator('[data-settings="crew"]')
     await expect.poll(() => line(b.page).textContent()).toContain('maxIterations 25')

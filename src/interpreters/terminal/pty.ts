@@ -10,21 +10,20 @@ import { chunkStream } from './chunkStream.js'
 import { newMark } from './processTree.js'
 import { endTerminalProcesses, spawnPty, type Exit } from './ptyProcess.js'
 import { OutputBuffer } from './outputBuffer.js'
-import { lastLine, ReadyWatcher, TAIL_CHARS } from './readiness.js'
+import { lastLine, TAIL_CHARS } from './readiness.js'
 import { TerminalScreen } from './screen.js'
-import { ScreenWatcher } from './screenWatch.js'
 import { typeAndSubmit } from './screenSubmit.js'
 import {
   terminalInterpreter,
   TerminalDialog,
   TerminalExited,
   TerminalInterrupted,
-  TerminalTimeout,
   type ExecuteOptions,
   type Terminal,
   type TerminalDecorator,
   type TerminalInterpreter,
 } from './Terminal.js'
+import { timeoutOf, watchFor, type Watch, type WatchFields } from './watch.js'
 
 /**
  * Options of the PTY terminals made by {@link openPty} and {@link ptyInterpreter}.
@@ -85,20 +84,6 @@ const DEFAULT_TIMEOUT_MS = 30_000
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)))
 const CTRL_C = '\x03'
-
-/** What an execute, start or drain waits on: a watch of the stream or of the screen. */
-interface Watch {
-  feed(chunk: string): void
-  check(): void
-  close(): void
-  text(): string
-  /** What the screen shows, for a screen watch. */
-  state?(): ScreenState
-}
-
-/** The timeout of a watch: the screen and its state in the error, for a screen watch. */
-const timeoutOf = (nodeId: string, ms: number, watch: Watch): TerminalTimeout =>
-  new TerminalTimeout(nodeId, ms, watch.text(), watch.state?.()._tag)
 
 /** Output kept to render a screen first asked for late. */
 const SCREEN_SEED_CHARS = 1024 * 1024
@@ -202,37 +187,11 @@ class Pty implements PtyTerminal {
   }
 
   /** A watch of readiness for `parser`: of the screen for a screen parser, else of the stream. */
-  private watch(
-    parser: Parser,
-    fields: {
-      readonly input: string | undefined
-      readonly prompt: string | undefined
-      readonly quietMs: number
-      readonly onReady: () => void
-      readonly onDialog?: (state: ScreenState) => void
-    },
-  ): Watch {
-    if (parser.reads === 'screen') {
-      const screen = this.ensureScreen()
-      const watcher = new ScreenWatcher({
-        parser,
-        screen,
-        quietMs: fields.quietMs,
-        input: fields.input,
-        since: fields.input === undefined ? -1 : screen.version,
-        onReady: fields.onReady,
-        ...(this.onScreenState === undefined ? {} : { onState: this.onScreenState }),
-        ...(fields.onDialog === undefined ? {} : { onDialog: fields.onDialog }),
-      })
-      return watcher
-    }
-    return new ReadyWatcher({
-      parser,
-      quietMs: fields.quietMs,
-      afterLineEnd: fields.input !== undefined,
-      prompt: fields.prompt,
+  private watch(parser: Parser, fields: WatchFields): Watch {
+    return watchFor(parser, fields, {
+      screen: () => this.ensureScreen(),
       maxChars: this.maxBufferChars,
-      onReady: fields.onReady,
+      onScreenState: this.onScreenState,
     })
   }
 

@@ -1,0 +1,163 @@
+/**
+ * The dashboard's place in its address, in Debian's Chromium against a
+ * real daemon: a session and a chat chosen are in the address and a
+ * reload opens them again; Back and Forward move between two views; an
+ * address naming a chat or a session that does not exist says so on the
+ * page and shows the default; the address never holds the token, and a
+ * one-time URL given a place opens it. No
+ * serious accessibility violation.
+ */
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { NerveClient } from '../../src/client/index.js'
+import { dashboard, seriousViolations, shots } from './harness.js'
+
+const d = dashboard('dashboard-place')
+
+/** The view the page shows, by key. */
+const shownView = (page: Page): Promise<string | null> =>
+  page.locator('nav button[aria-pressed="true"]').getAttribute('data-view')
+
+/** The fragment of the page's address. */
+const fragment = (page: Page): string => new URL(page.url()).hash
+
+describe('the place in the address', () => {
+  it('keeps a session and a chat chosen over a reload, and Back and Forward move between views', async () => {
+    const c = await NerveClient.connect(d.status().socket)
+    try {
+      await c.call('CREATE_SESSION', { sessionId: 's2' })
+      for (const chatId of ['c0', 'c1'])
+        await c.call('CHAT_CREATE', { chatId, agent: { provider: 'echo' } })
+      const { page, context, errors } = await d.open({ bypassCSP: true })
+      // The handover's redirect left `/`; the page then says where it is.
+      expect(new URL(page.url()).pathname).toBe('/')
+      await expect.poll(() => fragment(page)).toBe('#/nodes')
+
+      const select = page.getByLabel('Session', { exact: true })
+      await select.selectOption('s2')
+      await page.locator('[data-nodes-of="s2"]').waitFor()
+      await expect.poll(() => fragment(page)).toBe('#/nodes?session=s2')
+      await page.locator('[data-view="chats"]').click()
+      await page.locator('[data-chatitem="c1"]').click()
+      await expect.poll(() => fragment(page)).toBe('#/chats?session=s2&chat=c1')
+      // The address holds no secret: the handover's code went with the redirect, and the place is all there is.
+      expect(page.url()).toBe(`${new URL(page.url()).origin}/#/chats?session=s2&chat=c1`)
+
+      await page.reload()
+      await page.locator('[data-connection="open"]').waitFor()
+      await page.locator('[data-chatitem="c1"][aria-pressed="true"]').waitFor()
+      expect(await shownView(page)).toBe('chats')
+      await expect.poll(() => select.inputValue()).toBe('s2')
+      await page.locator('[data-chat="c1"]').first().waitFor()
+      expect(fragment(page)).toBe('#/chats?session=s2&chat=c1')
+
+      // Another view, then Back and Forward between the two.
+      await page.locator('[data-view="runs"]').click()
+      await expect.poll(() => fragment(page)).toBe('#/runs?session=s2')
+      await page.goBack()
+      await expect.poll(() => shownView(page)).toBe('chats')
+      await page.locator('[data-chatitem="c1"][aria-pressed="true"]').waitFor()
+      expect(fragment(page)).toBe('#/chats?session=s2&chat=c1')
+      await page.goForward()
+      await expect.poll(() => shownView(page)).toBe('runs')
+      await expect.poll(() => select.inputValue()).toBe('s2')
+      // Further back: the chats with none chosen, then the Nodes view of s2, then of the default session.
+      await page.goBack()
+      await page.goBack()
+      await expect.poll(() => shownView(page)).toBe('chats')
+      await expect.poll(() => page.locator('[data-chatitem][aria-pressed="true"]').count()).toBe(0)
+      await page.goBack()
+      await expect.poll(() => shownView(page)).toBe('nodes')
+      await expect.poll(() => select.inputValue()).toBe('s2')
+      await page.goBack()
+      await expect.poll(() => select.inputValue()).toBe('default')
+      await page.locator('[data-nodes-of="default"]').waitFor()
+      expect(await page.locator('[data-place-note]').count()).toBe(0)
+      expect(errors).toEqual([])
+      await context.close()
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('says so when the address names a chat or a session that does not exist, and shows the default', async () => {
+    // A one-time URL with a place: the redirect after the handover keeps it.
+    const { page, context, errors } = await d.open({
+      bypassCSP: true,
+      url: `${await d.handover()}#/chats?chat=c0`,
+    })
+    await page.locator('[data-chatitem="c0"][aria-pressed="true"]').waitFor()
+    expect(fragment(page)).toBe('#/chats?chat=c0')
+    const origin = new URL(page.url()).origin
+    // A pasted link: a page of its own, the same browser's cookie.
+    const linked = await context.newPage()
+    await linked.goto(`${origin}/#/chats?chat=nope`)
+    const note = linked.locator('[data-place-note]')
+    await expect.poll(() => note.innerText()).toBe('There is no chat "nope": no chat is shown.')
+    expect(await shownView(linked)).toBe('chats')
+    // The address now says what is shown; a reload says nothing more.
+    await expect.poll(() => fragment(linked)).toBe('#/chats')
+    await linked.screenshot({ path: join(shots, 'place-unknown.png'), fullPage: true })
+    expect(await seriousViolations(linked)).toEqual([])
+
+    // A session closed since, and a view that is none, in the address typed in.
+    await linked.goto(`${origin}/#/runs?session=gone`)
+    await expect
+      .poll(() => note.innerText())
+      .toBe('There is no session "gone" (closed?): the default session is shown.')
+    await expect.poll(() => fragment(linked)).toBe('#/runs')
+    await expect
+      .poll(() => linked.getByLabel('Session', { exact: true }).inputValue())
+      .toBe('default')
+    await linked.goto(`${origin}/#/elsewhere`)
+    await expect
+      .poll(() => note.innerText())
+      .toBe('There is no view "elsewhere": the Nodes view is shown.')
+    expect(await shownView(linked)).toBe('nodes')
+    // Choosing goes on as usual, and the line goes.
+    await linked.locator('[data-view="store"]').click()
+    await expect.poll(() => fragment(linked)).toBe('#/store')
+    expect(await note.count()).toBe(0)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('keeps the conversation shown over a reload, in its session, until the session is closed', async () => {
+    const c = await NerveClient.connect(d.status().socket)
+    try {
+      await c.call('CREATE_SESSION', { sessionId: 's3' })
+      await c.call('CREATE_NODE', {
+        sessionId: 's3',
+        nodeId: 'talker',
+        kind: 'llm',
+        options: { provider: 'echo' },
+      })
+      const { page, context, errors } = await d.open()
+      await page.getByLabel('Session', { exact: true }).selectOption('s3')
+      await page.locator('[data-view="conversations"]').click()
+      await page.getByLabel('Conversation', { exact: true }).selectOption('talker')
+      await expect.poll(() => fragment(page)).toBe('#/conversations?session=s3&node=talker')
+      await page.reload()
+      await expect
+        .poll(() => page.getByLabel('Conversation', { exact: true }).inputValue())
+        .toBe('talker')
+      expect(await page.getByLabel('Session', { exact: true }).inputValue()).toBe('s3')
+      // Closed elsewhere: the page is back on the default session, the address corrected in place.
+      const entries = await page.evaluate(
+        () => (globalThis as unknown as { history: { length: number } }).history.length,
+      )
+      await c.call('CLOSE_SESSION', { sessionId: 's3' })
+      await expect.poll(() => fragment(page)).toBe('#/conversations')
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as { history: { length: number } }).history.length,
+        ),
+      ).toBe(entries)
+      expect(errors).toEqual([])
+      await context.close()
+    } finally {
+      await c.close()
+    }
+  })
+})

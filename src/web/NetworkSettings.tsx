@@ -165,24 +165,23 @@ const AddSubnetwork = ({ net }: { net: NetView }) => {
         pattern="[A-Za-z0-9_.\-]+"
         onInput={setId}
       />
-      <fieldset>
-        <legend>Members</legend>
-        {ids.map((n) => (
-          <label key={n}>
-            <input
-              type="checkbox"
-              checked={members.has(n)}
-              onChange={(e) => {
-                const next = new Set(members)
-                if (e.currentTarget.checked) next.add(n)
-                else next.delete(n)
-                setMembers(next)
-              }}
-            />{' '}
-            {n}
-          </label>
-        ))}
-      </fieldset>
+      {/* One list box, not a checkbox per node: a network of hundreds of nodes is drawn at every event. */}
+      <label>
+        Members
+        <select
+          multiple
+          size={Math.min(8, Math.max(2, ids.length))}
+          onChange={(e) => {
+            setMembers(new Set([...e.currentTarget.selectedOptions].map((o) => o.value)))
+          }}
+        >
+          {ids.map((n) => (
+            <option key={n} value={n} selected={members.has(n)}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
       <BudgetFields legend="Its budget" value={budget} onInput={setBudget} />
       <p class="buttons">
         <button type="submit">Add sub-network</button>

@@ -171,8 +171,7 @@ describe('editing a network’s own settings on the page', () => {
       // A sub-network with two members and a budget of its own.
       const add = a.page.getByRole('form', { name: 'Add a sub-network to crew' })
       await add.getByLabel('Sub-network').fill('build')
-      await add.getByLabel('code', { exact: true }).check()
-      await add.getByLabel('check', { exact: true }).check()
+      await add.getByLabel('Members').selectOption(['code', 'check'])
       await add.getByLabel('Most firings').fill('4')
       await add.getByRole('button', { name: 'Add sub-network' }).click()
       const group = b.page.locator('[data-subnetwork="build"]')

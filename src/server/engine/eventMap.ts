@@ -55,6 +55,9 @@ const cutTexts = (u: unknown, cut: { any: boolean }, depth: number): unknown => 
     return u.slice(-EVENT_TEXT)
   }
   if (depth === 0 || typeof u !== 'object' || u === null) return u
+  // Plain objects and arrays only: a buffer or a class's value is sent as it is.
+  const proto = Object.getPrototypeOf(u) as unknown
+  if (!Array.isArray(u) && proto !== Object.prototype && proto !== null) return u
   const entries = Object.entries(u)
   const cutOnes = entries.map(([k, v]) => [k, cutTexts(v, cut, depth - 1)] as const)
   if (cutOnes.every(([, v], i) => v === entries[i]![1])) return u

@@ -90,6 +90,12 @@ export interface Parser {
   readonly reads?: 'stream' | 'screen'
   /** What the screen shows (see {@link ScreenState}); a screen parser's `isReady` is `classify(screen)._tag === 'ready'`. */
   classify?(screen: string): ScreenState
+  /**
+   * Whether the screen shows, beyond doubt, that the turn answering
+   * `input` has ended (a mark the program prints only then): its readiness
+   * is then confirmed at once, without holding through the quiet window.
+   */
+  finished?(screen: string, input: string): boolean
   /** The versions of the program this parser was checked against (e.g. `['2.1.332']`). */
   readonly checkedVersions?: readonly string[]
   /**

@@ -261,6 +261,10 @@ const classify = (screen: string): ScreenState => {
  * Escape (Ctrl+C twice would end the program) and clears a prompt left in
  * the box (Claude Code puts an interrupted prompt back) with Ctrl+U.
  *
+ * `finished`: the line a finished turn leaves (`✻ Sautéed for 0s · done
+ * 8:32 AM`) stands under the input's prompt line and the screen is ready:
+ * the turn is over for certain, with no quiet window to wait.
+ *
  * `classify`: `busy` while a spinner line (`✶ Befuddling… (7s · ↓ 23
  * tokens)`) stands above the input box or the footer under it says "esc to
  * interrupt"; `ready` when the input box (a `❯` line under a rule, near the
@@ -304,6 +308,13 @@ export const claudeParser: Parser = Object.freeze({
     return top === undefined ? '' : (promptText(lines[top + 1]!) ?? '').trim()
   },
   isReady: (screen: string) => classify(screen)._tag === 'ready',
+  finished: (screen: string, input: string): boolean => {
+    const lines = linesOf(screen)
+    const top = boxAt(lines)
+    if (top === undefined || classify(screen)._tag !== 'ready') return false
+    const { start, found } = answerStart(lines, top, input)
+    return found && lines.slice(start, top).some((l) => DONE.test(l))
+  },
   parse(screen: string, options: ParseOptions = {}) {
     const lines = linesOf(screen)
     const ready = classify(screen)._tag === 'ready'

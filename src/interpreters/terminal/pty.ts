@@ -551,7 +551,8 @@ class Pty implements PtyTerminal {
  * (xterm.js) fed with the output, and `screen()` shows them. Readiness is
  * decided from the screen on each change: its `classify` must say `ready`,
  * after the screen changed and once the input shows in the history, and
- * hold through the quiet window; a screen it cannot classify (`unknown`)
+ * hold through the quiet window (unless the parser's `finished` says the
+ * turn ended for certain); a screen it cannot classify (`unknown`)
  * is never ready, and the timeout's error carries the screen. The input is
  * typed, then, once the screen changed, the parser's submit key is sent
  * alone. At start, a dialog that holds through the quiet window rejects

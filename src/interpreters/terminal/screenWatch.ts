@@ -9,7 +9,9 @@
  * the history (the program took it: a prompt still in the input box is not
  * an answer); it must then hold through a quiet window in which the state
  * and the parsed answer stay as they are (a change elsewhere, such as an
- * animated logo, does not restart it). Any
+ * animated logo, does not restart it), unless the parser's `finished` says
+ * the turn ended for certain: then the next turn of the event loop
+ * confirms it. Any
  * other state is reported to `onState` when it first shows (a permission
  * prompt, a dialog); `unknown` is never ready. Nothing sleeps or polls.
  */
@@ -93,7 +95,10 @@ export class ScreenWatcher {
     if (answer !== undefined && this.timer !== undefined && answer === this.pending) return
     this.cancelWindow()
     this.pending = answer
-    if (answer !== undefined) this.timer = setTimeout(this.confirm, this.options.quietMs)
+    if (answer === undefined) return
+    // A turn the screen shows ended for certain waits one turn of the event loop, not the window.
+    const certain = input !== undefined && parser.finished?.(text, input) === true
+    this.timer = setTimeout(this.confirm, certain ? 0 : this.options.quietMs)
   }
 
   /** Stops watching; `onReady` will not be called. */

@@ -27,6 +27,17 @@ describe(`claudeParser on screens of Claude Code ${VERSION}`, () => {
     expect(claudeParser.isReady(screen('busy-streaming'))).toBe(false)
   })
 
+  it('knows a turn finished for certain only by the done line under its own prompt line', () => {
+    const finished = (name: string, input: string) => claudeParser.finished!(screen(name), input)
+    expect(finished('answer', 'hello there')).toBe(true)
+    expect(finished('tool-approved', 'RUNTOOL now')).toBe(true)
+    // Another input's turn, a turn still running, an interrupted one, the first screen: not for certain.
+    expect(finished('answer', 'something else')).toBe(false)
+    expect(finished('busy-text', 'SLOW again')).toBe(false)
+    expect(finished('interrupted', 'SLOW again')).toBe(false)
+    expect(finished('ready', 'hello there')).toBe(false)
+  })
+
   it('does not take a prompt still in the input box for an answer', () => {
     const r = claudeParser.parse(screen('typed'), { input: 'hello there' })
     expect(r.isComplete).toBe(false)

@@ -14,6 +14,7 @@ import {
   TerminalTimeout,
 } from '../../../src/interpreters/index.js'
 import { TerminalScreen } from '../../../src/interpreters/terminal/screen.js'
+import { ScreenWatcher } from '../../../src/interpreters/terminal/screenWatch.js'
 
 const TUI = fileURLToPath(new URL('../../fake-tui/tui', import.meta.url))
 
@@ -88,6 +89,48 @@ describe('TerminalScreen', () => {
     expect(seen).toEqual([])
     await screen.flushed()
     expect(seen).toEqual(['a'])
+    screen.dispose()
+  })
+})
+
+describe('ScreenWatcher', () => {
+  /** A watch of `screen` for the answer to `hello` with a minute's quiet window; `done` resolves when it is confirmed. */
+  const watched = (screen: TerminalScreen, parser: Parser) => {
+    let confirmed: () => void = () => undefined
+    const done = new Promise<void>((resolve) => (confirmed = resolve))
+    const watch = new ScreenWatcher({
+      parser,
+      screen,
+      quietMs: 60_000,
+      input: 'hello',
+      since: screen.version,
+      onReady: () => {
+        confirmed()
+      },
+    })
+    watch.check()
+    return { watch, done }
+  }
+  const answered = '> hello\r\n⏺ echo: hello\r\n\r\n──────\r\n❯ '
+
+  it("confirms at once a turn its parser's finished says ended, without the quiet window", async () => {
+    const screen = new TerminalScreen({ cols: 20, rows: 8 })
+    const { done } = watched(screen, { ...tuiParser, finished: (text) => text.includes('echo:') })
+    screen.write(answered)
+    await done
+    screen.dispose()
+  })
+
+  it('holds any other ready screen through the quiet window', async () => {
+    const screen = new TerminalScreen({ cols: 20, rows: 8 })
+    let confirmed = false
+    const { watch, done } = watched(screen, { ...tuiParser, finished: () => false })
+    void done.then(() => (confirmed = true))
+    screen.write(answered)
+    await screen.flushed()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(confirmed).toBe(false)
+    watch.close()
     screen.dispose()
   })
 })

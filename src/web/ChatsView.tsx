@@ -29,7 +29,7 @@ import { chosenChat } from './nav.js'
 import { attempt } from './problem.js'
 import { ProblemLine } from './ProblemLine.js'
 import { client, onEvent } from './session.js'
-import { TextField } from './fields.js'
+import { Form, jsonOrNothing, TextField } from './fields.js'
 
 const loadList = (): void => {
   attempt(async () => {
@@ -112,16 +112,15 @@ const Live = ({ turn }: { turn: LiveTurn }) => (
 const EditForm = ({ chatId, at, text }: { chatId: string; at: string; text: string }) => {
   const [edited, setEdited] = useState(text)
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(() => client().call('CHAT_EDIT', { chatId, at, message: edited }))
       }}
     >
       <TextField label="Edit the message" value={edited} required onInput={setEdited} />
       <button type="submit">Edit as a new branch</button>
-    </form>
+    </Form>
   )
 }
 
@@ -244,10 +243,9 @@ const ChatPanel = ({ chatId }: { chatId: string }) => {
           </ol>
           {messages.length === 0 && turn === undefined && <p class="empty">Nothing said yet.</p>}
           {turn !== undefined && <Live turn={turn} />}
-          <form
+          <Form
             class="inline"
-            onSubmit={(e) => {
-              e.preventDefault()
+            submit={() => {
               const text = message
               setMessage('')
               attempt(() => client().call('CHAT_SEND', { chatId, message: text }))
@@ -273,7 +271,7 @@ const ChatPanel = ({ chatId }: { chatId: string }) => {
             >
               Cancel
             </button>
-          </form>
+          </Form>
         </div>
         <div class="column">
           <h3>Branches</h3>
@@ -363,12 +361,11 @@ const CreateChat = () => {
   const [id, setId] = useState('')
   const [agent, setAgent] = useState('')
   return (
-    <form
+    <Form
       class="create"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(async () => {
-          const options: unknown = agent.trim() === '' ? undefined : JSON.parse(agent)
+          const options = jsonOrNothing(agent)
           setChat(
             await client().call('CHAT_CREATE', {
               chatId: id,
@@ -388,7 +385,7 @@ const CreateChat = () => {
         onInput={setAgent}
       />
       <button type="submit">Create chat</button>
-    </form>
+    </Form>
   )
 }
 

@@ -15,7 +15,7 @@ import { attempt } from './problem.js'
 import { client, onEvent } from './session.js'
 import { inShown, nodes, shown } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
-import { TextField } from './fields.js'
+import { Form, TextField } from './fields.js'
 
 /** The messages a fork at `id` keeps: the message vertices among it and its ancestors. */
 const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number => {
@@ -36,16 +36,15 @@ const messagesUpTo = (byId: ReadonlyMap<string, VertexJson>, id: string): number
 const EditRetry = ({ text, retry }: { text: string; retry: (edited: string) => void }) => {
   const [edited, setEdited] = useState(text)
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         retry(edited)
       }}
     >
       <TextField label="Edit the message" value={edited} required onInput={setEdited} />
       <button type="submit">Edit and retry</button>
-    </form>
+    </Form>
   )
 }
 
@@ -75,10 +74,9 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
       aria-label={`Conversation of ${nodeId}`}
       data-conversation={nodeId}
     >
-      <form
+      <Form
         class="inline"
-        onSubmit={(e) => {
-          e.preventDefault()
+        submit={() => {
           attempt(async () => {
             await client().call('RUN_COMMAND', { ...inShown(), nodeId, input: message })
             setMessage('')
@@ -87,7 +85,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
       >
         <TextField label={`Say to ${nodeId}`} value={message} required onInput={setMessage} />
         <button type="submit">Send</button>
-      </form>
+      </Form>
       <ConversationDag
         layoutKey={`conversation:${nodeId}`}
         label={`Conversation DAG of ${nodeId}`}
@@ -98,10 +96,9 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
       {picked !== undefined && (
         <div class="step" data-picked={picked.id}>
           <pre>{labelOf(picked)}</pre>
-          <form
+          <Form
             class="inline"
-            onSubmit={(e) => {
-              e.preventDefault()
+            submit={() => {
               attempt(async () => {
                 await client().call('FORK_NODE', {
                   ...inShown(),
@@ -115,7 +112,7 @@ const Conversation = ({ nodeId, column }: { nodeId: string; column: number }) =>
           >
             <TextField label="Fork here as" value={target} onInput={setTarget} />
             <button type="submit">Fork here</button>
-          </form>
+          </Form>
           {picked.data.type === 'message' && picked.data.role === 'user' && (
             <EditRetry
               key={picked.id}

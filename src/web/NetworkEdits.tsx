@@ -9,7 +9,7 @@ import { edgeIdOf } from './networkPatches.js'
 import type { NetView } from './networkState.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
-import { Choice, TextField } from './fields.js'
+import { Choice, Form, TextField } from './fields.js'
 
 /** Sends `patches` to the network as one edit; a refusal is shown. */
 export const edit = (networkId: string, patches: readonly object[]): void => {
@@ -22,10 +22,9 @@ export const AddEdge = ({ net }: { net: NetView }) => {
   const [to, setTo] = useState(ids[1] ?? ids[0] ?? '')
   const [direction, setDirection] = useState<'one-way' | 'both'>('one-way')
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         edit(net.networkId, [addEdge(from, to, direction)])
       }}
     >
@@ -38,7 +37,7 @@ export const AddEdge = ({ net }: { net: NetView }) => {
         onChange={setDirection}
       />
       <button type="submit">Add edge</button>
-    </form>
+    </Form>
   )
 }
 
@@ -66,10 +65,9 @@ export const AddNode = ({ net }: { net: NetView }) => {
   const [reply, setReply] = useState('')
   const [from, setFrom] = useState('')
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         const like = nodes.find((n) => n.role === role)
         const node = {
           id,
@@ -105,6 +103,6 @@ export const AddNode = ({ net }: { net: NetView }) => {
         onChange={setFrom}
       />
       <button type="submit">Add node</button>
-    </form>
+    </Form>
   )
 }

@@ -11,6 +11,7 @@ import {
   budgetOf,
   budgetText,
   Choice,
+  Form,
   numberOf,
   numberText,
   TextField,
@@ -76,12 +77,11 @@ const formOf = (n: NetworkValue): Form => ({
 const SettingsForm = ({ net }: { net: NetView }) => {
   const [f, setF] = useState(() => formOf(net.network))
   return (
-    <form
+    <Form
       class="editor"
       aria-label={`Settings of ${net.networkId}`}
       data-settingsform={net.networkId}
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         const budget = budgetOf(f.budget)
         const patches = settingsPatches(net.network, {
           workflow: f.workflow,
@@ -126,7 +126,7 @@ const SettingsForm = ({ net }: { net: NetView }) => {
       <p class="buttons">
         <button type="submit">Apply settings</button>
       </p>
-    </form>
+    </Form>
   )
 }
 
@@ -137,11 +137,10 @@ const AddSubnetwork = ({ net }: { net: NetView }) => {
   const [members, setMembers] = useState<ReadonlySet<string>>(new Set())
   const [budget, setBudget] = useState(() => budgetText(undefined))
   return (
-    <form
+    <Form
       class="editor"
       aria-label={`Add a sub-network to ${net.networkId}`}
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         const b = budgetOf(budget)
         const patches = addSubnetworkPatches(net.network, {
           id,
@@ -186,7 +185,7 @@ const AddSubnetwork = ({ net }: { net: NetView }) => {
       <p class="buttons">
         <button type="submit">Add sub-network</button>
       </p>
-    </form>
+    </Form>
   )
 }
 

@@ -14,7 +14,7 @@ import { useLayout } from './layoutClient.js'
 import { networks, setNetwork, type NetView } from './networkState.js'
 import { EnvelopeDag } from './EnvelopeDag.js'
 import { countsOf, EdgeList, edgesOf } from './EdgeList.js'
-import { Choice, TextField } from './fields.js'
+import { Choice, Form, TextField } from './fields.js'
 import { AddEdge, AddNode } from './NetworkEdits.js'
 import { editNode, NodeEditor } from './NodeEditor.js'
 import { chosenNetwork } from './nav.js'
@@ -122,10 +122,9 @@ const Send = ({ net }: { net: NetView }) => {
   const [to, setTo] = useState(ids[0] ?? '')
   const [message, setMessage] = useState('')
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(async () => {
           await client().call('SEND_ENVELOPE', { networkId: net.networkId, nodeId: to, message })
           setMessage('')
@@ -135,7 +134,7 @@ const Send = ({ net }: { net: NetView }) => {
       <Choice label="Send to" value={to} options={ids} onChange={setTo} />
       <TextField label="Message" value={message} required onInput={setMessage} />
       <button type="submit">Send</button>
-    </form>
+    </Form>
   )
 }
 

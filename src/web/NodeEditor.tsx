@@ -13,6 +13,7 @@ import {
   budgetOf,
   budgetText,
   Choice,
+  Form,
   numberOf as num,
   numberText as text,
   TextField,
@@ -140,12 +141,11 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
   const others = Object.values(net.network.nodes).filter((n) => n.id !== node.id)
   const roles = [...new Set(['Agent', ...Object.values(net.network.nodes).map((n) => n.role)])]
   return (
-    <form
+    <Form
       class="editor"
       aria-label={`Node ${node.id}`}
       data-nodeeditor={node.id}
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         const provider = providerOf(f.provider)
         if ('problem' in provider) {
           problem.value = provider.problem
@@ -270,7 +270,7 @@ const NodeForm = ({ net, node }: { net: NetView; node: NetworkNodeValue }) => {
           Remove node
         </button>
       </p>
-    </form>
+    </Form>
   )
 }
 

@@ -11,7 +11,7 @@ import { client } from './session.js'
 import { inShown, nodes, sessions, shown } from './state.js'
 import { TerminalTile } from './TerminalTile.js'
 import { ProblemLine } from './ProblemLine.js'
-import { TextField } from './fields.js'
+import { Form, jsonOrNothing, TextField } from './fields.js'
 
 /** A terminal tiled: its node, the node's session and kind. */
 interface Tile {
@@ -59,12 +59,11 @@ const CreateForm = () => {
     })
   }, [])
   return (
-    <form
+    <Form
       class="create"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(async () => {
-          const given: unknown = options.trim() === '' ? undefined : JSON.parse(options)
+          const given = jsonOrNothing(options)
           await client().call('CREATE_NODE', {
             ...inShown(),
             nodeId: name,
@@ -100,17 +99,16 @@ const CreateForm = () => {
         onInput={setOptions}
       />
       <button type="submit">Create node</button>
-    </form>
+    </Form>
   )
 }
 
 const ForkForm = ({ source, done }: { source: string; done: () => void }) => {
   const [target, setTarget] = useState(`${source}-fork`)
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(async () => {
           await client().call('FORK_NODE', { ...inShown(), sourceId: source, targetId: target })
           done()
@@ -122,7 +120,7 @@ const ForkForm = ({ source, done }: { source: string; done: () => void }) => {
       <button type="button" onClick={done}>
         Cancel
       </button>
-    </form>
+    </Form>
   )
 }
 

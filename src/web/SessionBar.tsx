@@ -11,7 +11,7 @@ import { useState } from 'preact/hooks'
 import { attempt } from './problem.js'
 import { chooseSession, client } from './session.js'
 import { defaultSession, sessions, shown } from './state.js'
-import { TextField } from './fields.js'
+import { Form, TextField } from './fields.js'
 
 /** Creates `sessionId` on the daemon and shows it. */
 const create = async (sessionId: string): Promise<void> => {
@@ -31,10 +31,9 @@ const close = async (sessionId: string): Promise<void> => {
 const NewSession = ({ done }: { done: () => void }) => {
   const [name, setName] = useState('')
   return (
-    <form
+    <Form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault()
+      submit={() => {
         attempt(async () => {
           await create(name.trim())
           done()
@@ -46,7 +45,7 @@ const NewSession = ({ done }: { done: () => void }) => {
       <button type="button" onClick={done}>
         Cancel
       </button>
-    </form>
+    </Form>
   )
 }
 

@@ -1,7 +1,27 @@
 /**
- * The page's form fields: a labelled text (or number) input and a
- * labelled choice, each telling its value as it changes.
+ * The page's forms and their fields: a form that acts on submit, a
+ * labelled text (or number) input and a labelled choice, each telling its
+ * value as it changes, a budget's fields.
  */
+import type { FormHTMLAttributes } from 'preact'
+
+/** A form whose submit calls `submit` instead of the browser's own (no page load). */
+export const Form = ({
+  submit,
+  ...props
+}: Omit<FormHTMLAttributes, 'onSubmit'> & { readonly submit: () => void }) => (
+  <form
+    {...props}
+    onSubmit={(e) => {
+      e.preventDefault()
+      submit()
+    }}
+  />
+)
+
+/** The JSON of an optional field: nothing when it is empty (bad JSON throws, for `attempt` to show). */
+export const jsonOrNothing = (text: string): unknown =>
+  text.trim() === '' ? undefined : (JSON.parse(text) as unknown)
 
 /** A labelled input; every change of its text goes to `onInput`. A number field is a short one. */
 export const TextField = (props: {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sqliteStore } from '../../src/store/index.js'
+import { coderGraph } from '../chat/fixtures/coderGraph.js'
 import { bin, nerve, root, testDir } from './run.js'
 
 const dir = testDir('chat')
@@ -88,21 +89,7 @@ describe('nerve chat', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
     const graph = join(dir, 'coder.json')
-    writeFileSync(
-      graph,
-      JSON.stringify({
-        id: 'coder',
-        nodes: {
-          fs: { kind: 'toolset', builtin: ['glob'], root: dir },
-          coder: { kind: 'llm', system: 'You look at files.' },
-        },
-        steps: [
-          { id: 'fs', node: 'fs' },
-          { id: 'coder', node: 'coder' },
-        ],
-        edges: [{ from: 'fs', to: 'coder', channel: 'link', port: 'tools' }],
-      }),
-    )
+    writeFileSync(graph, JSON.stringify(coderGraph(dir, { system: 'You look at files.' })))
     try {
       const r = await nerve(
         ['chat', 'tools', '--graph', graph, '--no-store'],

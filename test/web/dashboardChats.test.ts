@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
+import { coderGraph } from '../chat/fixtures/coderGraph.js'
 import { dashboard, seriousViolations, shots } from './harness.js'
 
 /** A promise the test resolves: the model's answer waits for it. */
@@ -115,20 +116,7 @@ describe('the chats view', () => {
     await page.getByRole('button', { name: 'Chats' }).click()
     await page.getByText('No chats yet.').waitFor()
     // Made by another client: the page learns of it from CHAT_CREATED.
-    await sdk.chat('tools', {
-      graph: {
-        id: 'coder',
-        nodes: {
-          fs: { kind: 'toolset', builtin: ['glob'], root: dir },
-          coder: { kind: 'llm', system: 'You look at files.' },
-        },
-        steps: [
-          { id: 'fs', node: 'fs' },
-          { id: 'coder', node: 'coder' },
-        ],
-        edges: [{ from: 'fs', to: 'coder', channel: 'link', port: 'tools' }],
-      },
-    })
+    await sdk.chat('tools', { graph: coderGraph(dir, { system: 'You look at files.' }) })
     await page.locator('[data-chatitem="tools"]').waitFor()
 
     await page.getByLabel('Chat id').fill('talk')

@@ -8,6 +8,7 @@ import { createMcpServer } from '../../../src/mcp/index.js'
 import { standaloneClient, type ChatEngineEvent } from '../../../src/server/index.js'
 import { sqliteStore } from '../../../src/store/index.js'
 import { scriptedProvider, toolUse } from '../../../src/testing/index.js'
+import { coderGraph } from '../../chat/fixtures/coderGraph.js'
 import { peer, testEngine } from '../kit.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'nerve-chat-engine-'))
@@ -59,18 +60,7 @@ describe('chats on the engine', () => {
   it('tell tool calls as they run, from a graph file with a linked toolset', async () => {
     const model = scriptedProvider([[toolUse('glob', { pattern: '*.md' })], 'Found them.'])
     const client = await standaloneClient({ history: false, providers: { scripted: model } })
-    const graph = {
-      id: 'g',
-      nodes: {
-        fs: { kind: 'toolset', builtin: ['glob'], root: dir },
-        coder: { kind: 'llm', provider: 'scripted' },
-      },
-      steps: [
-        { id: 'fs', node: 'fs' },
-        { id: 'coder', node: 'coder' },
-      ],
-      edges: [{ from: 'fs', to: 'coder', channel: 'link', port: 'tools' }],
-    }
+    const graph = coderGraph(dir, { provider: 'scripted' })
     const chat = await client.chat('g1', { graph })
     const turn = await chat.send('which docs?')
     const types = (await collect(turn.events())).map((e) => e.type)

@@ -98,6 +98,15 @@ const openDashboard = async (r: Rig): Promise<Page> => {
   return page
 }
 
+/** Keeps the page's longest main-thread task from now in `window.longest` (ms; 0 for none over 50 ms). */
+const watchLongTasks = (page: Page): Promise<void> =>
+  page.evaluate(`(() => {
+    window.longest = 0
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration)
+    }).observe({ type: 'longtask' })
+  })()`)
+
 const load: Benchmark = {
   name: 'dashboard.load',
   run: async ({ rounds, log }) => {
@@ -281,12 +290,7 @@ const terminal: Benchmark = {
       const page = await openDashboard(r)
       await page.locator('[data-node="big"]').getByRole('button', { name: 'Terminal' }).click()
       await page.locator('[data-terminal="big"] .xterm-rows').waitFor()
-      await page.evaluate(`(() => {
-        window.longest = 0
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration)
-        }).observe({ type: 'longtask' })
-      })()`)
+      await watchLongTasks(page)
       const command = 'seq 1 1000000'
       const samples = { ours: [] as number[], baseline: [] as number[] }
       const longest: number[] = []
@@ -383,12 +387,7 @@ const network: Benchmark = {
       const laid: number[] = []
       for (let i = 0; i < (rounds ?? 5); i++) {
         const page = await openDashboard(r)
-        await page.evaluate(`(() => {
-          window.longest = 0
-          new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration)
-          }).observe({ type: 'longtask' })
-        })()`)
+        await watchLongTasks(page)
         const t0 = performance.now()
         await page.getByRole('button', { name: 'Networks' }).click()
         await page.waitForFunction(`document.querySelectorAll('[data-netnode]').length >= 200`)

@@ -148,27 +148,13 @@ describe('nerve worker', () => {
   }, 60_000)
 
   it('refuses a functions module that does not load', async () => {
-    const r = await nerve([
-      'worker',
-      '--redis',
-      redis.url,
-      '--queue',
-      'q',
-      '--functions',
-      join(dir, 'missing.mjs'),
-    ])
+    const worker = (functions: string) =>
+      nerve(['worker', '--redis', redis.url, '--queue', 'q', '--functions', join(dir, functions)])
+    const r = await worker('missing.mjs')
     expect(r.code).toBe(3) // not found
     expect(r.stderr).toMatch(/^error: FunctionsUnloadable at --functions: cannot load/)
     writeFileSync(join(dir, 'broken.mjs'), 'export const = 1')
-    const broken = await nerve([
-      'worker',
-      '--redis',
-      redis.url,
-      '--queue',
-      'q',
-      '--functions',
-      join(dir, 'broken.mjs'),
-    ])
+    const broken = await worker('broken.mjs')
     expect(broken.code).toBe(2) // invalid input
   })
 })

@@ -1,8 +1,10 @@
 /**
  * What runs, read from /proc by the tests themselves (not by the code under
- * test): the processes of a session, and whether a pid still runs.
+ * test): the processes of a session, and whether a pid still runs; and the
+ * bash the terminal tests run.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import type { PtyOptions } from '../../../src/index.js'
 
 interface Stat {
   readonly pid: number
@@ -56,4 +58,11 @@ export const eventually = async <T>(what: string, found: () => T | undefined): P
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   throw new Error(`never saw ${what}`)
+}
+
+/** A bash with no rc files and a plain `$ ` prompt: the terminal tests' program. */
+export const BASH: PtyOptions = {
+  command: 'bash',
+  args: ['--norc', '--noprofile'],
+  env: { PS1: '$ ', PROMPT_COMMAND: '' },
 }

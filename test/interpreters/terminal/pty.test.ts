@@ -25,13 +25,14 @@ import {
   TerminalInterrupted,
   TerminalTimeout,
 } from '../../../src/interpreters/index.js'
-import { eventually, groupOf, running as alive, sessionMembers, sessionOf } from './processes.js'
-
-const BASH: PtyOptions = {
-  command: 'bash',
-  args: ['--norc', '--noprofile'],
-  env: { PS1: '$ ', PROMPT_COMMAND: '' },
-}
+import {
+  BASH,
+  eventually,
+  groupOf,
+  running as alive,
+  sessionMembers,
+  sessionOf,
+} from './processes.js'
 
 const opened: PtyTerminal[] = []
 const stops: (() => Promise<void>)[] = []

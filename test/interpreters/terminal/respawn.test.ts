@@ -1,14 +1,6 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  addStep,
-  defaultInterpreters,
-  graph,
-  pty,
-  type PtyOptions,
-  run,
-  skip,
-} from '../../../src/index.js'
+import { addStep, defaultInterpreters, graph, pty, run, skip } from '../../../src/index.js'
 import { interpreters } from '../../../src/core.js'
 import {
   ptyInterpreter,
@@ -20,13 +12,7 @@ import { LiveHandles } from '../../../src/runtime/index.js'
 import { createSession } from '../../../src/session/createSession.js'
 import type { Session } from '../../../src/session/Session.js'
 import type { SessionEvent } from '../../../src/session/SessionEvent.js'
-import { running } from './processes.js'
-
-const BASH: PtyOptions = {
-  command: 'bash',
-  args: ['--norc', '--noprofile'],
-  env: { PS1: '$ ', PROMPT_COMMAND: '' },
-}
+import { BASH, running } from './processes.js'
 
 const cleanups: (() => Promise<void>)[] = []
 

@@ -21,6 +21,7 @@ import {
   isMethod,
   protocolError,
   resultCodecs,
+  runEventTypes,
   type KindInfo,
   type EngineEvent,
   type Method,
@@ -84,17 +85,7 @@ interface Pending {
 }
 
 /** What a followed run is told: its own events, its steps' output, and the connection's end or lag. */
-const RUN_EVENT_TYPES = [
-  'GRAPH_STARTED',
-  'STEP_STARTED',
-  'STEP_COMPLETED',
-  'STEP_FAILED',
-  'GRAPH_COMPLETED',
-  'RUN_NODE_RESPAWNED',
-  'OUTPUT_CHUNK',
-  'SERVER_SHUTDOWN',
-  'LAGGED',
-] as const
+const RUN_EVENT_TYPES = [...runEventTypes, 'OUTPUT_CHUNK', 'SERVER_SHUTDOWN', 'LAGGED'] as const
 
 const tokenOf = (options: TokenOptions): string => {
   if (options.token !== undefined) return options.token

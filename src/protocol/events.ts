@@ -34,6 +34,21 @@ export const networkEventNames = Object.freeze({
 type NetworkNames = typeof networkEventNames
 
 /**
+ * The events of a graph run, each with its `runId`: the graph's and its
+ * steps', and a node the run started itself started again.
+ *
+ * @category protocol
+ */
+export const runEventTypes = Object.freeze([
+  'GRAPH_STARTED',
+  'STEP_STARTED',
+  'STEP_COMPLETED',
+  'STEP_FAILED',
+  'GRAPH_COMPLETED',
+  'RUN_NODE_RESPAWNED',
+] as const)
+
+/**
  * The event types, in the Nerve PRD's names. Node lifecycle events come
  * from the session's own events, run events from the runtime's, output
  * events from the executes the engine runs; a session opened
@@ -54,12 +69,7 @@ export const eventTypes = Object.freeze([
   'NODE_DELETED',
   'OUTPUT_CHUNK',
   'OUTPUT_PARSED',
-  'GRAPH_STARTED',
-  'STEP_STARTED',
-  'STEP_COMPLETED',
-  'STEP_FAILED',
-  'GRAPH_COMPLETED',
-  'RUN_NODE_RESPAWNED',
+  ...runEventTypes,
   'NETWORK_CREATED',
   ...Object.values(networkEventNames),
   'CHAT_CREATED',

@@ -42,6 +42,7 @@ export {
   OutputChunkCodec,
   OutputParsedCodec,
   RunNodeRespawnedEventCodec,
+  runEventTypes,
   ServerShutdownEventCodec,
   SessionClosedEventCodec,
   SessionCreatedEventCodec,

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net'
 import { delimiter, join } from 'node:path'
 import { spawn } from 'node-pty'
 import { describe, expect, it } from 'vitest'
+import { exitingTerminalGraph } from '../interpreters/terminal/processes.js'
 import { bin, nerve, root, testDaemon } from './run.js'
 
 const { dir, home, env } = testDaemon('surprises')
@@ -70,24 +71,7 @@ describe('graph run off a terminal', () => {
 describe('graph run tells a respawned terminal', () => {
   it('prints a line when a later step starts again a terminal whose program exited', () => {
     const file = join(dir, 'exits.json')
-    writeFileSync(
-      file,
-      JSON.stringify({
-        id: 'exits',
-        nodes: {
-          sh: {
-            kind: 'pty',
-            command: 'bash',
-            args: ['--norc', '--noprofile'],
-            env: { PS1: '$ ', PROMPT_COMMAND: '' },
-          },
-        },
-        steps: [
-          { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
-          { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
-        ],
-      }),
-    )
+    writeFileSync(file, JSON.stringify(exitingTerminalGraph))
     const r = sh(`$NERVE graph run ${file} | cat`)
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\n')

@@ -15,6 +15,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocket } from 'ws'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { nerve, root } from '../cli/run.js'
+import { exitingTerminalGraph } from '../interpreters/terminal/processes.js'
 import { dashboard, seriousViolations, shots } from './harness.js'
 
 const d = dashboard('dashboard')
@@ -227,29 +228,14 @@ describe('graph runs', () => {
 
   it('shows a step whose node the run started again (its program had exited)', async () => {
     const file = join(dir, 'exits.json')
-    writeFileSync(
-      file,
-      JSON.stringify({
-        id: 'exits',
-        nodes: {
-          sh: {
-            kind: 'pty',
-            command: 'bash',
-            args: ['--norc', '--noprofile'],
-            env: { PS1: '$ ', PROMPT_COMMAND: '' },
-          },
-        },
-        steps: [
-          { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
-          { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
-        ],
-      }),
-    )
+    writeFileSync(file, JSON.stringify(exitingTerminalGraph))
     const { page, context, errors } = await open(await handover())
     await page.getByRole('button', { name: 'Graph runs' }).click()
     await page.getByLabel('Run a graph file').setInputFiles(file)
-    await page.locator('[data-run][data-state="completed"]').waitFor()
-    expect(await page.locator('[data-step="after"]').textContent()).toContain('respawned 1×')
+    await page.locator('[data-step="after"][data-state="done"]').waitFor()
+    await expect
+      .poll(() => page.locator('[data-step="after"]').textContent())
+      .toContain('respawned 1×')
     expect(await page.locator('[data-step="quit"]').textContent()).not.toContain('respawned')
     await page.locator('[data-step="after"]').click()
     await expect

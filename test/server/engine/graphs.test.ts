@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, messages } from '../../../src/conversation/index.js'
 import { describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
-import { connectedPeers, ptyOptions, until, type Peer } from '../kit.js'
+import { exitingTerminalGraph } from '../../interpreters/terminal/processes.js'
+import { connectedPeers, until, type Peer } from '../kit.js'
 
 const connected = connectedPeers()
 const keepingOne = connectedPeers({ limits: { keptRuns: 1 } })
@@ -111,14 +112,7 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
       types: ['RUN_NODE_RESPAWNED', 'NODE_RESPAWNED'],
     })
     const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
-      graph: {
-        id: 'exits',
-        nodes: { sh: { kind: 'pty', ...ptyOptions } },
-        steps: [
-          { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
-          { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
-        ],
-      },
+      graph: exitingTerminalGraph,
     })
     const run = await settled(p, runId)
     expect(run.state).toBe('completed')

@@ -244,7 +244,16 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * show a tool's work (`• Ran npm test`, `• Explored`, `• Edited src/a.ts`,
  * `• Exited (status 1) cmd`) with `metadata: { tool, args }` and the `└`
  * lines as its result. Tips, approval notices and "Show details" are not
- * content. Codex shows no token count. Submit with Enter sent apart from
+ * content. Codex shows no token count.
+ *
+ * `finished`: `Worked for 1s • 08:10` closes the turn of the newest past
+ * prompt, which carries `input` whole, and the screen is ready: Codex draws
+ * that separator only once the turn completed, under its whole answer (an
+ * interrupt or an error ends with `■` instead, and waits the quiet window).
+ * A long input that wraps is not matched whole, so its turn waits the
+ * window too.
+ *
+ * Submit with Enter sent apart from
  * the text (typed and Enter in one write is a paste, whose Enter is a
  * newline); interrupt with Esc.
  *
@@ -259,6 +268,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * assert.strictEqual(r.isComplete, true)
  * assert.strictEqual(r.text, 'Hello!')
  * assert.deepStrictEqual(r.sections[0]?.metadata, { tool: 'Ran', args: 'ls' })
+ * assert.strictEqual(codexParser.finished?.(screen, 'hi'), true)
  * assert.strictEqual(codexParser.classify?.(screen.replace(/\n {2}Worked.*\n/, '\n'))._tag, 'busy')
  */
 export const codexParser: Parser = Object.freeze({

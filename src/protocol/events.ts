@@ -59,6 +59,7 @@ export const eventTypes = Object.freeze([
   'STEP_COMPLETED',
   'STEP_FAILED',
   'GRAPH_COMPLETED',
+  'RUN_NODE_RESPAWNED',
   'NETWORK_CREATED',
   ...Object.values(networkEventNames),
   'CHAT_CREATED',
@@ -309,6 +310,28 @@ export const StepFailedEventCodec = struct('STEP_FAILED', {
 export type StepFailedEvent = t.TypeOf<typeof StepFailedEventCodec>
 
 /**
+ * A node the run started itself (no session holds it) was started again
+ * for the step at `path`, its handle no longer alive (a terminal whose
+ * program exited).
+ *
+ * @category protocol
+ */
+export const RunNodeRespawnedEventCodec = struct('RUN_NODE_RESPAWNED', {
+  ...base('RUN_NODE_RESPAWNED'),
+  ...run,
+  path,
+  nodeId: str,
+  kind: str,
+})
+
+/**
+ * A node the run started itself was started again.
+ *
+ * @category protocol
+ */
+export type RunNodeRespawnedEvent = t.TypeOf<typeof RunNodeRespawnedEventCodec>
+
+/**
  * A graph run (or nested graph) ended: `completed`, `failed` or `cancelled`.
  *
  * @category protocol
@@ -456,6 +479,7 @@ export const EngineEventCodec = t.union(
     StepCompletedEventCodec,
     StepFailedEventCodec,
     GraphCompletedEventCodec,
+    RunNodeRespawnedEventCodec,
     NetworkCreatedEventCodec,
     NetworkEngineEventCodec,
     ChatCreatedEventCodec,

@@ -126,6 +126,7 @@ const StepDetail = ({ run, again }: { run: RunView; again: boolean }) => {
       <p>
         node {step.nodeId ?? '?'} · attempt {step.attempts}
         {step.retries > 0 && ` (retried ${step.retries}×)`}
+        {step.respawns > 0 && ` · its node respawned ${step.respawns}×`}
         {step.durationMs !== undefined && ` · ${Math.round(step.durationMs)} ms`}
       </p>
       {step.error !== undefined && (
@@ -178,6 +179,7 @@ const RunGraph = ({ run }: { run: RunView }) => {
               {s.state}
               {s.durationMs !== undefined && ` · ${Math.round(s.durationMs)} ms`}
               {s.retries > 0 && ` · ↻${s.retries}`}
+              {s.respawns > 0 && ` · respawned ${s.respawns}×`}
             </text>
           </g>
         )

@@ -225,6 +225,40 @@ describe('graph runs', () => {
     await context.close()
   })
 
+  it('shows a step whose node the run started again (its program had exited)', async () => {
+    const file = join(dir, 'exits.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'exits',
+        nodes: {
+          sh: {
+            kind: 'pty',
+            command: 'bash',
+            args: ['--norc', '--noprofile'],
+            env: { PS1: '$ ', PROMPT_COMMAND: '' },
+          },
+        },
+        steps: [
+          { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
+          { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
+        ],
+      }),
+    )
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(file)
+    await page.locator('[data-run][data-state="completed"]').waitFor()
+    expect(await page.locator('[data-step="after"]').textContent()).toContain('respawned 1×')
+    expect(await page.locator('[data-step="quit"]').textContent()).not.toContain('respawned')
+    await page.locator('[data-step="after"]').click()
+    await expect
+      .poll(() => page.locator('[data-detail="after"]').innerText())
+      .toContain('its node respawned 1×')
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
   it('cancels a running run from the page', async () => {
     const file = join(dir, 'slow.json')
     writeFileSync(

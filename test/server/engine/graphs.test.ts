@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, messages } from '../../../src/conversation/index.js'
 import { describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
-import { connectedPeers, until, type Peer } from '../kit.js'
+import { connectedPeers, ptyOptions, until, type Peer } from '../kit.js'
 
 const connected = connectedPeers()
 const keepingOne = connectedPeers({ limits: { keptRuns: 1 } })
@@ -102,6 +102,30 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
       'STEP_STARTED second',
       'STEP_COMPLETED second',
       'GRAPH_COMPLETED',
+    ])
+  })
+
+  it('tells RUN_NODE_RESPAWNED when a terminal the run started had exited and a later step starts it again', async () => {
+    const p = await connected()
+    const { subscription } = await p.ok<{ subscription: string }>('SUBSCRIBE', {
+      types: ['RUN_NODE_RESPAWNED', 'NODE_RESPAWNED'],
+    })
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: {
+        id: 'exits',
+        nodes: { sh: { kind: 'pty', ...ptyOptions } },
+        steps: [
+          { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
+          { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
+        ],
+      },
+    })
+    const run = await settled(p, runId)
+    expect(run.state).toBe('completed')
+    await until(() => p.events(subscription).length > 0)
+    // The run's own terminal, not a session node: told as the run's, for the step that needed it.
+    expect(p.events(subscription)).toMatchObject([
+      { type: 'RUN_NODE_RESPAWNED', runId, path: ['after'], nodeId: 'sh', kind: 'pty' },
     ])
   })
 

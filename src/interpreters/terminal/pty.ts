@@ -202,6 +202,8 @@ class Pty implements PtyTerminal {
       proc.write(input.replace(/\r?\n/g, '\r') + key)
       return
     }
+    // The execute that types: a late key of one that was interrupted must not reach the next one.
+    const active = this.active
     typeAndSubmit({
       input,
       parser,
@@ -209,7 +211,10 @@ class Pty implements PtyTerminal {
       write: (data) => {
         proc.write(data)
       },
-      live: () => this.proc === proc && this.state === 'busy',
+      live: () => this.proc === proc && this.active === active && active !== undefined,
+      onSubmit: () => {
+        active?.watcher.sent?.()
+      },
     })
   }
 
@@ -454,10 +459,10 @@ class Pty implements PtyTerminal {
 
   /**
    * Interrupts what runs and waits (up to `drainMs`) for the prompt, then
-   * lets the queue go on. The key is sent again once, a quarter of the way
-   * in, if the screen still does not read as ready: a busy program can miss
+   * lets the queue go on. The key is sent again each quarter of the way
+   * while the screen still does not read as ready: a busy program can miss
    * a key that comes between its screens (an agent that has just sent its
-   * request).
+   * request), or several on a loaded machine.
    */
   private drain(parser: Parser, release: () => void): void {
     const proc = this.proc
@@ -468,7 +473,7 @@ class Pty implements PtyTerminal {
     const key = parser.keys?.interrupt ?? CTRL_C
     const end = (): void => {
       clearTimeout(timer)
-      clearTimeout(again)
+      clearInterval(again)
       if (this.active === active) this.active = undefined
       this.becomeReady('busy')
       release()
@@ -484,13 +489,15 @@ class Pty implements PtyTerminal {
       watcher.close()
       end()
     }, this.drainMs)
-    const again = setTimeout(() => {
+    const again = setInterval(() => {
       // Not when the prompt is back and only the quiet window runs: a second Escape opens a menu.
       if (this.active !== active || this.proc !== proc || parser.isReady(watcher.text())) return
       proc.write(key)
     }, this.drainMs / 4)
     this.active = active
     proc.write(key)
+    // The screen as it stood may be a frame behind (the turn not drawn yet): only what follows counts.
+    watcher.sent?.()
   }
 
   write(data: string): Promise<void> {

@@ -20,6 +20,8 @@ export interface SubmitTarget {
   readonly write: (data: string) => void
   /** Whether the execute that types is still the one running. */
   readonly live: () => boolean
+  /** Told each time the submit key was sent. */
+  readonly onSubmit: () => void
 }
 
 /**
@@ -35,11 +37,19 @@ export interface SubmitTarget {
  *
  * @internal
  */
-export const typeAndSubmit = ({ input, parser, screen, write, live }: SubmitTarget): void => {
+export const typeAndSubmit = ({
+  input,
+  parser,
+  screen,
+  write,
+  live,
+  onSubmit,
+}: SubmitTarget): void => {
   const key = parser.keys?.submit ?? '\r'
   const typed = screen.bracketedPaste && input.includes('\n') ? `\x1b[200~${input}\x1b[201~` : input
   if (typed === '') {
     write(key)
+    onSubmit()
     return
   }
   const clear = parser.keys?.clear
@@ -59,6 +69,7 @@ export const typeAndSubmit = ({ input, parser, screen, write, live }: SubmitTarg
       }
     }
     write(key)
+    onSubmit()
     if (parser.draft === undefined || tries >= 2) return
     setTimeout(() => {
       if (parser.draft?.(screen.text()) === input.trim()) send(tries + 1)

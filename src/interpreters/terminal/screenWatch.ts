@@ -28,7 +28,10 @@ export interface ScreenWatchOptions {
   readonly quietMs: number
   /** The input of the execute, looked for in the history; undefined for a start or a drain. */
   readonly input: string | undefined
-  /** Readiness counts only once the screen changed after this version. */
+  /**
+   * Readiness counts only once the screen changed after this version;
+   * `Infinity` until {@link ScreenWatcher.sent} says the input went in.
+   */
   readonly since: number
   /** Called once, when readiness held through its quiet window. */
   readonly onReady: () => void
@@ -56,9 +59,12 @@ export class ScreenWatcher {
   private pendingCertain = false
   /** Whether the turn was seen running (busy, or asking permission) since the watch began. */
   private ran = false
+  /** The screen version readiness must come after (moved on by each submit). */
+  private since: number
   private readonly unsubscribe: () => void
 
   constructor(private readonly options: ScreenWatchOptions) {
+    this.since = options.since
     this.unsubscribe = options.screen.onChange(this.check)
   }
 
@@ -78,7 +84,8 @@ export class ScreenWatcher {
   /** Reads the screen again (on each change; once right after the watch began). */
   readonly check = (): void => {
     if (this.done) return
-    const { parser, screen, input, since } = this.options
+    const { parser, screen, input } = this.options
+    const since = this.since
     const text = screen.text()
     const state = classifyScreen(parser, text)
     if (!sameState(state, this.last)) {
@@ -116,6 +123,17 @@ export class ScreenWatcher {
     this.pendingCertain = certain
     if (answer === undefined) return
     this.timer = setTimeout(this.confirm, certain ? 0 : this.options.quietMs)
+  }
+
+  /**
+   * A key that changes the screen was just sent (the input's submit, an
+   * interrupt): only what the screen shows after it counts. Before the
+   * submit, the box still holds the input and the history may end with an
+   * earlier turn of the same input, which is no answer to this one; before
+   * an interrupt, the screen may be a frame behind the turn it stops.
+   */
+  sent(): void {
+    this.since = this.options.screen.version
   }
 
   /** Stops watching; `onReady` will not be called. */

@@ -18,6 +18,8 @@ export interface Watch {
   text(): string
   /** What the screen shows, for a screen watch. */
   state?(): ScreenState
+  /** A key that changes the screen (the input's submit, an interrupt) was just sent: a screen watch counts only what comes after it. */
+  sent?(): void
 }
 
 /** What one wait is for: the input it answers (none at start), the prompt it was typed at, the quiet window. @internal */
@@ -52,7 +54,8 @@ export const watchFor = (
       screen,
       quietMs: fields.quietMs,
       input: fields.input,
-      since: fields.input === undefined ? -1 : screen.version,
+      // An execute's answer counts once its input was submitted (see `sent`).
+      since: fields.input === undefined ? -1 : Number.POSITIVE_INFINITY,
       onReady: fields.onReady,
       ...(terminal.onScreenState === undefined ? {} : { onState: terminal.onScreenState }),
       ...(fields.onDialog === undefined ? {} : { onDialog: fields.onDialog }),

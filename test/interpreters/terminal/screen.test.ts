@@ -200,6 +200,20 @@ describe('a PTY node reading a screen', () => {
     expect((await t.execute('hi')).text).toBe('echo: hi')
   })
 
+  it('answers an input asked again with its new answer, not the earlier turn the history shows before Enter', async () => {
+    // Enter well after the text: the box holds the input while the earlier turn's answer shows.
+    const parser = { ...tuiParser, keys: { ...tuiParser.keys, submitDelayMs: 120 } }
+    const t = openPty(pty('tui', { command: TUI, cols: 60, rows: 20, timeoutMs: 5000 }), {
+      killGraceMs: 500,
+      parser,
+    })
+    opened.push(t)
+    await t.start()
+    expect((await t.execute('count')).text).toBe('count: 1')
+    expect((await t.execute('count')).text).toBe('count: 2')
+    expect((await t.execute('count')).text).toBe('count: 3')
+  })
+
   it('times out on a screen its parser cannot classify, with the screen in the error, never ready', async () => {
     const t = tui()
     await t.start()

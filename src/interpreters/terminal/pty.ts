@@ -557,7 +557,7 @@ class Pty implements PtyTerminal {
  * Gemini CLI) gets the rendered lines of a headless terminal emulator
  * (xterm.js) fed with the output, and `screen()` shows them. Readiness is
  * decided from the screen on each change: its `classify` must say `ready`,
- * after the screen changed and once the input shows in the history, and
+ * on a screen drawn after the submit key and once the input shows in the history, and
  * hold through the quiet window (unless the parser's `finished` says the
  * turn ended for certain); a screen it cannot classify (`unknown`)
  * is never ready, and the timeout's error carries the screen. The input is
@@ -582,8 +582,11 @@ class Pty implements PtyTerminal {
  *
  * A timeout or an interrupt (the execute's signal, or `interrupt()`) rejects
  * at once with {@link TerminalTimeout} or {@link TerminalInterrupted}, sends
- * Ctrl+C, and holds the next execute until the prompt is back (at most
- * `drainMs`), so the terminal stays usable. When the program ends, the state
+ * the parser's interrupt key (Ctrl+C by default), and holds the next execute
+ * until a screen drawn after that key shows the prompt back (at most
+ * `drainMs`, the key sent again each quarter of it while the program still
+ * reads busy), so the terminal stays usable; no key of the interrupted
+ * execute is sent after it. When the program ends, the state
  * is `stopped` and executes reject with {@link TerminalExited}.
  *
  * @category terminals

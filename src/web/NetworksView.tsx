@@ -247,7 +247,8 @@ const Network = ({ net }: { net: NetView }) => {
       </ul>
       <EnvelopeDag net={net} />
       <h4>Envelopes</h4>
-      <ol class="envelopes" aria-label="Envelopes delivered">
+      {/* Scrolled on its own once long: reachable by keyboard. */}
+      <ol class="envelopes" aria-label="Envelopes delivered" tabIndex={0}>
         {net.envelopes.map((e) => (
           <li key={e.id} data-envelope={e.id}>
             <span class="kind">{e.kind}</span> {e.fromNodeId} → {e.toNodeId}:{' '}

@@ -27,11 +27,8 @@ const short = (n: number): string => String(Math.round(n * 100) / 100)
  * A budget's use in words, limit by limit in the budget's order: `firings
  * 2/4, tokens 120/1000` (nothing used yet is 0).
  */
-export const budgetUse = (
-  budget: Readonly<Record<string, number | undefined>>,
-  used: Usage | undefined,
-): string =>
-  Object.entries(budget)
+export const budgetUse = (budget: object, used: Usage | undefined): string =>
+  (Object.entries(budget) as [string, number | undefined][])
     .flatMap(([k, max]) => {
       const use = USES[k as keyof typeof USES] as (typeof USES)[keyof typeof USES] | undefined
       return use === undefined || max === undefined

@@ -111,7 +111,7 @@ export const layout = (
     g,
     ids.length > FULL_ORDER_MAX && !compound
       ? {
-          customOrder: (l) => {
+          customOrder: (l: Layered) => {
             barycentreOrder(l)
           },
         }

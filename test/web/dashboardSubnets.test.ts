@@ -28,7 +28,7 @@ const clear = (a: Rect, b: Rect): boolean =>
   a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
 
 /** Where the page draws a node's box and a sub-network's box. */
-const rects = async (page: Page, net: string) => {
+const rects = (page: Page, net: string) => {
   const at = async (selector: string): Promise<Rect> => {
     const r = await page.locator(`[data-network="${net}"] ${selector} > rect`).boundingBox()
     if (r === null) throw new Error(`${selector} is not drawn`)
@@ -48,7 +48,7 @@ const misdrawn = async (
   members: readonly string[],
   all: readonly string[],
 ): Promise<string[]> => {
-  const r = await rects(page, net)
+  const r = rects(page, net)
   const group = await r.group(id)
   const wrong: string[] = []
   for (const n of all) {
@@ -90,7 +90,7 @@ describe('sub-networks on the page', () => {
       // Each group around exactly its members, the nested one inside the other; each node drawn once.
       expect(await misdrawn(b.page, 'squad', 'build', ['code', 'check'], ids)).toEqual([])
       expect(await misdrawn(b.page, 'squad', 'gate', ['check'], ids)).toEqual([])
-      const r = await rects(b.page, 'squad')
+      const r = rects(b.page, 'squad')
       expect(within(await r.group('gate'), await r.group('build'))).toBe(true)
       expect(await b.page.locator('[data-netnode="check"]').count()).toBe(1)
 
@@ -125,9 +125,7 @@ describe('sub-networks on the page', () => {
       expect(await form(b.page).getByLabel('Most firings').inputValue()).toBe('6')
       expect(await form(b.page).getByLabel('Most tokens').inputValue()).toBe('')
       const selected = (p: Page) =>
-        form(p)
-          .getByLabel('Members')
-          .evaluate((s: HTMLSelectElement) => [...s.selectedOptions].map((o) => o.value))
+        form(p).getByLabel('Members').locator('option:checked').allTextContents()
       expect(await selected(b.page)).toEqual(['code', 'check', 'docs'])
       const after = await network()
       expect(after.subnetworks).toEqual({
@@ -137,7 +135,7 @@ describe('sub-networks on the page', () => {
       expect({ ...after, subnetworks: before.subnetworks }).toEqual(before)
       // Drawn around its new member where the boxes are; a full layout draws it around exactly them.
       await expect.poll(() => labelSays('6')).toBe(true)
-      const r2 = await rects(b.page, 'squad')
+      const r2 = rects(b.page, 'squad')
       for (const n of ['code', 'check', 'docs'])
         expect(within(await r2.node(n), await r2.group('build'))).toBe(true)
       await b.page.getByRole('button', { name: 'Lay out again' }).click()

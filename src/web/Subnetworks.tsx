@@ -75,16 +75,7 @@ const EditSubnetwork = ({ net, group }: { net: NetView; group: SubnetworkValue }
       <Members ids={ids} value={members} onChange={setMembers} />
       <BudgetFields legend={`Budget of ${group.id}`} value={budget} onInput={setBudget} />
       <p class="buttons">
-        <button type="submit">Apply</button>{' '}
-        <button
-          type="button"
-          aria-label={`Remove sub-network ${group.id}`}
-          onClick={() => {
-            edit(net.networkId, removeSubnetworkPatches(net.network, group.id))
-          }}
-        >
-          Remove
-        </button>
+        <button type="submit">Apply</button>
       </p>
     </Form>
   )
@@ -134,10 +125,41 @@ const AddSubnetwork = ({ net }: { net: NetView }) => {
 }
 
 /**
- * The network's sub-networks, each with its members and budget in a line
- * and its form (started again from the sub-network whenever an edit, from
- * any page, changed it), then the form adding one.
+ * A sub-network in the list: its members and budget in a line, removed
+ * with a button, edited in a form shown when asked (a form holds a list
+ * box of every node: one per sub-network at every event would cost a
+ * large network's page its speed). The form starts again from the
+ * sub-network whenever an edit, from any page, changed it.
  */
+const SubnetworkRow = ({ net, group: g }: { net: NetView; group: SubnetworkValue }) => {
+  const [open, setOpen] = useState(false)
+  return (
+    <li data-subnetwork={g.id}>
+      <strong>{g.id}</strong>: {g.nodes.length === 0 ? 'no nodes' : g.nodes.join(', ')} · budget{' '}
+      {budgetLine(g.budget)}{' '}
+      <button
+        type="button"
+        aria-label={`Remove sub-network ${g.id}`}
+        onClick={() => {
+          edit(net.networkId, removeSubnetworkPatches(net.network, g.id))
+        }}
+      >
+        Remove
+      </button>
+      <details
+        open={open}
+        onToggle={(e) => {
+          setOpen(e.currentTarget.open)
+        }}
+      >
+        <summary>Edit {g.id}</summary>
+        {open && <EditSubnetwork key={JSON.stringify(g)} net={net} group={g} />}
+      </details>
+    </li>
+  )
+}
+
+/** The network's sub-networks, then the form adding one. */
 export const Subnetworks = ({ net }: { net: NetView }) => {
   const groups = Object.values(net.network.subnetworks ?? {})
   return (
@@ -145,11 +167,7 @@ export const Subnetworks = ({ net }: { net: NetView }) => {
       <h5>Sub-networks</h5>
       <ul class="subnetworks" aria-label={`Sub-networks of ${net.networkId}`}>
         {groups.map((g) => (
-          <li key={g.id} data-subnetwork={g.id}>
-            <strong>{g.id}</strong>: {g.nodes.length === 0 ? 'no nodes' : g.nodes.join(', ')} ·
-            budget {budgetLine(g.budget)}
-            <EditSubnetwork key={JSON.stringify(g)} net={net} group={g} />
-          </li>
+          <SubnetworkRow key={g.id} net={net} group={g} />
         ))}
         {groups.length === 0 && <li class="empty">None.</li>}
       </ul>

@@ -114,6 +114,7 @@ describe('sub-networks on the page', () => {
       // Edited in place on one page: a member added and the budget changed, one edit.
       const before = await network()
       const form = (p: Page) => p.getByRole('form', { name: 'Sub-network build' })
+      for (const p of [a.page, b.page]) await p.getByText('Edit build').click()
       await form(a.page).getByLabel('Members').selectOption(['code', 'check', 'docs'])
       await form(a.page).getByLabel('Most firings').fill('6')
       await form(a.page).getByLabel('Most tokens').fill('')

@@ -190,6 +190,7 @@ export type {
   BudgetLimit,
   GraphCompleted,
   GraphStarted,
+  NodeRespawned,
   RunEvent,
   RunOptions,
   RunResult,

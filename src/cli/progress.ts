@@ -23,6 +23,8 @@ interface Row {
   /** The most attempts the step's error policy allows (1 without a retry). */
   readonly maxAttempts: number
   error?: string
+  /** Times the node it runs was started again (its program had exited). */
+  respawns?: number
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
@@ -139,7 +141,8 @@ export const progress = (
               : r.state === 'skipped' && r.error !== undefined
                 ? `skipped: ${r.error}`
                 : r.state
-    return `${indent}${mark} ${r.label}  ${detail}`
+    const respawned = r.respawns === undefined ? '' : `  ⟳ node respawned ${r.respawns}×`
+    return `${indent}${mark} ${r.label}  ${detail}${respawned}`
   }
 
   const frame = (footer: string[] = []): string => {
@@ -175,6 +178,11 @@ export const progress = (
           const r = rowOf(e.path)
           r.state = e.final ? 'failed' : 'retrying'
           r.error = e.error.message.split('\n')[0] ?? ''
+          break
+        }
+        case 'RUN_NODE_RESPAWNED': {
+          const r = rowOf(e.path)
+          r.respawns = (r.respawns ?? 0) + 1
           break
         }
         case 'OUTPUT_CHUNK': {

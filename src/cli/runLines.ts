@@ -70,6 +70,9 @@ export const runLines = (options: { readonly output?: boolean } = {}) => {
           if (e.final) held = e
           else out.push(`↻ ${e.path.join('/')} failed, retrying: ${firstLine(e.error.message)}`)
           break
+        case 'RUN_NODE_RESPAWNED':
+          out.push(`⟳ ${e.path.join('/')}: ${e.nodeId} had exited, started again`)
+          break
         case 'OUTPUT_CHUNK': {
           if (options.output === false || e.stepId === undefined) break
           const text = (partial.get(e.stepId) ?? '') + chunkData(e.chunk)

@@ -21,6 +21,7 @@ import {
   isMethod,
   protocolError,
   resultCodecs,
+  runEventTypes,
   type KindInfo,
   type EngineEvent,
   type Method,
@@ -82,6 +83,9 @@ interface Pending {
   readonly accept?: ((result: unknown) => void) | undefined
   readonly cleanup?: (() => void) | undefined
 }
+
+/** What a followed run is told: its own events, its steps' output, and the connection's end or lag. */
+const RUN_EVENT_TYPES = [...runEventTypes, 'OUTPUT_CHUNK', 'SERVER_SHUTDOWN', 'LAGGED'] as const
 
 const tokenOf = (options: TokenOptions): string => {
   if (options.token !== undefined) return options.token
@@ -378,16 +382,7 @@ export class NerveClient implements Calls {
     const events = this.wire!.events
       ? await this.subscribe({
           ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
-          types: [
-            'GRAPH_STARTED',
-            'STEP_STARTED',
-            'STEP_COMPLETED',
-            'STEP_FAILED',
-            'GRAPH_COMPLETED',
-            'OUTPUT_CHUNK',
-            'SERVER_SHUTDOWN',
-            'LAGGED',
-          ],
+          types: RUN_EVENT_TYPES,
         })
       : undefined
     try {
@@ -413,16 +408,7 @@ export class NerveClient implements Calls {
     const events = this.wire!.events
       ? await this.subscribe({
           runId,
-          types: [
-            'GRAPH_STARTED',
-            'STEP_STARTED',
-            'STEP_COMPLETED',
-            'STEP_FAILED',
-            'GRAPH_COMPLETED',
-            'OUTPUT_CHUNK',
-            'SERVER_SHUTDOWN',
-            'LAGGED',
-          ],
+          types: RUN_EVENT_TYPES,
         })
       : undefined
     return new RemoteRun(this, runId, events)

@@ -34,6 +34,21 @@ export const networkEventNames = Object.freeze({
 type NetworkNames = typeof networkEventNames
 
 /**
+ * The events of a graph run, each with its `runId`: the graph's and its
+ * steps', and a node the run started itself started again.
+ *
+ * @category protocol
+ */
+export const runEventTypes = Object.freeze([
+  'GRAPH_STARTED',
+  'STEP_STARTED',
+  'STEP_COMPLETED',
+  'STEP_FAILED',
+  'GRAPH_COMPLETED',
+  'RUN_NODE_RESPAWNED',
+] as const)
+
+/**
  * The event types, in the Nerve PRD's names. Node lifecycle events come
  * from the session's own events, run events from the runtime's, output
  * events from the executes the engine runs; a session opened
@@ -54,11 +69,7 @@ export const eventTypes = Object.freeze([
   'NODE_DELETED',
   'OUTPUT_CHUNK',
   'OUTPUT_PARSED',
-  'GRAPH_STARTED',
-  'STEP_STARTED',
-  'STEP_COMPLETED',
-  'STEP_FAILED',
-  'GRAPH_COMPLETED',
+  ...runEventTypes,
   'NETWORK_CREATED',
   ...Object.values(networkEventNames),
   'CHAT_CREATED',
@@ -309,6 +320,28 @@ export const StepFailedEventCodec = struct('STEP_FAILED', {
 export type StepFailedEvent = t.TypeOf<typeof StepFailedEventCodec>
 
 /**
+ * A node the run started itself (no session holds it) was started again
+ * for the step at `path`, its handle no longer alive (a terminal whose
+ * program exited).
+ *
+ * @category protocol
+ */
+export const RunNodeRespawnedEventCodec = struct('RUN_NODE_RESPAWNED', {
+  ...base('RUN_NODE_RESPAWNED'),
+  ...run,
+  path,
+  nodeId: str,
+  kind: str,
+})
+
+/**
+ * A node the run started itself was started again.
+ *
+ * @category protocol
+ */
+export type RunNodeRespawnedEvent = t.TypeOf<typeof RunNodeRespawnedEventCodec>
+
+/**
  * A graph run (or nested graph) ended: `completed`, `failed` or `cancelled`.
  *
  * @category protocol
@@ -456,6 +489,7 @@ export const EngineEventCodec = t.union(
     StepCompletedEventCodec,
     StepFailedEventCodec,
     GraphCompletedEventCodec,
+    RunNodeRespawnedEventCodec,
     NetworkCreatedEventCodec,
     NetworkEngineEventCodec,
     ChatCreatedEventCodec,

@@ -68,9 +68,15 @@ export class LiveHandles {
    * The handle of `node`, started with `interpreter.start` on first call
    * (by node id, per interpreter), and again when the one held is no
    * longer `alive` (after the dead one is stopped). A start that fails is
-   * forgotten, so the next call tries again.
+   * forgotten, so the next call tries again. `respawned` is told, besides
+   * the table's `onRespawn`, when this call is the one that respawned it.
    */
-  get(node: Node, interpreter: Interpreter, ctx: LifecycleContext): Promise<unknown> {
+  get(
+    node: Node,
+    interpreter: Interpreter,
+    ctx: LifecycleContext,
+    respawned?: () => void,
+  ): Promise<unknown> {
     let byId = this.#held.get(interpreter)
     if (byId === undefined) this.#held.set(interpreter, (byId = new Map<string, Held>()))
     const known = byId.get(node.id)
@@ -94,6 +100,7 @@ export class LiveHandles {
     known.started = respawn(interpreter, node, stop, ctx)
     return this.#track(byId, known).then((handle) => {
       this.#onRespawn?.(node)
+      respawned?.()
       return handle
     })
   }

@@ -96,13 +96,30 @@ export interface GraphCompleted {
 }
 
 /**
+ * A persistent node the run started itself (no session holds it) was
+ * started again for a step, because the handle it had was no longer alive
+ * (a terminal whose program exited): the dead one stopped, a fresh one in
+ * its place. `path` is the step that needed it.
+ *
+ * @category events
+ */
+export interface NodeRespawned {
+  readonly type: 'node_respawned'
+  readonly runId: string
+  readonly path: readonly string[]
+  readonly nodeId: string
+  readonly kind: string
+  readonly time: number
+}
+
+/**
  * What `stream` yields (and `run`'s `onEvent` receives). Nested graphs'
  * events carry the full path of their step.
  *
  * @category events
  */
 export type RunEvent =
-  GraphStarted | StepStart | StepChunk | StepComplete | StepError | GraphCompleted
+  GraphStarted | StepStart | StepChunk | StepComplete | StepError | GraphCompleted | NodeRespawned
 
 /**
  * Told to a reader of {@link stream} that fell behind: `dropped` events
@@ -244,6 +261,19 @@ export const emitGraphCompleted = (
     durationMs,
     time,
   })
+}
+
+/** @internal */
+export const emitNodeRespawned = (
+  sink: EventSink,
+  path: readonly string[],
+  nodeId: string,
+  kind: string,
+  time: number,
+): void => {
+  const listener = sink.onEvent
+  if (listener === undefined) return
+  listener({ type: 'node_respawned', runId: sink.runId, path, nodeId, kind, time })
 }
 
 /** A lag notice for a reader of a stream. @internal */

@@ -26,6 +26,7 @@ export {
 export type {
   GraphCompleted,
   GraphStarted,
+  NodeRespawned,
   RunEvent,
   StepChunk,
   StepComplete,

@@ -10,12 +10,11 @@
  * recorded or not, can be run again (`EXECUTE_GRAPH` of the graph file and
  * input `GET_RUN` tells), recorded.
  */
-import { signal } from '@preact/signals'
 import { useEffect, useState } from 'preact/hooks'
 import { BOX } from './drawing.js'
 import { GraphSvg } from './GraphSvg.js'
 import { useLayout } from './layoutClient.js'
-import { chosenRun } from './nav.js'
+import { chosenRun, chosenStep } from './nav.js'
 import { attempt } from './problem.js'
 import { RunTimeline } from './RunTimeline.js'
 import { client } from './session.js'
@@ -30,8 +29,6 @@ import {
   type RunView,
 } from './state.js'
 import { ProblemLine } from './ProblemLine.js'
-
-const chosenStep = signal<string | undefined>(undefined)
 
 /** A graph file's id and steps, as far as the page reads them to draw it before it starts. */
 interface GraphShape {
@@ -126,6 +123,7 @@ const StepDetail = ({ run, again }: { run: RunView; again: boolean }) => {
       <p>
         node {step.nodeId ?? '?'} · attempt {step.attempts}
         {step.retries > 0 && ` (retried ${step.retries}×)`}
+        {step.respawns > 0 && ` · its node respawned ${step.respawns}×`}
         {step.durationMs !== undefined && ` · ${Math.round(step.durationMs)} ms`}
       </p>
       {step.error !== undefined && (
@@ -178,6 +176,7 @@ const RunGraph = ({ run }: { run: RunView }) => {
               {s.state}
               {s.durationMs !== undefined && ` · ${Math.round(s.durationMs)} ms`}
               {s.retries > 0 && ` · ↻${s.retries}`}
+              {s.respawns > 0 && ` · respawned ${s.respawns}×`}
             </text>
           </g>
         )

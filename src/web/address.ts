@@ -4,7 +4,9 @@
  * session shown, left out for the daemon's default one; the item chosen
  * in the view is named after what it is — `run` (Graph runs), `network`
  * (Networks), `chat` (Chats), `node` (Conversations: the first column's
- * LLM node) — and left out when none is chosen. Values are encoded as a
+ * LLM node) — and left out when none is chosen; so is the detail chosen
+ * in it, `step` (the run's step) and `node2` (the second column's LLM
+ * node), e.g. `#/runs?run=r1&step=build`. Values are encoded as a
  * query string's are. The fragment never reaches the daemon and holds no
  * secret: the session cookie alone lets the page in.
  */
@@ -15,6 +17,8 @@ export interface Place {
   readonly view: string
   readonly session: string | undefined
   readonly item: string | undefined
+  /** A second choice in the view: the run's step, the second column's node. */
+  readonly detail: string | undefined
 }
 
 /** What the item chosen in a view is called in the address, for the views that choose one. */
@@ -25,15 +29,23 @@ export const itemKey: Readonly<Partial<Record<View, string>>> = {
   conversations: 'node',
 }
 
-const keyOf = (view: string): string | undefined =>
-  Object.hasOwn(itemKey, view) ? itemKey[view as View] : undefined
+/** What the detail chosen in a view is called in the address, for the views that have one. */
+export const detailKey: Readonly<Partial<Record<View, string>>> = {
+  runs: 'step',
+  conversations: 'node2',
+}
+
+const keyIn = (keys: Readonly<Partial<Record<View, string>>>, view: string): string | undefined =>
+  Object.hasOwn(keys, view) ? keys[view as View] : undefined
 
 /** The fragment (with its `#`) that says `place`. */
 export const formatPlace = (place: Place): string => {
   const query = new URLSearchParams()
   if (place.session !== undefined) query.set('session', place.session)
-  const key = keyOf(place.view)
+  const key = keyIn(itemKey, place.view)
   if (key !== undefined && place.item !== undefined) query.set(key, place.item)
+  const detail = keyIn(detailKey, place.view)
+  if (detail !== undefined && place.detail !== undefined) query.set(detail, place.detail)
   const q = query.toString()
   return `#/${encodeURIComponent(place.view)}${q === '' ? '' : `?${q}`}`
 }
@@ -55,10 +67,12 @@ export const parsePlace = (hash: string): Place => {
   } catch {
     view = path
   }
-  const key = keyOf(view)
+  const read = (key: string | undefined): string | undefined =>
+    key === undefined ? undefined : (query.get(key) ?? undefined)
   return {
     view,
     session: query.get('session') ?? undefined,
-    item: key === undefined ? undefined : (query.get(key) ?? undefined),
+    item: read(keyIn(itemKey, view)),
+    detail: read(keyIn(detailKey, view)),
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Where the page is: the view shown and the item chosen in each view (a
- * run, a network, a chat, the LLM nodes of the conversations' columns),
+ * run and its step, a network, a chat, the LLM nodes of the conversations'
+ * columns),
  * so one view can open something in another (a recording's replay opens
  * in the runs view) without loading the other's code, and the page's
  * address can say where it is ({@link ./place.ts}).
@@ -26,6 +27,9 @@ export const view = signal<View>('nodes')
 
 /** The run chosen on the runs view (the newest when none). */
 export const chosenRun = signal<string | undefined>(undefined)
+
+/** The step chosen in the run shown on the runs view (none when none). */
+export const chosenStep = signal<string | undefined>(undefined)
 
 /** The network chosen on the networks view (the newest when none). */
 export const chosenNetwork = signal<string | undefined>(undefined)

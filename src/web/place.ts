@@ -13,6 +13,7 @@ import {
   chosenChat,
   chosenNetwork,
   chosenRun,
+  chosenStep,
   columns,
   setColumn,
   view,
@@ -21,7 +22,7 @@ import {
 } from './nav.js'
 import { chooseSession, client } from './session.js'
 import { networks } from './networkState.js'
-import { connection, defaultSession, nodes, runs, sessions, shown } from './state.js'
+import { applyTrace, connection, defaultSession, nodes, runs, sessions, shown } from './state.js'
 
 /** What the last address opened named that does not exist, as a sentence; none when all did. */
 export const placeNote = signal<string | undefined>(undefined)
@@ -45,10 +46,19 @@ const here = (): Place => {
             : v === 'conversations'
               ? columns()[0]
               : undefined,
+    detail: v === 'runs' ? chosenStep.value : v === 'conversations' ? columns()[1] : undefined,
   }
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/** Whether run `runId` has step `id`: of the steps the page knows, else of the run's trace (then kept). */
+const hasStep = async (runId: string, id: string): Promise<boolean> => {
+  if (runs.value.get(runId)?.steps.has(id) === true) return true
+  const { trace } = await client().call('GET_RUN', { runId })
+  if (trace !== undefined) applyTrace(trace)
+  return runs.value.get(runId)?.steps.has(id) === true
+}
 
 /**
  * Makes the page show `place` (after the daemon's lists are in), as far as
@@ -69,23 +79,35 @@ const open = async (place: Place): Promise<void> => {
     await chooseSession(target).catch((e: unknown) => {
       notes.push(`Cannot show session "${target}": ${messageOf(e)}`)
     })
-  const { item } = place
-  /** `item` when `exists` says so, else none and a note of `what` is shown instead. */
+  /** `id` when `exists` says so, else none and a note of `what` is shown instead. */
   const check = async (
+    id: string | undefined,
     exists: (id: string) => boolean | Promise<boolean>,
     what: string,
     instead: string,
   ): Promise<string | undefined> => {
-    if (item === undefined || (await exists(item))) return item
-    notes.push(`There is no ${what} "${item}": ${instead}.`)
+    if (id === undefined || (await exists(id))) return id
+    notes.push(`There is no ${what} "${id}": ${instead}.`)
     return undefined
   }
+  const { item, detail } = place
+  const isLlm = (id: string): boolean => nodes.value.get(id)?.kind === 'llm'
   switch (v) {
-    case 'runs':
-      chosenRun.value = await check((id) => runs.value.has(id), 'run', 'the newest is shown')
+    case 'runs': {
+      chosenRun.value = await check(item, (id) => runs.value.has(id), 'run', 'the newest is shown')
+      // A step of the run shown: of the newest when the address names no run.
+      const runId = chosenRun.value ?? [...runs.value.keys()].at(-1)
+      chosenStep.value = await check(
+        detail,
+        (id) => runId !== undefined && hasStep(runId, id),
+        'step',
+        'no step is chosen',
+      )
       break
+    }
     case 'networks':
       chosenNetwork.value = await check(
+        item,
         (id) => networks.value.has(id),
         'network',
         'the newest is shown',
@@ -93,20 +115,15 @@ const open = async (place: Place): Promise<void> => {
       break
     case 'chats':
       chosenChat.value = await check(
+        item,
         async (id) => (await client().call('CHAT_LIST', {})).chats.some((c) => c.chatId === id),
         'chat',
         'no chat is shown',
       )
       break
     case 'conversations':
-      setColumn(
-        0,
-        await check(
-          (id) => nodes.value.get(id)?.kind === 'llm',
-          'LLM node',
-          'no conversation is shown',
-        ),
-      )
+      setColumn(0, await check(item, isLlm, 'LLM node', 'no conversation is shown'))
+      setColumn(1, await check(detail, isLlm, 'LLM node', 'the second column shows none'))
       break
     default:
       break

@@ -37,6 +37,8 @@ export interface StepView {
   readonly endedAt: number | undefined
   /** The attempts that failed and were retried. */
   readonly retries: number
+  /** The times a node the run started itself was started again for it (its program had exited). */
+  readonly respawns: number
 }
 
 /** A graph run as drawn. */
@@ -83,6 +85,7 @@ const emptyStep = (id: string): StepView => ({
   startedAt: undefined,
   endedAt: undefined,
   retries: 0,
+  respawns: 0,
 })
 
 const withStep = (run: RunView, id: string, f: (s: StepView) => StepView): RunView => {
@@ -277,6 +280,11 @@ export const apply = (e: EngineEvent): void => {
             ...(e.final ? { endedAt: Date.parse(e.time) } : { retries: s.retries + 1 }),
           })),
         )
+      return
+    case 'RUN_NODE_RESPAWNED':
+      updateRun(e.runId, (r) =>
+        withStep(r, e.path[0]!, (s) => ({ ...s, respawns: s.respawns + 1 })),
+      )
       return
     case 'OUTPUT_CHUNK': {
       const { runId, stepId } = e

@@ -4,11 +4,12 @@
  * tmux.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { delimiter, join } from 'node:path'
 import { spawn } from 'node-pty'
 import { describe, expect, it } from 'vitest'
+import { exitingTerminalGraph } from '../interpreters/terminal/processes.js'
 import { bin, nerve, root, testDaemon } from './run.js'
 
 const { dir, home, env } = testDaemon('surprises')
@@ -64,6 +65,20 @@ describe('graph run off a terminal', () => {
     expect(lines).toContain('↷ optional skipped: bash node "sh": the command exited with code 3')
     expect(r.stdout).toMatch(/^run \S+ completed$/m)
     expect(lines.some((l) => l.startsWith('{'))).toBe(false)
+  })
+})
+
+describe('graph run tells a respawned terminal', () => {
+  it('prints a line when a later step starts again a terminal whose program exited', () => {
+    const file = join(dir, 'exits.json')
+    writeFileSync(file, JSON.stringify(exitingTerminalGraph))
+    const r = sh(`$NERVE graph run ${file} | cat`)
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines).toContain('⟳ after: sh had exited, started again')
+    expect(lines.indexOf('▸ after')).toBeLessThan(
+      lines.indexOf('⟳ after: sh had exited, started again'),
+    )
   })
 })
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { formatPlace, itemKey, parsePlace } from '../../src/web/address.js'
+import { detailKey, formatPlace, itemKey, parsePlace } from '../../src/web/address.js'
 import { views } from '../../src/web/nav.js'
 
 const view = fc.constantFrom(...Object.keys(views))
@@ -14,8 +14,13 @@ const id = fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }), { nil: unde
 describe('the address of a place', () => {
   it('reads back any place it writes', () => {
     fc.assert(
-      fc.property(view, id, id, (v, session, item) => {
-        const place = { view: v, session, item: v in itemKey ? item : undefined }
+      fc.property(view, id, id, id, (v, session, item, detail) => {
+        const place = {
+          view: v,
+          session,
+          item: v in itemKey ? item : undefined,
+          detail: v in detailKey ? detail : undefined,
+        }
         const hash = formatPlace(place)
         expect(parsePlace(hash)).toEqual(place)
         // As the browser keeps it: its URL parser leaves such a fragment as it is.
@@ -25,23 +30,24 @@ describe('the address of a place', () => {
   })
 
   it('reads a view it does not know as written, and no fragment as the Nodes view', () => {
-    expect(parsePlace('')).toEqual({ view: 'nodes', session: undefined, item: undefined })
+    const none = { session: undefined, item: undefined, detail: undefined }
+    expect(parsePlace('')).toEqual({ ...none, view: 'nodes' })
     expect(parsePlace('#/chats?session=s2&chat=c1')).toEqual({
+      ...none,
       view: 'chats',
       session: 's2',
       item: 'c1',
     })
-    expect(parsePlace('#/no%20such?session=s')).toEqual({
-      view: 'no such',
-      session: 's',
-      item: undefined,
+    expect(parsePlace('#/runs?run=r1&step=build')).toEqual({
+      ...none,
+      view: 'runs',
+      item: 'r1',
+      detail: 'build',
     })
-    // A parameter of another view is not this one's item.
-    expect(parsePlace('#/runs?chat=c1').item).toBeUndefined()
-    expect(parsePlace('#%E0%A4%A')).toEqual({
-      view: '%E0%A4%A',
-      session: undefined,
-      item: undefined,
-    })
+    expect(parsePlace('#/no%20such?session=s')).toEqual({ ...none, view: 'no such', session: 's' })
+    // A parameter of another view is not this one's item or detail.
+    expect(parsePlace('#/runs?chat=c1&node2=n').item).toBeUndefined()
+    expect(parsePlace('#/runs?chat=c1&node2=n').detail).toBeUndefined()
+    expect(parsePlace('#%E0%A4%A')).toEqual({ ...none, view: '%E0%A4%A' })
   })
 })

@@ -15,6 +15,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocket } from 'ws'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { nerve, root } from '../cli/run.js'
+import { exitingTerminalGraph } from '../interpreters/terminal/processes.js'
 import { dashboard, seriousViolations, shots } from './harness.js'
 
 const d = dashboard('dashboard')
@@ -221,6 +222,25 @@ describe('graph runs', () => {
     await page.locator('[data-bar="flaky"][data-retries="1"]').waitFor()
     await expect.poll(() => page.locator('[data-step="flaky"]').textContent()).toContain('↻1')
     await page.screenshot({ path: join(shots, 'runs-retry.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('shows a step whose node the run started again (its program had exited)', async () => {
+    const file = join(dir, 'exits.json')
+    writeFileSync(file, JSON.stringify(exitingTerminalGraph))
+    const { page, context, errors } = await open(await handover())
+    await page.getByRole('button', { name: 'Graph runs' }).click()
+    await page.getByLabel('Run a graph file').setInputFiles(file)
+    await page.locator('[data-step="after"][data-state="done"]').waitFor()
+    await expect
+      .poll(() => page.locator('[data-step="after"]').textContent())
+      .toContain('respawned 1×')
+    expect(await page.locator('[data-step="quit"]').textContent()).not.toContain('respawned')
+    await page.locator('[data-step="after"]').click()
+    await expect
+      .poll(() => page.locator('[data-detail="after"]').innerText())
+      .toContain('its node respawned 1×')
     expect(errors).toEqual([])
     await context.close()
   })

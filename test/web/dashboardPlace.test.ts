@@ -123,6 +123,59 @@ describe('the place in the address', () => {
     await context.close()
   })
 
+  it("keeps a run's chosen step and both conversation columns over a reload; an unknown step is said", async () => {
+    const c = await NerveClient.connect(d.status().socket)
+    try {
+      const { runId } = await c.call('EXECUTE_GRAPH', {
+        graph: {
+          id: 'two',
+          nodes: { hi: { kind: 'bash', command: 'echo hi' } },
+          steps: [
+            { id: 'first', node: 'hi' },
+            { id: 'second', node: 'hi', dependsOn: ['first'] },
+          ],
+        },
+      })
+      for (const nodeId of ['left', 'right'])
+        await c.call('CREATE_NODE', { nodeId, kind: 'llm', options: { provider: 'echo' } })
+      const { page, context, errors } = await d.open()
+      await page.locator('[data-view="runs"]').click()
+      await page.locator(`[data-runitem="${runId}"]`).click()
+      await page.locator('[data-step="second"]').click()
+      await expect.poll(() => fragment(page)).toBe(`#/runs?run=${runId}&step=second`)
+      await page.reload()
+      await page.locator('[data-detail="second"]').waitFor()
+      expect(fragment(page)).toBe(`#/runs?run=${runId}&step=second`)
+      // Another step chosen is a place of its own: Back returns to the one before.
+      await page.locator('[data-step="first"]').click()
+      await expect.poll(() => fragment(page)).toBe(`#/runs?run=${runId}&step=first`)
+      await page.goBack()
+      await page.locator('[data-detail="second"]').waitFor()
+
+      const origin = new URL(page.url()).origin
+      await page.goto(`${origin}/#/runs?run=${runId}&step=nope`)
+      await expect
+        .poll(() => page.locator('[data-place-note]').innerText())
+        .toBe('There is no step "nope": no step is chosen.')
+      await expect.poll(() => fragment(page)).toBe(`#/runs?run=${runId}`)
+      expect(await page.locator('[data-detail]').count()).toBe(0)
+
+      await page.locator('[data-view="conversations"]').click()
+      await page.getByLabel('Conversation', { exact: true }).selectOption('left')
+      await page.getByLabel('Beside it', { exact: true }).selectOption('right')
+      await expect.poll(() => fragment(page)).toBe('#/conversations?node=left&node2=right')
+      await page.reload()
+      await expect
+        .poll(() => page.getByLabel('Beside it', { exact: true }).inputValue())
+        .toBe('right')
+      expect(await page.getByLabel('Conversation', { exact: true }).inputValue()).toBe('left')
+      expect(errors).toEqual([])
+      await context.close()
+    } finally {
+      await c.close()
+    }
+  })
+
   it('keeps the conversation shown over a reload, in its session, until the session is closed', async () => {
     const c = await NerveClient.connect(d.status().socket)
     try {

@@ -92,8 +92,12 @@ export interface Parser {
   classify?(screen: string): ScreenState
   /**
    * Whether the screen shows, beyond doubt, that the turn answering
-   * `input` has ended (a mark the program prints only then): its readiness
-   * is then confirmed at once, without holding through the quiet window.
+   * `input` has ended (a mark the program prints only then, under the
+   * input's own prompt line and the whole answer): its readiness is then
+   * confirmed at once, without holding through the quiet window. A screen
+   * alone cannot tell an earlier turn with the same input from this one, so
+   * a PTY terminal asks only once it saw the turn run (a `busy` or
+   * `permission` screen). A program that draws no such mark has none.
    */
   finished?(screen: string, input: string): boolean
   /** The versions of the program this parser was checked against (e.g. `['2.1.332']`). */

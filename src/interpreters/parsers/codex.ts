@@ -20,6 +20,8 @@ const TOOL =
 const RESULT = /^(\s*)└\s?/
 /** What ends a turn in the history: the separator (`Worked for 2s • 08:10`) or an error or interrupt (`■ …`). */
 const TURN_END = /^(?:\s+Worked for\b|■\s)/
+/** The separator Codex draws under a turn once it completed, its answer all drawn above it. */
+const WORKED = /^\s+Worked for\b/
 /** The status line while the model thinks: `• Working (3s • esc to interrupt)`. */
 const WORKING = /^(?:•|[\u2800-\u28ff])\s+\S.*\(.*esc to interrupt\)/
 /** Codex still loading (`loading` under the header while it starts, `Forking session…`): not ready yet. */
@@ -172,6 +174,26 @@ const answerEnd = (lines: readonly string[], start: number, composer: number): n
   return composer
 }
 
+const squash = (s: string): string => s.replace(/\s+/g, ' ').trim()
+
+/**
+ * Whether the turn answering `input` completed: its past prompt (the input
+ * whole on it; the newest prompt of the history) is closed by the `Worked
+ * for` separator, the composer does not hold the input (not sent yet), and
+ * the screen is ready.
+ */
+const finished = (screen: string, input: string): boolean => {
+  const lines = screenLines(screen)
+  const composer = composerAt(lines)
+  if (composer < 0 || classify(screen)._tag !== 'ready') return false
+  const wanted = squash(input)
+  if (squash(promptText(lines[composer]!) ?? '') === wanted) return false
+  const prompt = lastPromptAt(lines, composer)
+  if (prompt < 0 || squash(promptText(lines[prompt]!) ?? '') !== wanted) return false
+  const end = answerEnd(lines, prompt + 1, composer)
+  return end < composer && WORKED.test(lines[end]!)
+}
+
 const isChrome = (line: string): boolean =>
   isRule(line) || CELL_CHROME.some((re) => re.test(line)) || WORKING.test(line)
 
@@ -222,7 +244,16 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * show a tool's work (`• Ran npm test`, `• Explored`, `• Edited src/a.ts`,
  * `• Exited (status 1) cmd`) with `metadata: { tool, args }` and the `└`
  * lines as its result. Tips, approval notices and "Show details" are not
- * content. Codex shows no token count. Submit with Enter sent apart from
+ * content. Codex shows no token count.
+ *
+ * `finished`: `Worked for 1s • 08:10` closes the turn of the newest past
+ * prompt, which carries `input` whole, and the screen is ready: Codex draws
+ * that separator only once the turn completed, under its whole answer (an
+ * interrupt or an error ends with `■` instead, and waits the quiet window).
+ * A long input that wraps is not matched whole, so its turn waits the
+ * window too.
+ *
+ * Submit with Enter sent apart from
  * the text (typed and Enter in one write is a paste, whose Enter is a
  * newline); interrupt with Esc.
  *
@@ -237,6 +268,7 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * assert.strictEqual(r.isComplete, true)
  * assert.strictEqual(r.text, 'Hello!')
  * assert.deepStrictEqual(r.sections[0]?.metadata, { tool: 'Ran', args: 'ls' })
+ * assert.strictEqual(codexParser.finished?.(screen, 'hi'), true)
  * assert.strictEqual(codexParser.classify?.(screen.replace(/\n {2}Worked.*\n/, '\n'))._tag, 'busy')
  */
 export const codexParser: Parser = Object.freeze({
@@ -251,6 +283,7 @@ export const codexParser: Parser = Object.freeze({
     return at < 0 ? '' : (promptText(lines[at]!) ?? '').trim()
   },
   isReady: (screen: string) => classify(screen)._tag === 'ready',
+  finished,
   parse(raw: string, options: ParseOptions = {}) {
     const lines = screenLines(raw)
     const ready = classify(raw)._tag === 'ready'

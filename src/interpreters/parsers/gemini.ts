@@ -151,6 +151,13 @@ const sectionsOf = (lines: readonly string[]): ResponseSection[] => {
  * `tool_call` with `metadata: { tool, args, status }` (`done`, `cancelled`,
  * `error`, …) and its output as content. Notices (`ℹ Request cancelled.`)
  * and the shortcuts hint are not content. Gemini shows no token count.
+ *
+ * No `finished`: a turn's end draws nothing on the screen but the status
+ * line going away (an absence, which is what `ready` already reads), so the
+ * quiet window holds. The window title's `◇  Ready` is written by an effect
+ * apart from the frames, which are throttled to 30 per second: it may come
+ * before the answer's last frame.
+ *
  * Submit with Enter more than 30 ms after the text (an Enter that soon is a
  * newline); interrupt with Esc.
  *

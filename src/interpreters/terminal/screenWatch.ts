@@ -11,9 +11,12 @@
  * and the parsed answer stay as they are (a change elsewhere, such as an
  * animated logo, does not restart it), unless the parser's `finished` says
  * the turn ended for certain: then the next turn of the event loop
- * confirms it. Any
- * other state is reported to `onState` when it first shows (a permission
- * prompt, a dialog); `unknown` is never ready. Nothing sleeps or polls.
+ * confirms it, and a window already running for that answer is cut short.
+ * `finished` is asked only once the watch saw the turn run (a `busy` or
+ * `permission` screen): before that, a mark on the screen may be an
+ * earlier turn's with the same input. Any other state is reported to
+ * `onState` when it first shows (a permission prompt, a dialog); `unknown`
+ * is never ready. Nothing sleeps or polls.
  */
 import type { Parser } from '../parsers/ParsedResponse.js'
 import { screenState, type ScreenState } from '../parsers/ScreenState.js'
@@ -49,6 +52,10 @@ export class ScreenWatcher {
   private last: ScreenState = screenState.unknown()
   /** The answer the running quiet window would confirm. */
   private pending: string | undefined
+  /** Whether the running window is the 0 ms one of a turn `finished` says ended. */
+  private pendingCertain = false
+  /** Whether the turn was seen running (busy, or asking permission) since the watch began. */
+  private ran = false
   private readonly unsubscribe: () => void
 
   constructor(private readonly options: ScreenWatchOptions) {
@@ -83,6 +90,9 @@ export class ScreenWatcher {
       this.timer = setTimeout(this.blocked, this.options.quietMs)
       return
     }
+    if ((state._tag === 'busy' || state._tag === 'permission') && screen.version > since) {
+      this.ran = true
+    }
     let answer: string | undefined
     if (state._tag === 'ready' && screen.version > since) {
       const parsed = input === undefined ? undefined : parser.parse(text, { input })
@@ -91,13 +101,20 @@ export class ScreenWatcher {
         answer = `${parsed?.text ?? ''}\u0000${parser.draft?.(text) ?? ''}`
       }
     }
-    // A change that leaves the answer as it was (an animated logo, a clock) does not restart the window.
-    if (answer !== undefined && this.timer !== undefined && answer === this.pending) return
+    // A turn the screen shows ended for certain waits one turn of the event loop, not the window.
+    const certain =
+      answer !== undefined &&
+      input !== undefined &&
+      this.ran &&
+      parser.finished?.(text, input) === true
+    // A change that leaves the answer as it was (an animated logo, a clock) does not restart the
+    // window; one that shows the turn ended (a done line drawn after the answer) cuts it short.
+    const same = answer !== undefined && this.timer !== undefined && answer === this.pending
+    if (same && (this.pendingCertain || !certain)) return
     this.cancelWindow()
     this.pending = answer
+    this.pendingCertain = certain
     if (answer === undefined) return
-    // A turn the screen shows ended for certain waits one turn of the event loop, not the window.
-    const certain = input !== undefined && parser.finished?.(text, input) === true
     this.timer = setTimeout(this.confirm, certain ? 0 : this.options.quietMs)
   }
 

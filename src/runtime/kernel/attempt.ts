@@ -113,7 +113,7 @@ const attemptOnce = async (
     if (held !== undefined && held !== null) ctx.live = held.handle
     let work: Promise<unknown> =
       held === null
-        ? startHandle(st, node, interpreter).then((live) => {
+        ? startHandle(st, node, interpreter, run.pathOf(i)).then((live) => {
             ctx.live = live
             // A node its session has just started is held busy by this attempt too.
             if (!ctx.aborted) occupy(run, i, node)

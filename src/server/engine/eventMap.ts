@@ -153,6 +153,17 @@ export const runEvents = (
           final: e.final,
           error: errorShape(e.error),
         }
+      case 'node_respawned':
+        if (options.chunksOf !== undefined) return undefined
+        return {
+          type: 'RUN_NODE_RESPAWNED',
+          time: iso(e.time),
+          sessionId,
+          runId: e.runId,
+          path: e.path,
+          nodeId: e.nodeId,
+          kind: e.kind,
+        }
       case 'graph_completed':
         if (options.chunksOf !== undefined) return undefined
         return {

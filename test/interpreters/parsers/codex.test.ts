@@ -127,6 +127,27 @@ describe('codexParser on the screens of Codex 0.171.0', () => {
     expect(other.isComplete).toBe(false)
   })
 
+  it('knows a turn finished for certain only by Worked for under its own prompt, the newest one', () => {
+    const finished = (text: string, input: string) => codexParser.finished!(text, input)
+    expect(finished(screen('answer-tool'), 'list the files')).toBe(true)
+    expect(finished(screen('approved'), 'make the probe again')).toBe(true)
+    // Mid-answer, with an earlier turn's Worked for above the prompt: not yet.
+    expect(finished(screen('streaming'), 'tell me more')).toBe(false)
+    expect(finished(screen('streaming-after-tool'), 'list the files')).toBe(false)
+    expect(finished(screen('working'), 'tell me more')).toBe(false)
+    // An earlier turn (a newer prompt under it), an interrupted or denied one, another input.
+    expect(finished(screen('answer-tool'), 'say hello')).toBe(false)
+    expect(finished(screen('interrupted'), 'interrupt me')).toBe(false)
+    expect(finished(screen('denied'), 'make the probe')).toBe(false)
+    expect(finished(screen('answer-tool'), 'list the')).toBe(false)
+    expect(finished(screen('ready'), 'list the files')).toBe(false)
+  })
+
+  it('does not take a turn for finished while the same input still stands in the composer', () => {
+    const typed = screen('answer-tool').replace('› Ask Codex to do anything', '› list the files')
+    expect(codexParser.finished!(typed, 'list the files')).toBe(false)
+  })
+
   it('does not take answer text that mentions esc to interrupt for the status line', () => {
     const text = screen('answer-tool').replace(
       'There are no files here.',

@@ -66,3 +66,16 @@ export const BASH: PtyOptions = {
   args: ['--norc', '--noprofile'],
   env: { PS1: '$ ', PROMPT_COMMAND: '' },
 }
+
+/**
+ * A graph file whose terminal exits in its first step (skipped) and is
+ * started again for the second, which echoes `back`.
+ */
+export const exitingTerminalGraph = {
+  id: 'exits',
+  nodes: { sh: { kind: 'pty', ...BASH } },
+  steps: [
+    { id: 'quit', node: 'sh', input: 'exit', onError: { type: 'skip', value: 'gone' } },
+    { id: 'after', node: 'sh', input: 'echo back', dependsOn: ['quit'] },
+  ],
+}

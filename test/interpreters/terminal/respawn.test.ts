@@ -1,6 +1,14 @@
 import { pipe } from 'fp-ts/lib/function.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { addStep, defaultInterpreters, graph, pty, run, skip } from '../../../src/index.js'
+import {
+  addStep,
+  defaultInterpreters,
+  graph,
+  pty,
+  run,
+  type RunEvent,
+  skip,
+} from '../../../src/index.js'
 import { interpreters } from '../../../src/core.js'
 import {
   ptyInterpreter,
@@ -105,12 +113,22 @@ describe('a terminal node whose program exited respawns on its next execute', ()
       addStep({ id: 'quit', node: sh, input: 'exit', onError: skip('gone'), dependsOn: ['pid'] }),
       addStep({ id: 'after', node: sh, input: 'echo $$', dependsOn: ['quit'] }),
     )
+    const events: RunEvent[] = []
     const { results } = await run(g, {
       interpreters: interpreters(...defaultInterpreters.values(), ptyInterpreter()),
+      onEvent: (e) => events.push(e),
     })
     expect(results.quit).toBe('gone')
     const [before, after] = [Number(textOf(results.pid)), Number(textOf(results.after))]
     expect(after).not.toBe(before)
+    // Told once, for the step that needed the fresh one, between its start and its end.
+    const told = events.filter((e) => e.type === 'node_respawned')
+    expect(told).toMatchObject([{ path: ['after'], nodeId: 'sh', kind: 'pty' }])
+    const at = (type: string) =>
+      events.findIndex((e) => e.type === type && 'stepId' in e && e.stepId === 'after')
+    const respawnAt = events.indexOf(told[0]!)
+    expect(at('step_start')).toBeLessThan(respawnAt)
+    expect(respawnAt).toBeLessThan(at('step_complete'))
     // The run stops the fresh one as it ends.
     expect(running(after)).toBe(false)
   })
@@ -121,13 +139,21 @@ describe('a terminal node whose program exited respawns on its next execute', ()
     cleanups.push(() => handles.stopAll())
     const registry = interpreters(...defaultInterpreters.values(), ptyInterpreter())
     const sh = pty('sh', BASH)
+    const told: string[] = []
     const once = (input: string) =>
-      run(addStep({ id: 'x', node: sh, input })(graph('g')), { interpreters: registry, handles })
+      run(addStep({ id: 'x', node: sh, input })(graph('g')), {
+        interpreters: registry,
+        handles,
+        onEvent: (e) => {
+          if (e.type === 'node_respawned') told.push(`${e.path.join('/')} ${e.nodeId}`)
+        },
+      })
     const first = Number(textOf((await once('echo $$')).results.x))
     expect(await rejection(once('exit'))).toBeDefined()
     const second = Number(textOf((await once('echo $$')).results.x))
     expect(second).not.toBe(first)
     expect(running(second)).toBe(true)
     expect(respawned).toEqual(['sh'])
+    expect(told).toEqual(['x sh'])
   })
 })

@@ -112,12 +112,50 @@ describe('ScreenWatcher', () => {
     return { watch, done }
   }
   const answered = '> hello\r\n⏺ echo: hello\r\n\r\n──────\r\n❯ '
+  /** The turn running: what the watch must see before it believes a done mark. */
+  const running = '> hello\r\n  esc to interrupt'
+  /** Whether `done` settles within `ms`, far under the minute's window. */
+  const settles = (done: Promise<void>, ms = 1000): Promise<boolean> =>
+    Promise.race([
+      done.then(() => true),
+      new Promise<boolean>((resolve) => {
+        setTimeout(() => {
+          resolve(false)
+        }, ms)
+      }),
+    ])
 
   it("confirms at once a turn its parser's finished says ended, without the quiet window", async () => {
     const screen = new TerminalScreen({ cols: 20, rows: 8 })
     const { done } = watched(screen, { ...tuiParser, finished: (text) => text.includes('echo:') })
+    screen.write(running)
+    await screen.flushed()
+    screen.write('\x1b[2J\x1b[H' + answered)
+    expect(await settles(done)).toBe(true)
+    screen.dispose()
+  })
+
+  it('cuts a window already running short when the done mark is drawn after the answer', async () => {
+    const screen = new TerminalScreen({ cols: 20, rows: 8 })
+    const parser = { ...tuiParser, finished: (text: string) => text.includes('turn done') }
+    const { watch, done } = watched(screen, parser)
+    screen.write(running)
+    await screen.flushed()
+    screen.write('\x1b[2J\x1b[H' + answered)
+    await screen.flushed()
+    // The footer under the prompt line: the answer the window holds does not change.
+    screen.write('\r\n  turn done')
+    expect(await settles(done)).toBe(true)
+    watch.close()
+    screen.dispose()
+  })
+
+  it('does not believe a done mark before it saw the turn run: it may be an earlier turn with the same input', async () => {
+    const screen = new TerminalScreen({ cols: 20, rows: 8 })
+    const { watch, done } = watched(screen, { ...tuiParser, finished: () => true })
     screen.write(answered)
-    await done
+    expect(await settles(done, 100)).toBe(false)
+    watch.close()
     screen.dispose()
   })
 

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { decodeConversation, messages } from '../../../src/conversation/index.js'
 import { describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
+import { exitingTerminalGraph } from '../../interpreters/terminal/processes.js'
 import { connectedPeers, until, type Peer } from '../kit.js'
 
 const connected = connectedPeers()
@@ -102,6 +103,23 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
       'STEP_STARTED second',
       'STEP_COMPLETED second',
       'GRAPH_COMPLETED',
+    ])
+  })
+
+  it('tells RUN_NODE_RESPAWNED when a terminal the run started had exited and a later step starts it again', async () => {
+    const p = await connected()
+    const { subscription } = await p.ok<{ subscription: string }>('SUBSCRIBE', {
+      types: ['RUN_NODE_RESPAWNED', 'NODE_RESPAWNED'],
+    })
+    const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+      graph: exitingTerminalGraph,
+    })
+    const run = await settled(p, runId)
+    expect(run.state).toBe('completed')
+    await until(() => p.events(subscription).length > 0)
+    // The run's own terminal, not a session node: told as the run's, for the step that needed it.
+    expect(p.events(subscription)).toMatchObject([
+      { type: 'RUN_NODE_RESPAWNED', runId, path: ['after'], nodeId: 'sh', kind: 'pty' },
     ])
   })
 

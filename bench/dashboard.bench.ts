@@ -26,6 +26,10 @@
  * - `dashboard.network.longtask`: the longest main-thread task of the page
  *   meanwhile (the layout runs in a worker), against the 50 ms at which the
  *   browser calls a task long. Goal: ≤ 100 ms.
+ * - `dashboard.network.groups` / `.groups.longtask`: the same network with
+ *   twelve sub-networks (nested, crossing) drawn as boxes around their
+ *   members, against dagre laying out the same clusters in Node. Goals:
+ *   ≤ 1000 ms, ≤ 100 ms.
  * - `dashboard.patch`: one edge added (`EDIT_NETWORK`): from the daemon
  *   publishing its `NETWORK_PATCHED` (the event's time) until the page has
  *   drawn the edge (a MutationObserver's clock), against the same event
@@ -347,38 +351,42 @@ const terminal: Benchmark = {
 /** What the baseline uses of dagre (its types do not resolve under this build's NodeNext resolution). */
 interface DagreGraph {
   setGraph(label: object): void
+  setParent(id: string, parent: string): void
   setDefaultEdgeLabel(f: () => object): void
   setNode(id: string, label: object): void
   setEdge(from: string, to: string): void
 }
 const dagre = dagreModule as unknown as {
-  readonly Graph: new () => DagreGraph
+  readonly Graph: new (options?: { compound?: boolean }) => DagreGraph
   readonly layout: (g: DagreGraph) => void
 }
+
+/** The networks' 200 nodes and 400 edges (`[from, to]` by index). */
+const ids = Array.from({ length: 200 }, (_, i) => `n${i}`)
+const pairs = [
+  ...ids.slice(0, 199).map((_, i) => [i, i + 1]),
+  ...ids.slice(0, 198).map((_, i) => [i, i + 2]),
+  [0, 3],
+  [1, 4],
+  [2, 5],
+]
+
+/** The 200-node network file, `id`, with `more` (its sub-networks). */
+const bigNetwork = (id: string, more: Readonly<Record<string, unknown>> = {}) => ({
+  format: 'nerve/network',
+  version: 1,
+  id,
+  nodes: ids.map((n) => ({ id: n, role: 'Coder', provider: { type: 'mock', script: [] } })),
+  edges: pairs.map(([a, b]) => ({ from: `n${a}`, to: `n${b}`, direction: 'one-way' })),
+  ...more,
+})
 
 const network: Benchmark = {
   name: 'dashboard.network',
   run: async ({ rounds, log }) => {
     const r = await rig()
     try {
-      const ids = Array.from({ length: 200 }, (_, i) => `n${i}`)
-      const pairs = [
-        ...ids.slice(0, 199).map((_, i) => [i, i + 1]),
-        ...ids.slice(0, 198).map((_, i) => [i, i + 2]),
-        [0, 3],
-        [1, 4],
-        [2, 5],
-      ]
-      await r.client.call('CREATE_NETWORK', {
-        root: r.dir,
-        network: {
-          format: 'nerve/network',
-          version: 1,
-          id: 'big',
-          nodes: ids.map((id) => ({ id, role: 'Coder', provider: { type: 'mock', script: [] } })),
-          edges: pairs.map(([a, b]) => ({ from: `n${a}`, to: `n${b}`, direction: 'one-way' })),
-        },
-      })
+      await r.client.call('CREATE_NETWORK', { root: r.dir, network: bigNetwork('big') })
       const draw: number[] = []
       const patch: number[] = []
       const answer: number[] = []
@@ -465,4 +473,80 @@ const network: Benchmark = {
   },
 }
 
-export const benchmarks: readonly Benchmark[] = [load, latency, network, terminal]
+/**
+ * Ten sub-networks of 20 nodes each along the chain, one of them holding a
+ * nested one (its first 10) and one crossing two of them (n15–n24): twelve
+ * boxes to draw, each with a budget's use in its label.
+ */
+const groups = [
+  ...Array.from({ length: 10 }, (_, g) => ({
+    id: `g${g}`,
+    nodes: ids.slice(g * 20, g * 20 + 20),
+    budget: { maxSteps: 100 },
+  })),
+  { id: 'inner', nodes: ids.slice(0, 10) },
+  { id: 'across', nodes: ids.slice(15, 25), budget: { maxTokens: 1000 } },
+]
+
+const networkGroups: Benchmark = {
+  name: 'dashboard.network.groups',
+  run: async ({ rounds }) => {
+    const r = await rig()
+    try {
+      await r.client.call('CREATE_NETWORK', {
+        root: r.dir,
+        network: bigNetwork('grouped', { subnetworks: groups }),
+      })
+      const draw: number[] = []
+      const longest: number[] = []
+      const laid: number[] = []
+      for (let i = 0; i < (rounds ?? 5); i++) {
+        const page = await openDashboard(r)
+        await watchLongTasks(page)
+        const t0 = performance.now()
+        await page.getByRole('button', { name: 'Networks' }).click()
+        await page.waitForFunction(
+          `document.querySelectorAll('[data-netnode]').length >= 200 && document.querySelectorAll('[data-group]').length >= ${groups.length}`,
+        )
+        draw.push(performance.now() - t0)
+        longest.push(await page.evaluate<number>('window.longest'))
+        await page.context().close()
+        // dagre alone with the same nesting the page gives it: each nested group a cluster.
+        const t1 = performance.now()
+        const g = new dagre.Graph({ compound: true })
+        g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 48 })
+        g.setDefaultEdgeLabel(() => ({}))
+        for (const n of ids) g.setNode(n, { width: 128, height: 40 })
+        for (const c of groups.slice(0, 11)) g.setNode(`group ${c.id}`, {})
+        g.setParent('group inner', 'group g0')
+        for (const c of groups.slice(0, 11))
+          for (const n of c.nodes) g.setParent(n, `group ${c.id}`)
+        for (const [a, b] of pairs) g.setEdge(`n${a}`, `n${b}`)
+        dagre.layout(g)
+        laid.push(performance.now() - t1)
+      }
+      return [
+        {
+          name: 'dashboard.network.groups',
+          unit: 'ms',
+          median: median(draw),
+          baseline: 'dagre alone in Node, the same clusters',
+          baselineMedian: median(laid),
+          target: { median: 1000 },
+        },
+        {
+          name: 'dashboard.network.groups.longtask',
+          unit: 'ms',
+          median: median(longest),
+          baseline: 'long-task threshold',
+          baselineMedian: 50,
+          target: { median: 100 },
+        },
+      ]
+    } finally {
+      await r.close()
+    }
+  },
+}
+
+export const benchmarks: readonly Benchmark[] = [load, latency, network, networkGroups, terminal]

@@ -48,7 +48,8 @@ export const NetworkValueCodec = struct('Network', {
  * `finished`) and, once finished, how it ended (`done`, `halted`, `idle`,
  * `cancelled`); the network value as it is now (live edits applied — the
  * value `NETWORK_PATCHED` patches apply to); the envelopes sent so far, the
- * nodes that reached Done, the halts, the usage of the whole network, the
+ * nodes that reached Done, the halts, the usage of the whole network (and
+ * of each sub-network that fired: what its budget's limits bound), the
  * approvals waiting for a decision, and its inboxes (each node's messages
  * from the user, then each way of each edge).
  *
@@ -72,7 +73,19 @@ export const NetworkInfoCodec = struct(
     pending: t.readonlyArray(ApprovalRequestCodec),
     inboxes: t.readonlyArray(InboxInfoCodec),
   },
-  { outcome: literals('NetworkOutcome', ['done', 'halted', 'idle', 'cancelled']) },
+  {
+    outcome: literals('NetworkOutcome', ['done', 'halted', 'idle', 'cancelled']),
+    subnetworkUsage: t.record(
+      t.string,
+      struct('SubnetworkUsage', {
+        firings: t.number,
+        timeMs: t.number,
+        tokens: t.number,
+        apiCalls: t.number,
+        cost: t.number,
+      }),
+    ),
+  },
 )
 
 /**

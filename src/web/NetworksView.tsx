@@ -22,6 +22,7 @@ import { NetworkSettings, SettingsLine } from './NetworkSettings.js'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { ProblemLine } from './ProblemLine.js'
+import { SubnetworkGroups } from './SubnetworkGroups.js'
 import { inShown, shown } from './state.js'
 
 /** The middle point of an SVG `points` value. */
@@ -32,8 +33,9 @@ const middle = (points: string): { x: number; y: number } => {
 }
 
 /**
- * The topology, laid out in full when first shown and when asked; an edit
- * keeps every box where it is and draws only what it added.
+ * The topology, each sub-network a box around its members, laid out in
+ * full when first shown and when asked; an edit keeps every box where it
+ * is and draws only what it added.
  */
 const Topology = ({ net }: { net: NetView }) => {
   const ids = Object.keys(net.network.nodes)
@@ -46,7 +48,7 @@ const Topology = ({ net }: { net: NetView }) => {
     `network:${net.networkId}`,
     ids,
     edges.map((e) => [e.from, e.to] as const),
-    { when: 'asked' },
+    { when: 'asked', groups: Object.values(net.network.subnetworks ?? {}) },
   )
   const both = new Set(edges.filter((e) => e.direction === 'both').map((e) => `${e.from}>${e.to}`))
   const edgeOf = new Map(edges.map((e) => [`${e.from}>${e.to}`, e.id]))
@@ -61,6 +63,7 @@ const Topology = ({ net }: { net: NetView }) => {
         </span>
       </p>
       <GraphSvg label={`Topology of ${net.networkId}`} drawing={d} arrow="arrow-net">
+        {d.groups !== undefined && <SubnetworkGroups net={net} groups={d.groups} />}
         {d.lines.map((l) => (
           <polyline
             key={`${l.from}>${l.to}`}
@@ -244,7 +247,8 @@ const Network = ({ net }: { net: NetView }) => {
       </ul>
       <EnvelopeDag net={net} />
       <h4>Envelopes</h4>
-      <ol class="envelopes" aria-label="Envelopes delivered">
+      {/* Scrolled on its own once long: reachable by keyboard. */}
+      <ol class="envelopes" aria-label="Envelopes delivered" tabIndex={0}>
         {net.envelopes.map((e) => (
           <li key={e.id} data-envelope={e.id}>
             <span class="kind">{e.kind}</span> {e.fromNodeId} → {e.toNodeId}:{' '}

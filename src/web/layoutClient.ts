@@ -7,6 +7,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { BOX, type Box, type Direction, type Drawing } from './drawing.js'
+import type { Group } from './groups.js'
 import type { LayoutRequest } from './layoutWorker.js'
 import { extend } from './placement.js'
 
@@ -35,15 +36,16 @@ const theWorker = (): Worker => {
   return w
 }
 
-/** Lays a graph out in the layout worker. */
+/** Lays a graph out in the layout worker, with a box around each of `groups`. */
 export const layoutOffThread = (
   ids: readonly string[],
   edges: readonly (readonly [string, string])[],
   direction: Direction = 'LR',
   box: Box = BOX,
+  groups: readonly Group[] = [],
 ): Promise<Drawing> =>
   new Promise((resolve, reject) => {
-    const request: LayoutRequest = { seq: ++seq, ids, edges, direction, box }
+    const request: LayoutRequest = { seq: ++seq, ids, edges, direction, box, groups }
     waiting.set(request.seq, { resolve, reject })
     theWorker().postMessage(request)
   })
@@ -65,33 +67,39 @@ export interface Layout {
 }
 
 /**
- * The layout of the graph `key`: laid out in full the first time, and then
- * again either on each change of its boxes or edges (`when: 'changed'`,
- * for small graphs) or only when {@link Layout.relayout} asks (`'asked'`:
- * a change is drawn by {@link extend}, keeping every box in place).
+ * The layout of the graph `key` (with a box around each of `groups`): laid
+ * out in full the first time, and then again either on each change of its
+ * boxes, edges or groups (`when: 'changed'`, for small graphs) or only when
+ * {@link Layout.relayout} asks (`'asked'`: a change is drawn by
+ * {@link extend}, keeping every box in place).
  */
 export const useLayout = (
   key: string,
   ids: readonly string[],
   edges: readonly (readonly [string, string])[],
-  options: { direction?: Direction; box?: Box; when: 'changed' | 'asked' },
+  options: {
+    direction?: Direction
+    box?: Box
+    groups?: readonly Group[]
+    when: 'changed' | 'asked'
+  },
 ): Layout => {
-  const { direction = 'LR', box = BOX, when } = options
+  const { direction = 'LR', box = BOX, groups = [], when } = options
   const [, redraw] = useState(0)
   const [asked, setAsked] = useState(0)
   const [laying, setLaying] = useState(false)
   const handled = useRef(0)
   const base = kept.get(key)
-  const drawing = base && extend(base, ids, edges, direction, box)
+  const drawing = base && extend(base, ids, edges, direction, box, groups)
   if (drawing !== undefined) kept.set(key, drawing)
-  const signature = when === 'changed' ? JSON.stringify([ids, edges]) : ''
+  const signature = when === 'changed' ? JSON.stringify([ids, edges, groups]) : ''
   useEffect(() => {
     if (when === 'asked' && kept.has(key) && asked === handled.current) return
     handled.current = asked
     const mine = ++asks
     newest.set(key, mine)
     setLaying(true)
-    layoutOffThread(ids, edges, direction, box).then(
+    layoutOffThread(ids, edges, direction, box, groups).then(
       (d) => {
         if (newest.get(key) !== mine) return
         kept.set(key, d)
@@ -102,7 +110,7 @@ export const useLayout = (
         if (newest.get(key) === mine) setLaying(false)
       },
     )
-    // ids and edges are read when the signature (or the key, or a request) changes.
+    // ids, edges and groups are read when the signature (or the key, or a request) changes.
   }, [key, signature, asked])
   return {
     drawing: drawing ?? NONE,

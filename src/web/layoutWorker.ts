@@ -4,6 +4,7 @@
  * out. Bundled as `layout.js`; asked by {@link ./layoutClient.ts}.
  */
 import type { Box, Direction } from './drawing.js'
+import type { Group } from './groups.js'
 import { layout } from './layout.js'
 
 /** What the page asks. */
@@ -13,6 +14,7 @@ export interface LayoutRequest {
   readonly edges: readonly (readonly [string, string])[]
   readonly direction: Direction
   readonly box: Box
+  readonly groups: readonly Group[]
 }
 
 const scope = self as unknown as {
@@ -22,7 +24,7 @@ const scope = self as unknown as {
 
 scope.onmessage = ({ data: r }) => {
   try {
-    scope.postMessage({ seq: r.seq, drawing: layout(r.ids, r.edges, r.direction, r.box) })
+    scope.postMessage({ seq: r.seq, drawing: layout(r.ids, r.edges, r.direction, r.box, r.groups) })
   } catch (e) {
     scope.postMessage({ seq: r.seq, error: e instanceof Error ? e.message : String(e) })
   }

@@ -136,3 +136,21 @@ export const removeSubnetworkPatches = (net: NetworkValue, id: string): readonly
   if (!ids.includes(id)) return []
   return [{ op: 'remove', path: ids.length === 1 ? ['subnetworks'] : ['subnetworks', id] }]
 }
+
+/**
+ * A sub-network changed in place: its members (the same members in
+ * another order are no change) and its budget (absent: none), each only
+ * when it changed — one edit.
+ */
+export const subnetworkPatches = (
+  before: SubnetworkValue,
+  after: Omit<SubnetworkValue, 'id'>,
+): readonly Patch[] => {
+  const at = ['subnetworks', before.id]
+  const was = new Set(before.nodes)
+  const sameMembers = was.size === new Set(after.nodes).size && after.nodes.every((n) => was.has(n))
+  return [
+    ...(sameMembers ? [] : fieldPatch([...at, 'nodes'], before.nodes, after.nodes)),
+    ...fieldPatch([...at, 'budget'], before.budget, after.budget),
+  ]
+}

@@ -46,6 +46,8 @@ export interface NetView {
   readonly pending: readonly Approval[]
   /** The inboxes as the daemon last told them (read again after the network's events, at most 4 times a second). */
   readonly inboxes: readonly Inbox[]
+  /** What each sub-network that fired used, as the daemon last told it (read again with the inboxes). */
+  readonly subnetworkUsage: NonNullable<NetworkInfo['subnetworkUsage']>
 }
 
 /** The most envelopes kept per network. */
@@ -68,6 +70,7 @@ export const setNetwork = (info: NetworkInfo): void => {
     respawns: known?.respawns ?? new Map(),
     pending: info.pending,
     inboxes: info.inboxes,
+    subnetworkUsage: info.subnetworkUsage ?? {},
   })
   networks.value = next
 }

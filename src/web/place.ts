@@ -189,14 +189,15 @@ export const followAddress = (): void => {
       formatPlace(here())
       if (queued || opening > 0) return
       queued = true
-      // Changes made together (a view and its item) are one history entry.
-      queueMicrotask(() => {
+      // Changes made together (a view and its item) are one history entry, written in a task of
+      // its own: the browser's history is slow to write, and the drawing of a view goes first.
+      setTimeout(() => {
         queued = false
         if (opening > 0) return
         // A place in a session closed since is not one to go back to.
         const was = parsePlace(location.hash).session
         write(was !== undefined && !sessions.value.has(was) ? 'replace' : 'push')
-      })
+      }, 0)
     })
     const moved = (): void => {
       if (location.hash !== formatPlace(here())) void openAddress()

@@ -3,11 +3,13 @@
  * stay keep their places and edges between them their lines; a new box is
  * placed by its neighbours (a layer after its sources, or before its
  * targets, in the first free place of that layer), a new edge is a straight
- * line between the borders of its boxes, and what went is dropped. No
+ * line between the borders of its boxes, and what went is dropped; a
+ * group whose members changed is drawn around them where they are. No
  * layout runs: an edit of a large graph is drawn at once, and a full
  * layout is for when it is asked for.
  */
 import type { Box, Direction, Drawing, Line, Placed } from './drawing.js'
+import { groupBoxes, type Group } from './groups.js'
 
 /** The margin and gaps dagre is given ({@link ./layout.ts}). */
 const MARGIN = 8
@@ -34,8 +36,9 @@ export const straight = (a: Placed, b: Placed, box: Box): string => {
 }
 
 /**
- * `base` made to show `ids` joined by `edges`: what `base` holds keeps its
- * place; what is new is placed by its neighbours; what is gone is dropped.
+ * `base` made to show `ids` joined by `edges`, with `groups` around boxes:
+ * what `base` holds keeps its place; what is new is placed by its
+ * neighbours; what is gone is dropped.
  */
 export const extend = (
   base: Drawing,
@@ -43,6 +46,7 @@ export const extend = (
   edges: readonly (readonly [string, string])[],
   direction: Direction,
   box: Box,
+  groups: readonly Group[] = [],
 ): Drawing => {
   const lr = direction === 'LR'
   // Along the layers, and across them.
@@ -89,10 +93,29 @@ export const extend = (
       : { from, to, points: straight(at.get(from)!, at.get(to)!, box) }
   })
   const boxes = ids.map((id) => at.get(id)!)
+  // A group keeps its box while its members are those it was drawn around (none of them new).
+  const drawn =
+    groups.length === 0
+      ? []
+      : groupBoxes(
+          groups,
+          at,
+          box,
+          base.groups?.filter((g) => g.nodes.every((n) => !isFresh.has(n))),
+        )
   return {
     boxes,
     lines,
-    width: Math.max(base.width, ...boxes.map((b) => b.x + box.width / 2 + MARGIN)),
-    height: Math.max(base.height, ...boxes.map((b) => b.y + box.height / 2 + MARGIN)),
+    ...(groups.length > 0 && { groups: drawn }),
+    width: Math.max(
+      base.width,
+      ...boxes.map((b) => b.x + box.width / 2 + MARGIN),
+      ...drawn.map((g) => g.x + g.width),
+    ),
+    height: Math.max(
+      base.height,
+      ...boxes.map((b) => b.y + box.height / 2 + MARGIN),
+      ...drawn.map((g) => g.y + g.height),
+    ),
   }
 }

@@ -100,6 +100,12 @@ describe('network budgets', () => {
     await run.idle()
     const out = await run.stop()
     expect(firings(events, 'a') + firings(events, 'b')).toBe(3)
+    // Read as the run goes: what each budget's limits bound, firings among them.
+    expect(run.subnetworkUsage().outer).toMatchObject({ firings: 3, tokens: 30, apiCalls: 3 })
+    expect(run.subnetworkUsage().inner).toMatchObject({
+      firings: firings(events, 'a'),
+      tokens: out.usage.a!.tokens,
+    })
     expect(out.subnetworks.outer!.tokens).toBe(30)
     expect(out.subnetworks.inner!.tokens).toBe(out.usage.a!.tokens)
     expect(out.halts.map((h) => (h as SubnetworkBudgetExceeded).subnetwork)).toEqual(['outer'])

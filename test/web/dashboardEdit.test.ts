@@ -7,46 +7,23 @@
  * the SDK (not recorded) run again from the page. Screenshots go to
  * out/dashboard/; no serious accessibility violation.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
-import { dashboard, seriousViolations, shots } from './harness.js'
+import { dashboard, networkOnTwoPages, seriousViolations, shots } from './harness.js'
 
 const d = dashboard('dashboard-edit')
 
 /** A client of the daemon through its socket, as the SDK's users have it. */
 const sdk = () => NerveClient.connect(d.status().socket)
 
-/**
- * A network file of mock nodes (id, role) and `edges`, started from one page
- * (`a`) with a second page (`b`) on the Networks view too.
- */
-const twoPagesOn = async (
+/** A network file started from one page (`a`) with a second page (`b`) on the Networks view too. */
+const twoPagesOn = (
   id: string,
   nodes: readonly (readonly [string, string])[],
   edges: readonly Readonly<Record<string, string>>[],
-) => {
-  const workspace = join(d.dir, id)
-  mkdirSync(workspace)
-  const file = join(d.dir, `${id}.network.json`)
-  const provider = { type: 'mock', script: ['ok'] }
-  const network = {
-    format: 'nerve/network',
-    version: 1,
-    id,
-    nodes: nodes.map(([node, role]) => ({ id: node, role, provider })),
-    edges,
-  }
-  writeFileSync(file, JSON.stringify(network))
-  const a = await d.open({ bypassCSP: true })
-  const b = await d.open()
-  for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
-  await a.page.getByLabel('Workspace').fill(workspace)
-  await a.page.getByLabel('Start a network file').setInputFiles(file)
-  return { a, b }
-}
+) => networkOnTwoPages(d, id, nodes, edges)
 
 describe('editing a network on the page', () => {
   it('changes every option of an edge and a node, one undo each, and a second page sees it', async () => {

@@ -2,9 +2,10 @@
  * What the dashboard's browser tests share: a daemon (`nerve server start
  * --dashboard`, its home in a temporary directory, a free loopback port)
  * and Debian's Chromium for the tests of one file, pages logged in through
- * a fresh one-time URL, and axe-core's serious violations of a page.
+ * a fresh one-time URL, a network file started on one page with a second
+ * page watching, and axe-core's serious violations of a page.
  */
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect } from 'vitest'
@@ -119,4 +120,37 @@ export const seriousViolations = async (page: Page): Promise<string[]> => {
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`)
   })
+}
+
+/**
+ * A network file of mock nodes (id, role), `edges` and what else the file
+ * holds (`more`: its sub-networks…), started from one page (`a`, which
+ * axe can check) with a second page (`b`) on the Networks view too.
+ */
+export const networkOnTwoPages = async (
+  d: Dashboard,
+  id: string,
+  nodes: readonly (readonly [string, string])[],
+  edges: readonly Readonly<Record<string, string>>[],
+  more: Readonly<Record<string, unknown>> = {},
+) => {
+  const workspace = join(d.dir, id)
+  mkdirSync(workspace)
+  const file = join(d.dir, `${id}.network.json`)
+  const provider = { type: 'mock', script: ['ok'] }
+  const network = {
+    format: 'nerve/network',
+    version: 1,
+    id,
+    nodes: nodes.map(([node, role]) => ({ id: node, role, provider })),
+    edges,
+    ...more,
+  }
+  writeFileSync(file, JSON.stringify(network))
+  const a = await d.open({ bypassCSP: true })
+  const b = await d.open()
+  for (const p of [a.page, b.page]) await p.getByRole('button', { name: 'Networks' }).click()
+  await a.page.getByLabel('Workspace').fill(workspace)
+  await a.page.getByLabel('Start a network file').setInputFiles(file)
+  return { a, b }
 }

@@ -19,6 +19,7 @@ import {
   removeNodePatches,
   removeSubnetworkPatches,
   settingsPatches,
+  subnetworkPatches,
   type Patch,
 } from '../../src/web/networkPatches.js'
 
@@ -177,6 +178,37 @@ describe('the patches of the page’s network edits', () => {
         expect(() => {
           checkPatches(added, remove as ImmerPatch[])
         }).not.toThrow()
+      }),
+    )
+  })
+
+  it('subnetworkPatches make a sub-network exactly the form’s members and budget, only what changed, as the daemon accepts', () => {
+    const withGroup = networks.filter((n) => Object.keys(n.subnetworks ?? {}).length > 0)
+    const cases = withGroup.chain((net) =>
+      fc.tuple(
+        fc.constant(net),
+        fc.constantFrom(...Object.values(net.subnetworks!)),
+        fc.subarray(Object.keys(net.nodes)),
+        budget,
+      ),
+    )
+    fc.assert(
+      fc.property(cases, ([net, group, nodes, b]) => {
+        const after = { nodes, ...(Object.keys(b).length > 0 && { budget: b }) }
+        const patches = subnetworkPatches(group, after)
+        const next = applied(net, patches).subnetworks![group.id]!
+        expect(new Set(next.nodes)).toEqual(new Set(nodes))
+        expect(next.budget).toEqual(after.budget)
+        expect(() => {
+          checkPatches(net, patches as ImmerPatch[])
+        }).not.toThrow()
+        // Nothing else changes; the same members in another order are no change.
+        expect({ ...applied(net, patches), subnetworks: net.subnetworks }).toEqual(net)
+        expect(subnetworkPatches(next, { ...after, nodes: [...nodes].reverse() })).toEqual([])
+        const sameMembers =
+          new Set(group.nodes).size === new Set(nodes).size &&
+          nodes.every((n) => group.nodes.includes(n))
+        expect(patches.some((p) => p.path.at(-1) === 'nodes')).toBe(!sameMembers)
       }),
     )
   })

@@ -34,6 +34,22 @@ export type { NetworkOutcome } from './outcome.js'
 const ZERO: RunUsage = Object.freeze({ tokens: 0, apiCalls: 0, cost: 0 })
 
 /**
+ * What a sub-network's nodes used so far, as
+ * {@link NetworkRun.subnetworkUsage} reads it: each what a budget's limit
+ * bounds (`firings` its `maxSteps`, `timeMs` — the firings' time — its
+ * `maxTimeMs`, then `maxTokens`, `maxApiCalls`, `maxCost`).
+ *
+ * @category network run
+ */
+export interface SubnetworkUsage {
+  readonly firings: number
+  readonly timeMs: number
+  readonly tokens: number
+  readonly apiCalls: number
+  readonly cost: number
+}
+
+/**
  * One inbox of a network run, as {@link NetworkRun.inboxes} reads it.
  *
  * @category network run
@@ -283,6 +299,13 @@ export class NetworkRun {
    */
   modelCalls(): readonly ProxyCall[] {
     return this.#s.agents.calls()
+  }
+
+  /** What each sub-network's nodes used so far, by sub-network id (those that fired). */
+  subnetworkUsage(): Readonly<Record<string, SubnetworkUsage>> {
+    return Object.fromEntries(
+      [...this.#s.subnetUsage].map(([id, u]): [string, SubnetworkUsage] => [id, { ...u }]),
+    )
   }
 
   /** Usage of the whole network so far. */

@@ -346,6 +346,7 @@ export class Networks {
       done: outcome.done,
       halts: [...halts],
       usage: run.usage(),
+      subnetworkUsage: run.subnetworkUsage(),
       pending: run.control.pending().filter((r) => r.runId === run.runId),
       inboxes: run.inboxes(),
     }

@@ -481,7 +481,12 @@ class Pty implements PtyTerminal {
     const watcher = this.watch(parser, {
       input: undefined,
       prompt: undefined,
-      quietMs: this.quietOf(undefined, parser),
+      // A screen drawn just after the key can be a frame behind (the input still in the box):
+      // the prompt counts once it has held an eighth of `drainMs`.
+      quietMs:
+        parser.reads === 'screen'
+          ? Math.max(this.quietOf(undefined, parser), this.drainMs / 8)
+          : this.quietOf(undefined, parser),
       onReady: end,
     })
     const active: Active = { watcher, onChunk: undefined, onExit: end }
@@ -585,7 +590,9 @@ class Pty implements PtyTerminal {
  * the parser's interrupt key (Ctrl+C by default), and holds the next execute
  * until a screen drawn after that key shows the prompt back (at most
  * `drainMs`, the key sent again each quarter of it while the program still
- * reads busy), so the terminal stays usable; no key of the interrupted
+ * reads busy; a screen parser's prompt must hold an eighth of it, since the
+ * first screens after the key can be a frame behind the program), so the
+ * terminal stays usable; no key of the interrupted
  * execute is sent after it. When the program ends, the state
  * is `stopped` and executes reject with {@link TerminalExited}.
  *

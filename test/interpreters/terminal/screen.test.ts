@@ -238,6 +238,20 @@ describe('a PTY node reading a screen', () => {
     expect(t.screen()).toContain('⎿  Interrupted')
   })
 
+  it('lets the next input in only once the prompt has held: the first screen after the key can read ready before the program stopped', async () => {
+    const t = tui()
+    await t.start()
+    const controller = new AbortController()
+    const slow = t.execute('slowstop', { signal: controller.signal })
+    setTimeout(() => {
+      controller.abort()
+    }, 300)
+    await expect(slow).rejects.toBeInstanceOf(TerminalInterrupted)
+    const r = await t.execute('after')
+    expect(r.text).toBe('echo: after')
+    expect(t.screen()).not.toContain('Queued')
+  })
+
   it('reports a dialog nothing answers at start, with the screen', async () => {
     const t = tui(['dialog'])
     const error = await t.start().catch((e: unknown) => e)

@@ -9,19 +9,11 @@ import { useEffect, useState } from 'preact/hooks'
 import { attempt } from './problem.js'
 import { client } from './session.js'
 import { inShown, nodes, sessions, shown } from './state.js'
+import { attach, detach, tiles } from './nav.js'
 import { TerminalTile } from './TerminalTile.js'
 import { ProblemLine } from './ProblemLine.js'
 import { Form, jsonOrNothing, TextField } from './fields.js'
 
-/** A terminal tiled: its node, the node's session and kind. */
-interface Tile {
-  readonly sessionId: string | undefined
-  readonly nodeId: string
-  readonly kind: string
-}
-
-/** The terminals tiled, in the order they were attached. */
-const attached = signal<readonly Tile[]>([])
 const clock = signal(Date.now())
 /** The kinds the daemon creates nodes of (`LIST_KINDS`), read once. */
 const kinds = signal<readonly string[]>(['bash'])
@@ -33,19 +25,6 @@ const age = (since: string | undefined): string => {
   if (since === undefined) return ''
   const s = Math.max(0, Math.round((clock.value - Date.parse(since)) / 1000))
   return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min` : `${Math.floor(s / 3600)} h`
-}
-
-const same = (t: Tile, sessionId: string | undefined, nodeId: string): boolean =>
-  t.sessionId === sessionId && t.nodeId === nodeId
-
-const attach = (nodeId: string, kind: string): void => {
-  const sessionId = shown.value
-  if (!attached.value.some((t) => same(t, sessionId, nodeId)))
-    attached.value = [...attached.value, { sessionId, nodeId, kind }]
-}
-
-const detach = (sessionId: string | undefined, nodeId: string): void => {
-  attached.value = attached.value.filter((t) => !same(t, sessionId, nodeId))
 }
 
 const CreateForm = () => {
@@ -216,7 +195,7 @@ export const NodesView = () => (
     </table>
     {nodes.value.size === 0 && <p class="empty">No nodes yet: create one above.</p>}
     <div class="tiles">
-      {attached.value.map((t) => (
+      {tiles.value.map((t) => (
         <TerminalTile
           key={`${t.sessionId ?? ''}\n${t.nodeId}`}
           sessionId={t.sessionId}

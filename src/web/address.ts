@@ -6,7 +6,10 @@
  * (Networks), `chat` (Chats), `node` (Conversations: the first column's
  * LLM node) — and left out when none is chosen; so is the detail chosen
  * in it, `step` (the run's step) and `node2` (the second column's LLM
- * node), e.g. `#/runs?run=r1&step=build`. Values are encoded as a
+ * node), e.g. `#/runs?run=r1&step=build`; the Nodes view names its
+ * terminal tiles, one `tile` each in the order they were opened
+ * (`#/nodes?tile=shell&tile=s2%2Fagent`: the node, after its session and
+ * a slash when that is not the default one). Values are encoded as a
  * query string's are. The fragment never reaches the daemon and holds no
  * secret: the session cookie alone lets the page in.
  */
@@ -19,6 +22,8 @@ export interface Place {
   readonly item: string | undefined
   /** A second choice in the view: the run's step, the second column's node. */
   readonly detail: string | undefined
+  /** The Nodes view's terminal tiles, as written (`node` or `session/node`); none in another view. */
+  readonly tiles: readonly string[]
 }
 
 /** What the item chosen in a view is called in the address, for the views that choose one. */
@@ -46,6 +51,7 @@ export const formatPlace = (place: Place): string => {
   if (key !== undefined && place.item !== undefined) query.set(key, place.item)
   const detail = keyIn(detailKey, place.view)
   if (detail !== undefined && place.detail !== undefined) query.set(detail, place.detail)
+  if (place.view === 'nodes') for (const tile of place.tiles) query.append('tile', tile)
   const q = query.toString()
   return `#/${encodeURIComponent(place.view)}${q === '' ? '' : `?${q}`}`
 }
@@ -74,5 +80,6 @@ export const parsePlace = (hash: string): Place => {
     session: query.get('session') ?? undefined,
     item: read(keyIn(itemKey, view)),
     detail: read(keyIn(detailKey, view)),
+    tiles: view === 'nodes' ? query.getAll('tile') : [],
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Where the page is: the view shown and the item chosen in each view (a
  * run and its step, a network, a chat, the LLM nodes of the conversations'
- * columns),
+ * columns, the terminals tiled under the nodes),
  * so one view can open something in another (a recording's replay opens
  * in the runs view) without loading the other's code, and the page's
  * address can say where it is ({@link ./place.ts}).
@@ -51,4 +51,29 @@ export const setColumn = (i: number, nodeId: string | undefined): void => {
   const next = [...columns()]
   next[i] = nodeId
   chosenColumns.value = new Map(chosenColumns.value).set(shown.value, next)
+}
+
+/** A terminal tiled: its node, the node's session and kind. */
+export interface Tile {
+  readonly sessionId: string | undefined
+  readonly nodeId: string
+  readonly kind: string
+}
+
+/** The terminals tiled on the Nodes view, in the order they were opened. */
+export const tiles = signal<readonly Tile[]>([])
+
+const same = (t: Tile, sessionId: string | undefined, nodeId: string): boolean =>
+  t.sessionId === sessionId && t.nodeId === nodeId
+
+/** Tiles the terminal of `nodeId` of the session shown, unless it is tiled already. */
+export const attach = (nodeId: string, kind: string): void => {
+  const sessionId = shown.value
+  if (!tiles.value.some((t) => same(t, sessionId, nodeId)))
+    tiles.value = [...tiles.value, { sessionId, nodeId, kind }]
+}
+
+/** Closes the tile of `nodeId` of `sessionId`, if there is one. */
+export const detach = (sessionId: string | undefined, nodeId: string): void => {
+  tiles.value = tiles.value.filter((t) => !same(t, sessionId, nodeId))
 }

@@ -16,8 +16,10 @@ import {
   chosenStep,
   columns,
   setColumn,
+  tiles,
   view,
   views,
+  type Tile,
   type View,
 } from './nav.js'
 import { chooseSession, client } from './session.js'
@@ -47,10 +49,56 @@ const here = (): Place => {
               ? columns()[0]
               : undefined,
     detail: v === 'runs' ? chosenStep.value : v === 'conversations' ? columns()[1] : undefined,
+    tiles:
+      v === 'nodes'
+        ? tiles.value.map((t) =>
+            t.sessionId === undefined || t.sessionId === defaultSession()
+              ? t.nodeId
+              : `${t.sessionId}/${t.nodeId}`,
+          )
+        : [],
   }
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/**
+ * The tiles the address names (`node`, or `session/node`) whose node
+ * exists, each once; a note for each that does not.
+ */
+const tilesOf = async (named: readonly string[], notes: string[]): Promise<Tile[]> => {
+  const kinds = new Map<string, Promise<ReadonlyMap<string, string>>>()
+  /** The kinds of the nodes of `sessionId`, by id: the page's list for the session shown. */
+  const kindsIn = (sessionId: string): Promise<ReadonlyMap<string, string>> => {
+    let known = kinds.get(sessionId)
+    if (known === undefined) {
+      known =
+        sessionId === shown.value
+          ? Promise.resolve(new Map([...nodes.value].map(([id, n]) => [id, n.kind])))
+          : client()
+              .call('LIST_NODES', { sessionId })
+              .then((r) => new Map(r.nodes.map((n) => [n.id, n.type])))
+      kinds.set(sessionId, known)
+    }
+    return known
+  }
+  const found: Tile[] = []
+  for (const tile of new Set(named)) {
+    const slash = tile.indexOf('/')
+    const sessionId = slash < 0 ? defaultSession() : tile.slice(0, slash)
+    const nodeId = tile.slice(slash + 1)
+    const kind =
+      sessionId !== undefined && sessions.value.has(sessionId)
+        ? (await kindsIn(sessionId)).get(nodeId)
+        : undefined
+    if (kind !== undefined) found.push({ sessionId, nodeId, kind })
+    else
+      notes.push(
+        `There is no node "${nodeId}"${slash < 0 ? '' : ` in session "${sessionId}"`}: its terminal is not shown.`,
+      )
+  }
+  return found
+}
 
 /** Whether run `runId` has step `id`: of the steps the page knows, else of the run's trace (then kept). */
 const hasStep = async (runId: string, id: string): Promise<boolean> => {
@@ -124,6 +172,9 @@ const open = async (place: Place): Promise<void> => {
     case 'conversations':
       setColumn(0, await check(item, isLlm, 'LLM node', 'no conversation is shown'))
       setColumn(1, await check(detail, isLlm, 'LLM node', 'the second column shows none'))
+      break
+    case 'nodes':
+      tiles.value = await tilesOf(place.tiles, notes)
       break
     default:
       break

@@ -9,17 +9,19 @@ import { detailKey, formatPlace, itemKey, parsePlace } from '../../src/web/addre
 import { views } from '../../src/web/nav.js'
 
 const view = fc.constantFrom(...Object.keys(views))
-const id = fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }), { nil: undefined })
+const text = fc.string({ unit: 'grapheme', maxLength: 12 })
+const id = fc.option(text, { nil: undefined })
 
 describe('the address of a place', () => {
   it('reads back any place it writes', () => {
     fc.assert(
-      fc.property(view, id, id, id, (v, session, item, detail) => {
+      fc.property(view, id, id, id, fc.array(text), (v, session, item, detail, tiles) => {
         const place = {
           view: v,
           session,
           item: v in itemKey ? item : undefined,
           detail: v in detailKey ? detail : undefined,
+          tiles: v === 'nodes' ? tiles : [],
         }
         const hash = formatPlace(place)
         expect(parsePlace(hash)).toEqual(place)
@@ -30,7 +32,7 @@ describe('the address of a place', () => {
   })
 
   it('reads a view it does not know as written, and no fragment as the Nodes view', () => {
-    const none = { session: undefined, item: undefined, detail: undefined }
+    const none = { session: undefined, item: undefined, detail: undefined, tiles: [] }
     expect(parsePlace('')).toEqual({ ...none, view: 'nodes' })
     expect(parsePlace('#/chats?session=s2&chat=c1')).toEqual({
       ...none,
@@ -49,5 +51,8 @@ describe('the address of a place', () => {
     expect(parsePlace('#/runs?chat=c1&node2=n').item).toBeUndefined()
     expect(parsePlace('#/runs?chat=c1&node2=n').detail).toBeUndefined()
     expect(parsePlace('#%E0%A4%A')).toEqual({ ...none, view: '%E0%A4%A' })
+    // Tiles, in their order, are the Nodes view's only.
+    expect(parsePlace('#/nodes?tile=b&session=s2&tile=s3%2Fa').tiles).toEqual(['b', 's3/a'])
+    expect(parsePlace('#/runs?tile=b').tiles).toEqual([])
   })
 })

@@ -3,8 +3,9 @@
  * real daemon: a session and a chat chosen are in the address and a
  * reload opens them again; Back and Forward move between two views; an
  * address naming a chat or a session that does not exist says so on the
- * page and shows the default; the address never holds the token, and a
- * one-time URL given a place opens it. No
+ * page and shows the default; the terminals tiled come back, each in its
+ * session; the address never holds the token, and a one-time URL given a
+ * place opens it. No
  * serious accessibility violation.
  */
 import { join } from 'node:path'
@@ -169,6 +170,50 @@ describe('the place in the address', () => {
         .poll(() => page.getByLabel('Beside it', { exact: true }).inputValue())
         .toBe('right')
       expect(await page.getByLabel('Conversation', { exact: true }).inputValue()).toBe('left')
+      expect(errors).toEqual([])
+      await context.close()
+    } finally {
+      await c.close()
+    }
+  })
+
+  it("keeps the terminals tiled over a reload, each in its node's session; one of a node that is gone is said", async () => {
+    const c = await NerveClient.connect(d.status().socket)
+    try {
+      await c.call('CREATE_SESSION', { sessionId: 's4' })
+      await c.call('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
+      await c.call('CREATE_NODE', { sessionId: 's4', nodeId: 'other', kind: 'bash' })
+      const { page, context, errors } = await d.open()
+      const terminal = (nodeId: string) =>
+        page.locator('[data-node="' + nodeId + '"]').getByRole('button', { name: 'Terminal' })
+      await terminal('sh').click()
+      await expect.poll(() => fragment(page)).toBe('#/nodes?tile=sh')
+      await page.getByLabel('Session', { exact: true }).selectOption('s4')
+      await terminal('other').click()
+      await expect.poll(() => fragment(page)).toBe('#/nodes?session=s4&tile=sh&tile=s4%2Fother')
+
+      await page.reload()
+      await page.locator('[data-terminal="sh"][data-session="default"]').waitFor()
+      await page.locator('[data-terminal="other"][data-session="s4"]').waitFor()
+      expect(await page.getByLabel('Session', { exact: true }).inputValue()).toBe('s4')
+      expect(
+        await page
+          .locator('[data-terminal]')
+          .evaluateAll((ts) => ts.map((t) => t.getAttribute('data-terminal'))),
+      ).toEqual(['sh', 'other'])
+      // Closing one is a place of its own.
+      await page.getByRole('button', { name: 'Close the terminal of sh (default)' }).click()
+      await expect.poll(() => fragment(page)).toBe('#/nodes?session=s4&tile=s4%2Fother')
+
+      // A node deleted since: said, and the others tiled.
+      await c.call('DELETE_NODE', { sessionId: 's4', nodeId: 'other' })
+      const origin = new URL(page.url()).origin
+      await page.goto(`${origin}/#/nodes?tile=s4%2Fother&tile=sh`)
+      await expect
+        .poll(() => page.locator('[data-place-note]').innerText())
+        .toBe('There is no node "other" in session "s4": its terminal is not shown.')
+      await page.locator('[data-terminal="sh"]').waitFor()
+      await expect.poll(() => fragment(page)).toBe('#/nodes?tile=sh')
       expect(errors).toEqual([])
       await context.close()
     } finally {

@@ -17,7 +17,7 @@ import { useLayout } from './layoutClient.js'
 import { chosenRun, chosenStep } from './nav.js'
 import { attempt } from './problem.js'
 import { RunTimeline } from './RunTimeline.js'
-import { client } from './session.js'
+import { client, getRun } from './session.js'
 import {
   addRun,
   applyTrace,
@@ -197,7 +197,7 @@ const RunPanel = ({ run }: { run: RunView }) => {
   useEffect(() => {
     if (run.state === 'running') return
     attempt(async () => {
-      const info = await client().call('GET_RUN', { runId: run.runId })
+      const info = await getRun(run.runId)
       if (info.trace !== undefined) applyTrace(info.trace)
       // Whoever started it, and recorded or not, the daemon tells what it ran.
       if (info.graph !== undefined)

@@ -22,7 +22,7 @@ import {
   type Tile,
   type View,
 } from './nav.js'
-import { chooseSession, client } from './session.js'
+import { chooseSession, client, getRun } from './session.js'
 import { networks } from './networkState.js'
 import { applyTrace, connection, defaultSession, nodes, runs, sessions, shown } from './state.js'
 
@@ -103,7 +103,7 @@ const tilesOf = async (named: readonly string[], notes: string[]): Promise<Tile[
 /** Whether run `runId` has step `id`: of the steps the page knows, else of the run's trace (then kept). */
 const hasStep = async (runId: string, id: string): Promise<boolean> => {
   if (runs.value.get(runId)?.steps.has(id) === true) return true
-  const { trace } = await client().call('GET_RUN', { runId })
+  const { trace } = await getRun(runId)
   if (trace !== undefined) applyTrace(trace)
   return runs.value.get(runId)?.steps.has(id) === true
 }

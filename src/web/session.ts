@@ -48,6 +48,30 @@ export const client = (): NerveClient => {
   return current
 }
 
+/** `GET_RUN` answers asked for or had, by run: those of runs that ended are kept (they do not change), the last few. */
+const runInfos = new Map<string, Promise<Results['GET_RUN']>>()
+const KEPT_RUNS = 16
+
+/**
+ * `GET_RUN` of `runId`: one request while it is on its way, and none again
+ * for a run that had ended (an address naming a step, then the run's
+ * panel, both read the run).
+ */
+export const getRun = (runId: string): Promise<Results['GET_RUN']> => {
+  const known = runInfos.get(runId)
+  if (known !== undefined) return known
+  const answer = client().call('GET_RUN', { runId })
+  runInfos.set(runId, answer)
+  if (runInfos.size > KEPT_RUNS) runInfos.delete(runInfos.keys().next().value!)
+  const forget = (): void => {
+    if (runInfos.get(runId) === answer) runInfos.delete(runId)
+  }
+  answer.then((info) => {
+    if (info.state === 'running') forget()
+  }, forget)
+  return answer
+}
+
 /** Calls `f` with every event from now; returns the call that stops it. */
 export const onEvent = (f: (e: EngineEvent) => void): (() => void) => {
   listeners.add(f)

@@ -144,9 +144,18 @@ describe('the place in the address', () => {
       await page.locator(`[data-runitem="${runId}"]`).click()
       await page.locator('[data-step="second"]').click()
       await expect.poll(() => fragment(page)).toBe(`#/runs?run=${runId}&step=second`)
+      // The run is read once, though the address's step and the run's panel both need it.
+      let reads = 0
+      page.on('websocket', (ws) => {
+        ws.on('framesent', ({ payload }) => {
+          if (String(payload).includes('"GET_RUN"')) reads++
+        })
+      })
       await page.reload()
       await page.locator('[data-detail="second"]').waitFor()
       expect(fragment(page)).toBe(`#/runs?run=${runId}&step=second`)
+      await page.getByRole('button', { name: 'Run again' }).waitFor()
+      expect(reads).toBe(1)
       // Another step chosen is a place of its own: Back returns to the one before.
       await page.locator('[data-step="first"]').click()
       await expect.poll(() => fragment(page)).toBe(`#/runs?run=${runId}&step=first`)

@@ -25,7 +25,6 @@ import {
   type ModelRequest,
   prepareClaudeHome,
   startModelProxy,
-  THROWAWAY_KEY,
 } from '../src/interpreters/index.js'
 import { scriptedProvider } from '../src/testing/index.js'
 import { interleaveAsync, type Benchmark, type Result } from './harness.js'
@@ -135,10 +134,10 @@ const turn: Benchmark = {
     const interpreter = claudeWeztermInterpreter({ backend: 'pty', proxy, home, killGraceMs: 500 })
     const lifecycle = { signal: new AbortController().signal, session: nodeRegistry() }
     const node = claudeWezterm('bench', { cwd: project, timeoutMs: 60_000 })
-    await prepareClaudeHome({ home: rawHome, projects: [project], apiKey: THROWAWAY_KEY })
+    await prepareClaudeHome({ home: rawHome, projects: [project], apiKey: proxy.key('raw') })
     const raw = new RawClaude(
       project,
-      claudeEnv({ home: rawHome, baseUrl: proxy.baseUrl('raw'), apiKey: THROWAWAY_KEY }),
+      claudeEnv({ home: rawHome, baseUrl: proxy.baseUrl('raw'), apiKey: proxy.key('raw') }),
     )
     let ours: ClaudePtyTerminal | undefined
     try {

@@ -48,13 +48,13 @@ const upstream = (): Promise<{ server: Server; url: string }> =>
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })
 
-/** One streamed call: resolves with the milliseconds until the last byte. */
-const call = (url: string): Promise<number> =>
+/** One streamed call with `key`: resolves with the milliseconds until the last byte. */
+const call = (url: string, key: string): Promise<number> =>
   new Promise((resolve, reject) => {
     const t0 = performance.now()
     const req = request(
       `${url}/v1/messages?beta=true`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': key } },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -79,11 +79,12 @@ const overhead: Benchmark = {
     })
     try {
       const through = proxy.baseUrl('bench')
+      const key = proxy.key('bench')
       const { ours, baseline } = await interleaveAsync({
         rounds: rounds ?? 1000,
         warmup: 100,
-        ours: async () => ({ ms: await call(through) }),
-        baseline: async () => ({ ms: await call(api.url) }),
+        ours: async () => ({ ms: await call(through, key) }),
+        baseline: async () => ({ ms: await call(api.url, key) }),
       })
       if (proxy.usage('bench').usage.output_tokens === 0) {
         throw new Error('proxy.overhead: the proxy kept no usage')

@@ -72,7 +72,7 @@ export type {
   WeztermTerminalOptions,
 } from './terminal/wezterm.js'
 export { claudeWeztermInterpreter, openClaudeWezterm, TmuxMissing } from './terminal/claude.js'
-export { openClaudePty, THROWAWAY_KEY } from './terminal/claudePty.js'
+export { openClaudePty } from './terminal/claudePty.js'
 export type { ClaudePtyOptions, ClaudePtyTerminal } from './terminal/claudePty.js'
 export { approvalRules, promptRisk } from './terminal/approvals.js'
 export type {

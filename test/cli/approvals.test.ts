@@ -10,7 +10,6 @@ import {
   anthropicMessages,
   type ModelProxy,
   startModelProxy,
-  THROWAWAY_KEY,
 } from '../../src/interpreters/index.js'
 import { claudeModel } from '../interpreters/agents/claudeModel.js'
 import { nerve, testDir } from './run.js'
@@ -54,7 +53,7 @@ beforeAll(async () => {
   const options = {
     cwd: project,
     backend: 'tmux',
-    env: { ANTHROPIC_BASE_URL: proxy.baseUrl('cl'), ANTHROPIC_API_KEY: THROWAWAY_KEY },
+    env: { ANTHROPIC_BASE_URL: proxy.baseUrl('cl'), ANTHROPIC_API_KEY: proxy.key('cl') },
   }
   const created = await nerve(
     ['node', 'create', 'cl', '--kind', 'claude', '--options', JSON.stringify(options)],

@@ -33,9 +33,9 @@ afterAll(async () => {
 })
 
 const pricing = { inputPerMTok: 3, outputPerMTok: 15 }
-/** The run's proxy forwards to the scripted model's. */
+/** The run's proxy forwards to the scripted model's, with a key that proxy made. */
 const agents = (m: ScriptedModel): NetworkAgentOptions => ({
-  upstream: { _tag: 'forward', baseUrl: m.proxy.url },
+  upstream: { _tag: 'forward', baseUrl: m.proxy.url, headers: { 'x-api-key': m.proxy.key('run') } },
   pricing,
 })
 

@@ -29,7 +29,7 @@ export type AgentProgram = 'codex' | 'gemini'
  */
 export interface AgentPtyOptions {
   /** The model proxy its calls go through (as agent `node.id`). Default: none (the program's own API settings). */
-  readonly proxy?: Pick<ModelProxy, 'baseUrl'>
+  readonly proxy?: Pick<ModelProxy, 'baseUrl' | 'key'>
   /** The home Nerve prepares for it (`CODEX_HOME` / `GEMINI_CLI_HOME`). Default: a temporary directory. */
   readonly home?: string
   /** Run with the user's own config instead (nothing prepared; Codex gets `-c` overrides for the proxy). Default: false. */
@@ -105,7 +105,7 @@ const setUp = async (
       ...settingsOf(node),
       command: node.command === 'codex' ? codexBinary() : node.command,
       args: [...overrides, ...own],
-      env: { ...codexEnv({ home }), ...node.env },
+      env: { ...codexEnv({ home, proxyKey: options.proxy?.key(node.id) }), ...node.env },
       parser: node.parser ?? 'codex',
     })
   }
@@ -118,7 +118,8 @@ const setUp = async (
       ...geminiEnv({
         home,
         baseUrl,
-        apiKey: baseUrl === undefined ? process.env.GEMINI_API_KEY : 'nerve-proxy',
+        apiKey:
+          options.proxy === undefined ? process.env.GEMINI_API_KEY : options.proxy.key(node.id),
       }),
       ...node.env,
     },

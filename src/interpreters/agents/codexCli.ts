@@ -27,7 +27,10 @@ export interface CodexHomeOptions {
   readonly home: string
   /** The working directories to trust (`trust_level = "trusted"`): no folder trust question. */
   readonly projects: readonly string[]
-  /** The model API (the model proxy's URL for the agent); calls go to `{baseUrl}/v1/responses`. */
+  /**
+   * The model API (the model proxy's URL for the agent); calls go to
+   * `{baseUrl}/v1/responses`, with the key in {@link CODEX_KEY_VARIABLE}.
+   */
   readonly baseUrl?: string
   /** The model to ask for. Default: Codex's. */
   readonly model?: string
@@ -41,12 +44,21 @@ export interface CodexHomeOptions {
   readonly approvalPolicy?: string
 }
 
+/**
+ * The variable Codex reads the model proxy's key from (`env_key` of the
+ * provider `nerve`), sent as `Authorization: Bearer`.
+ *
+ * @category codex nodes
+ */
+export const CODEX_KEY_VARIABLE = 'NERVE_PROXY_KEY'
+
 /** A TOML basic string (JSON's escapes are TOML's). */
 const str = (s: string): string => JSON.stringify(s)
 
 /**
  * The `config.toml` of a home a node owns: the model provider `nerve`
- * (`wire_api = "responses"`) at `baseUrl`, each project trusted, no
+ * (`wire_api = "responses"`) at `baseUrl`, its key in
+ * {@link CODEX_KEY_VARIABLE}, each project trusted, no
  * update check, no analytics, the screen reader question answered, and
  * no background app-server daemon (`features.daemon_auto_start = false`:
  * the TUI runs its app-server in its own process, so nothing outlives the
@@ -74,6 +86,7 @@ export const codexConfig = (options: CodexHomeOptions): string => {
       'name = "Nerve"',
       `base_url = ${str(`${options.baseUrl.replace(/\/+$/, '')}/v1`)}`,
       'wire_api = "responses"',
+      `env_key = ${str(CODEX_KEY_VARIABLE)}`,
       '',
     )
   }
@@ -98,23 +111,26 @@ export const prepareCodexHome = async (options: CodexHomeOptions): Promise<void>
 
 /**
  * The environment Codex runs with under a node: its home when the node
- * owns one (without it Codex reads the user's `~/.codex`), and a terminal
- * type.
+ * owns one (without it Codex reads the user's `~/.codex`), the model
+ * proxy's key for it when it has one, and a terminal type.
  *
  * @category codex nodes
  */
 export const codexEnv = (options: {
   readonly home: string | undefined
+  readonly proxyKey?: string | undefined
 }): Readonly<Record<string, string>> =>
   Object.freeze({
     ...(options.home === undefined ? {} : { CODEX_HOME: options.home }),
+    ...(options.proxyKey === undefined ? {} : { [CODEX_KEY_VARIABLE]: options.proxyKey }),
     TERM: 'xterm-256color',
   })
 
 /**
  * Command-line overrides that point Codex at the model proxy while it
  * reads the user's own `~/.codex/config.toml` (`-c key=value`): the
- * provider `nerve` at `baseUrl`, and no background daemon.
+ * provider `nerve` at `baseUrl` (its key in {@link CODEX_KEY_VARIABLE}),
+ * and no background daemon.
  *
  * @category codex nodes
  * @example
@@ -132,6 +148,7 @@ export const codexOverrides = (baseUrl: string | undefined): readonly string[] =
       'model_providers.nerve.name="Nerve"',
       `model_providers.nerve.base_url=${str(`${baseUrl.replace(/\/+$/, '')}/v1`)}`,
       'model_providers.nerve.wire_api="responses"',
+      `model_providers.nerve.env_key=${str(CODEX_KEY_VARIABLE)}`,
     )
   }
   return Object.freeze(pairs.flatMap((p) => ['-c', p]))

@@ -3,7 +3,14 @@ export type { ClaudeHomeOptions } from './claudeCode.js'
 export { anthropicMessages } from './proxy/anthropicMessages.js'
 export { openaiResponsesProtocol } from './proxy/openaiResponsesProtocol.js'
 export { geminiProtocol } from './proxy/geminiProtocol.js'
-export { codexBinary, codexConfig, codexEnv, codexOverrides, prepareCodexHome } from './codexCli.js'
+export {
+  CODEX_KEY_VARIABLE,
+  codexBinary,
+  codexConfig,
+  codexEnv,
+  codexOverrides,
+  prepareCodexHome,
+} from './codexCli.js'
 export type { CodexHomeOptions } from './codexCli.js'
 export { geminiBinary, geminiEnv, prepareGeminiHome } from './geminiCli.js'
 export type { GeminiHomeOptions } from './geminiCli.js'

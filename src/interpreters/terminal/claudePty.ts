@@ -21,8 +21,6 @@ import type { PtyTerminal } from './pty.js'
 const QUIET_MS = 15
 /** Claude Code answers take minutes: the default wait of an execute. */
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
-/** The key Claude Code is given when a node runs it on a model proxy: any key, the proxy holds the real one. */
-export const THROWAWAY_KEY = `sk-ant-api03-nerve-proxy-${'0'.repeat(60)}AA`
 
 /**
  * Options of a Claude node run in a plain PTY (see {@link openClaudePty}).
@@ -31,8 +29,8 @@ export const THROWAWAY_KEY = `sk-ant-api03-nerve-proxy-${'0'.repeat(60)}AA`
  */
 export interface ClaudePtyOptions {
   /** The model proxy its calls go through (as agent `node.id`). Default: none (Claude Code's own API settings). */
-  readonly proxy?: Pick<ModelProxy, 'baseUrl'>
-  /** The key it gets. Default: a throwaway one with a proxy, else `ANTHROPIC_API_KEY`. */
+  readonly proxy?: Pick<ModelProxy, 'baseUrl' | 'key'>
+  /** The key it gets. Default: the proxy's key for the node with a proxy (the real one stays with the proxy), else `ANTHROPIC_API_KEY`. */
   readonly apiKey?: string
   /**
    * The home Nerve prepares for it (`HOME`: `~/.claude.json` with the
@@ -166,7 +164,7 @@ const prepare = async (
   const apiKey =
     options.apiKey ??
     node.env?.ANTHROPIC_API_KEY ??
-    (options.proxy !== undefined ? THROWAWAY_KEY : process.env.ANTHROPIC_API_KEY)
+    (options.proxy !== undefined ? options.proxy.key(node.id) : process.env.ANTHROPIC_API_KEY)
   if (options.ownConfig !== true) {
     await prepareClaudeHome({ home, projects: [cwd], apiKey: apiKey ?? '' })
   }

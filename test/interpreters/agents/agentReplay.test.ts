@@ -55,7 +55,11 @@ it.each(['codex', 'gemini'] as const)(
   'replays a recorded %s session from its calls, with no model behind the proxy',
   async (program) => {
     const model = await scriptedModel()
-    const provider = { _tag: 'forward' as const, baseUrl: model.proxy.url }
+    const provider = {
+      _tag: 'forward' as const,
+      baseUrl: model.proxy.url,
+      headers: { 'x-api-key': model.proxy.key('api') },
+    }
     model.push({ text: 'Recorded one.' }, { text: 'Recorded two.' })
     const recorded = await session(program, provider, 'live', ['first', 'second'])
     await model.proxy.close()

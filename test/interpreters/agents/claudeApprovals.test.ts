@@ -8,7 +8,6 @@ import {
   anthropicMessages,
   type ModelProxy,
   startModelProxy,
-  THROWAWAY_KEY,
 } from '../../../src/interpreters/index.js'
 import type { EngineEvent } from '../../../src/protocol/index.js'
 import { createEngine, startServer, type ServerHandle } from '../../../src/server/index.js'
@@ -31,7 +30,7 @@ const options = (backend: 'pty' | 'tmux') => ({
   cwd: project,
   backend,
   timeoutMs: 60_000,
-  env: { ANTHROPIC_BASE_URL: proxy.baseUrl('agent'), ANTHROPIC_API_KEY: THROWAWAY_KEY },
+  env: { ANTHROPIC_BASE_URL: proxy.baseUrl('agent'), ANTHROPIC_API_KEY: proxy.key('agent') },
   approvals: {
     rules: [
       { tool: 'Bash', pattern: '* > policy.txt', decision: 'approve' },

@@ -37,7 +37,12 @@ beforeAll(async () => {
     baseUrl: model.proxy.baseUrl('codex'),
     model: 'gpt-5',
   })
-  codex = openCli('codex', 'codex', { root, work, env: codexEnv({ home }), timeoutMs: 30_000 })
+  codex = openCli('codex', 'codex', {
+    root,
+    work,
+    env: codexEnv({ home, proxyKey: model.proxy.key('codex') }),
+    timeoutMs: 30_000,
+  })
   await codex.start()
 }, 60_000)
 
@@ -136,7 +141,8 @@ describe('the real Codex CLI 0.171 through a PTY node and the model proxy', () =
     const fork = openCli('codex-fork', 'codex', {
       root,
       work,
-      env: codexEnv({ home: forkHome }),
+      // The copied config still names the original's agent: its key goes with it.
+      env: codexEnv({ home: forkHome, proxyKey: model.proxy.key('codex') }),
       args,
       timeoutMs: 30_000,
     })

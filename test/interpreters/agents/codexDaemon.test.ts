@@ -30,7 +30,7 @@ it('ends the app-server daemon Codex starts in a session of its own when the nod
   const codex = openCli('codex', 'codex', {
     root,
     work,
-    env: codexEnv({ home }),
+    env: codexEnv({ home, proxyKey: model.proxy.key('codex') }),
     timeoutMs: 45_000,
   })
   try {

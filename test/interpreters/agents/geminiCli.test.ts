@@ -33,7 +33,11 @@ beforeAll(async () => {
   gemini = openCli('gemini', 'gemini', {
     root,
     work,
-    env: geminiEnv({ home, baseUrl: model.proxy.baseUrl('gemini'), apiKey: 'nerve-throwaway' }),
+    env: geminiEnv({
+      home,
+      baseUrl: model.proxy.baseUrl('gemini'),
+      apiKey: model.proxy.key('gemini'),
+    }),
     timeoutMs: 45_000,
   })
   await gemini.start()
@@ -138,7 +142,11 @@ describe('the real Gemini CLI 0.61 through a PTY node and the model proxy', () =
     const fork = openCli('gemini-fork', 'gemini', {
       root,
       work,
-      env: geminiEnv({ home: forkHome, baseUrl: model.proxy.baseUrl('fork'), apiKey: 'x' }),
+      env: geminiEnv({
+        home: forkHome,
+        baseUrl: model.proxy.baseUrl('fork'),
+        apiKey: model.proxy.key('fork'),
+      }),
       args,
       timeoutMs: 45_000,
     })

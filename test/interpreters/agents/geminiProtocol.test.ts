@@ -32,7 +32,7 @@ describe('the Gemini protocol of the model proxy', () => {
     'answers a scripted turn that Nerve’s Gemini client reads back whole (stream: %s)',
     async (stream) => {
       const { model, proxy } = await scriptedProxy(geminiProtocol, [answer])
-      const client = gemini({ apiKey: 'throwaway', baseUrl: proxy.baseUrl('gem'), stream })
+      const client = gemini({ apiKey: proxy.key('gem'), baseUrl: proxy.baseUrl('gem'), stream })
       const ask = {
         model: 'gemini-2.5-pro',
         system: 'Be brief.',
@@ -129,8 +129,8 @@ describe('the Gemini protocol of the model proxy', () => {
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
     (stream) =>
-      checkForwarding(geminiProtocol, answer, 'gem', (baseUrl) =>
-        gemini({ apiKey: 'throwaway', baseUrl, stream }),
+      checkForwarding(geminiProtocol, answer, 'gem', (baseUrl, apiKey) =>
+        gemini({ apiKey, baseUrl, stream }),
       ),
   )
 })

@@ -26,7 +26,7 @@ describe('the OpenAI Responses protocol of the model proxy', () => {
     async (stream) => {
       const { model, proxy } = await scriptedProxy(openaiResponsesProtocol, [answer])
       const client = openaiResponses({
-        apiKey: 'sk-throwaway',
+        apiKey: proxy.key('codex'),
         baseUrl: `${proxy.baseUrl('codex')}/v1`,
         stream,
       })
@@ -117,8 +117,8 @@ describe('the OpenAI Responses protocol of the model proxy', () => {
   it.each([true, false])(
     'forwards to an API speaking the protocol and counts the exact usage it answered (stream: %s)',
     (stream) =>
-      checkForwarding(openaiResponsesProtocol, answer, 'codex', (baseUrl) =>
-        openaiResponses({ apiKey: 'sk-throwaway', baseUrl: `${baseUrl}/v1`, stream }),
+      checkForwarding(openaiResponsesProtocol, answer, 'codex', (baseUrl, apiKey) =>
+        openaiResponses({ apiKey, baseUrl: `${baseUrl}/v1`, stream }),
       ),
   )
 })

@@ -55,22 +55,23 @@ export const scriptedProxy = async (protocol: ProxyProtocol, answers: readonly M
 
 /**
  * Checks that a proxy speaking `protocol` forwards to an API speaking it (a
- * second proxy, answering `answer`) and counts the usage it answered: asks
- * through the client `clientAt` makes for the proxy's base URL for `name`.
+ * second proxy, answering `answer`, the front's own key for it added) and
+ * counts the usage it answered: asks through the client `clientAt` makes
+ * for the proxy's base URL and key for `name`.
  */
 export const checkForwarding = async (
   protocol: ProxyProtocol,
   answer: ModelResponse,
   name: string,
-  clientAt: (baseUrl: string) => Provider,
+  clientAt: (baseUrl: string, key: string) => Provider,
 ): Promise<void> => {
   const { proxy: api } = await scriptedProxy(protocol, [answer])
   const front = await startModelProxy({
     protocols: [protocol],
-    upstream: { _tag: 'forward', baseUrl: api.url },
+    upstream: { _tag: 'forward', baseUrl: api.url, headers: { 'x-api-key': api.key(name) } },
   })
   proxies.push(front)
-  const got = await clientAt(front.baseUrl(name)).call(
+  const got = await clientAt(front.baseUrl(name), front.key(name)).call(
     {
       model: 'm',
       system: '',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http'
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https'
@@ -93,6 +94,13 @@ export interface ModelProxy {
   readonly url: string
   /** The base URL to give agent `agent` (its calls are counted apart): `<url>/agents/<agent>`. */
   baseUrl(agent: string): string
+  /**
+   * The API key to give agent `agent`: made for it on first ask, random,
+   * good for this proxy only. A request counts as the agent whose key it
+   * carries (`x-api-key`, `x-goog-api-key`, `Authorization: Bearer`, or a
+   * `key` query parameter); one with no key the proxy made is refused.
+   */
+  key(agent: string): string
   /** What agent `agent`'s calls cost so far. */
   usage(agent: string): AgentUsage
   /** The calls so far, in the order their answers went out (of one agent, when given). */
@@ -101,30 +109,81 @@ export interface ModelProxy {
   close(): Promise<void>
 }
 
-const DEFAULT_AGENT = 'default'
 const AGENT_PATH = /^\/agents\/([^/?]+)(\/.*)?$/
 
-/** The agent a request is for, and its path without the agent prefix. */
-const route = (url: string): { readonly agent: string; readonly path: string } => {
+/** The agent a request's path names (none without the prefix; undefined when it cannot be read), and the path without the prefix. */
+const route = (
+  url: string,
+): { readonly named: string | null | undefined; readonly path: string } => {
   const m = AGENT_PATH.exec(url)
-  if (m === null) return { agent: DEFAULT_AGENT, path: url }
-  return { agent: decodeURIComponent(m[1]!), path: m[2] ?? '/' }
+  if (m === null) return { named: null, path: url }
+  let named: string | undefined
+  try {
+    named = decodeURIComponent(m[1]!)
+  } catch {
+    named = undefined
+  }
+  return { named, path: m[2] ?? '/' }
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
+/** The most bytes of a request body: a model call's history is far less. */
+const MAX_BODY = 16 * 1024 * 1024
+
+/** The body, or undefined once it passed {@link MAX_BODY} (the rest is not read). */
+const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
+    let size = 0
+    const onData = (c: Buffer): void => {
+      size += c.length
+      if (size <= MAX_BODY) {
+        chunks.push(c)
+        return
+      }
+      req.off('data', onData)
+      req.pause()
+      resolve(undefined)
+    }
+    req.on('data', onData)
     req.on('end', () => {
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
     })
     req.on('error', reject)
   })
 
+/** The key a request carries, in any of the places the protocols put one. */
+const keyOf = (req: IncomingMessage): string | undefined => {
+  const h = req.headers
+  const header = (name: string): string | undefined => {
+    const v = h[name]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  return (
+    header('x-api-key') ??
+    header('x-goog-api-key') ??
+    /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '')?.[1] ??
+    new URL(req.url ?? '/', 'http://proxy').searchParams.get('key') ??
+    undefined
+  )
+}
+
+/** Headers and a query parameter that carry an agent's key: not passed on (the upstream's own are). */
+const KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'authorization'])
+
+/** A request the proxy passes through in `forward` mode besides model calls: one that spends nothing. */
+const isFree = (method: string, path: string): boolean =>
+  method === 'GET' || method === 'HEAD' || /count_?tokens|:countTokens/i.test(path)
+
 const send = (res: ServerResponse, out: EncodedResponse): void => {
   res.writeHead(out.status, { 'content-type': out.contentType })
   for (const chunk of out.chunks) res.write(chunk)
   res.end()
+}
+
+/** Answers `status` with `{ error: message }` and closes the connection. */
+const refuse = (res: ServerResponse, status: number, message: string): void => {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' })
+  res.end(JSON.stringify({ error: message }))
 }
 
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade'])
@@ -133,12 +192,15 @@ class Proxy implements ModelProxy {
   url = ''
   private readonly server = createServer((req, res) => {
     this.handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'text/plain' })
-        res.end(e instanceof Error ? e.message : String(e))
-      } else res.destroy()
+      if (!res.headersSent) refuse(res, 500, e instanceof Error ? e.message : String(e))
+      else res.destroy()
     })
   })
+  /** The names the proxy answers to: loopback, with its port. */
+  private hosts = new Set<string>()
+  /** The agent each key was made for, and each agent's key. */
+  private readonly agentOf = new Map<string, string>()
+  private readonly keys = new Map<string, string>()
   private readonly spent = new Map<string, AgentUsage>()
   private readonly made: ProxyCall[] = []
   /** Per agent, the index of its next call. */
@@ -161,9 +223,13 @@ class Proxy implements ModelProxy {
   listen(port: number): Promise<void> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject)
+      // A request has its headers 10 s after it began and its body within 30 s (a model call's is at hand).
+      this.server.headersTimeout = 10_000
+      this.server.requestTimeout = 30_000
       this.server.listen(port, '127.0.0.1', () => {
         const { port: bound } = this.server.address() as AddressInfo
         this.url = `http://127.0.0.1:${bound}`
+        this.hosts = new Set(['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${bound}`))
         resolve()
       })
     })
@@ -171,6 +237,34 @@ class Proxy implements ModelProxy {
 
   baseUrl(agent: string): string {
     return `${this.url}/agents/${encodeURIComponent(agent)}`
+  }
+
+  key(agent: string): string {
+    let key = this.keys.get(agent)
+    if (key === undefined) {
+      // Shaped as an Anthropic key (Claude Code reads it as one); any client sends it as it is.
+      key = `sk-ant-api03-nerve-${randomBytes(32).toString('base64url')}AA`
+      this.keys.set(agent, key)
+      this.agentOf.set(key, agent)
+    }
+    return key
+  }
+
+  /**
+   * The agent a request is from, or why it is refused: a name other than
+   * its own loopback one (a page that rebound a name of its own to it), a
+   * page's origin, no key of the proxy's, a path naming another agent.
+   */
+  private from(req: IncomingMessage, named: string | null | undefined): string | [number, string] {
+    if (!this.hosts.has(req.headers.host ?? ''))
+      return [403, 'Nerve: a request to another host name']
+    if (req.headers.origin !== undefined) return [403, 'Nerve: a request from a web page']
+    const key = keyOf(req)
+    const agent = key === undefined ? undefined : this.agentOf.get(key)
+    if (agent === undefined) return [401, 'Nerve: no key this proxy gave an agent']
+    if (named === undefined || (named !== null && named !== agent))
+      return [403, `Nerve: the key is agent "${agent}"'s, the path names another`]
+    return agent
   }
 
   usage(agent: string): AgentUsage {
@@ -241,14 +335,42 @@ class Proxy implements ModelProxy {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const began = performance.now()
-    const { agent, path } = route(req.url ?? '/')
+    const { named, path } = route(req.url ?? '/')
     const method = req.method ?? 'GET'
-    const raw = await readBody(req)
     const protocol = this.options.protocols.find((p) => p.isModelCall(method, path))
+    // In the protocol's error shape when it is a model call: the agent shows the message.
+    const no = (status: number, message: string): void => {
+      if (protocol === undefined) {
+        refuse(res, status, message)
+        return
+      }
+      res.setHeader('connection', 'close')
+      send(res, protocol.error(status, message))
+    }
+    const agent = this.from(req, named)
+    if (typeof agent !== 'string') {
+      no(...agent)
+      return
+    }
+    const raw = await readBody(req)
+    if (raw === undefined) {
+      no(413, `Nerve: a body over ${MAX_BODY} bytes`)
+      return
+    }
     const { upstream } = this.options
     if (protocol === undefined) {
-      if (upstream._tag === 'forward') return this.forward(req, res, path, raw, undefined)
-      const body = parseJson(raw)
+      if (upstream._tag === 'forward') {
+        if (isFree(method, path)) return this.forward(req, res, path, raw, undefined)
+        refuse(res, 403, `Nerve: ${method} ${path} is not a model call the proxy counts`)
+        return
+      }
+      let body: unknown
+      try {
+        body = parseJson(raw)
+      } catch (e) {
+        refuse(res, 400, `Nerve: the body is not JSON: ${(e as Error).message}`)
+        return
+      }
       for (const p of this.options.protocols) {
         const out = p.aside?.(method, path, body)
         if (out !== undefined) {
@@ -256,8 +378,7 @@ class Proxy implements ModelProxy {
           return
         }
       }
-      res.writeHead(404, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: `no model call at ${method} ${path}` }))
+      refuse(res, 404, `no model call at ${method} ${path}`)
       return
     }
     let call: DecodedCall
@@ -338,8 +459,10 @@ class Proxy implements ModelProxy {
   ): Promise<void> {
     const upstream = this.options.upstream as Extract<ProxyUpstream, { _tag: 'forward' }>
     const target = new URL(upstream.baseUrl.replace(/\/$/, '') + path)
+    target.searchParams.delete('key')
     const headers: OutgoingHttpHeaders = {}
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP_HEADERS.has(k)) headers[k] = v
+    for (const [k, v] of Object.entries(req.headers))
+      if (!HOP_HEADERS.has(k) && !KEY_HEADERS.has(k)) headers[k] = v
     Object.assign(headers, upstream.headers, { 'content-length': raw.length })
     const secure = target.protocol === 'https:'
     const reader = model?.protocol.reader(model.call)
@@ -397,7 +520,11 @@ const parseJson = (raw: Buffer): unknown =>
 /**
  * Starts a model proxy: a loopback HTTP server between CLI agents and their
  * model API. Give each agent `proxy.baseUrl(name)` as its API's base URL
- * (Claude Code's `ANTHROPIC_BASE_URL`): the proxy reads each model call
+ * (Claude Code's `ANTHROPIC_BASE_URL`) and `proxy.key(name)` as its API key:
+ * the proxy answers only requests that carry a key it made, addressed to
+ * its loopback name and sent by no web page (with `forward`, the real key
+ * is added upstream: nothing else on the machine may spend it), with a
+ * body of at most 16 MiB. It reads each model call
  * with the protocol it matches, refuses it past the agent's budget, gets
  * the answer from its upstream (a provider, the real API, or a tape), and
  * counts the exact usage the answer reports (never an estimate read off a
@@ -416,6 +543,7 @@ const parseJson = (raw: Buffer): unknown =>
  * })
  * const answer = await fetch(`${proxy.baseUrl('a')}/v1/messages`, {
  *   method: 'POST',
+ *   headers: { 'x-api-key': proxy.key('a') },
  *   body: JSON.stringify({ model: 'm', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] }),
  * })
  * assert.strictEqual(((await answer.json()) as { content: { text: string }[] }).content[0]!.text, 'Hello')

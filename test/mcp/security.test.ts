@@ -104,13 +104,13 @@ describe('MCP over HTTP: who can get in', () => {
     expect(existsSync(h.tokenFile!)).toBe(false)
   })
 
-  it('refuses an empty or short token at start with TokenTooWeak', async () => {
-    await expect(serveMcpHttp(nerve, { token: '' })).rejects.toMatchObject({
-      reason: 'TokenTooWeak',
-    })
-    await expect(serveMcpHttp(nerve, { token: 'short' })).rejects.toMatchObject({
-      reason: 'TokenTooWeak',
-    })
+  it('refuses an empty, a short or an easily guessed token at start with TokenTooWeak', async () => {
+    for (const token of ['', 'short', 'a'.repeat(40), 'mcp-mcp-mcp-mcp-mcp-mcp']) {
+      await expect(serveMcpHttp(nerve, { token })).rejects.toMatchObject({
+        reason: 'TokenTooWeak',
+        path: 'token',
+      })
+    }
   })
 
   it('refuses a missing, an empty and a wrong bearer token, and takes the right one', async () => {

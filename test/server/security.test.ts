@@ -4,7 +4,15 @@
  * WebSocket by a strong token, a loopback `Host` and no foreign `Origin`)
  * and what a peer that has not authenticated can cost.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
@@ -117,7 +125,9 @@ const rawHttp = (port: number, head?: string): RawHttp => {
   socket.on('data', (c: string) => (text += c))
   socket.on('error', () => undefined)
   const closed = new Promise<number>((resolve) =>
-    socket.on('close', () => resolve(Date.now() - t0)),
+    socket.on('close', () => {
+      resolve(Date.now() - t0)
+    }),
   )
   if (head !== undefined) socket.write(head)
   return {
@@ -128,7 +138,9 @@ const rawHttp = (port: number, head?: string): RawHttp => {
       const timer = setInterval(() => {
         if (!socket.destroyed) socket.write('1\r\nx\r\n')
       }, everyMs)
-      void closed.then(() => clearInterval(timer))
+      void closed.then(() => {
+        clearInterval(timer)
+      })
     },
   }
 }
@@ -451,6 +463,43 @@ describe('the nerve executable', () => {
   beforeAll(() => {
     ensureBuilt()
   }, 180_000)
+
+  it('keeps a given token out of the detached daemon’s arguments, which every local user can read', async () => {
+    const token = 'detached-7Qx2pL9vRk4mZs'
+    const socket = join(dir, 'n.sock')
+    const started = await nerve(
+      [
+        'server',
+        'start',
+        '--detach',
+        '--tcp',
+        '127.0.0.1:0',
+        '--no-store',
+        '--token',
+        token,
+        '--socket',
+        socket,
+        '--json',
+      ],
+      { NERVE_HOME: dir },
+    )
+    expect(started.code).toBe(0)
+    const status = JSON.parse(started.stdout) as {
+      pid: number
+      tcp: { host: string; port: number }
+    }
+    try {
+      const cmdline = readFileSync(`/proc/${status.pid}/cmdline`, 'utf8')
+      expect(cmdline).toContain('--tcp')
+      expect(cmdline).not.toContain(token)
+      const peer = await rawPeer(status.tcp)
+      peer.send(auth(token))
+      expect((await peer.next()).result).toEqual({ authenticated: true })
+      peer.close()
+    } finally {
+      await nerve(['server', 'stop', '--socket', socket], { NERVE_HOME: dir })
+    }
+  }, 30_000)
 
   it('refuses to serve TCP with an empty NERVE_TOKEN, and says why', async () => {
     const ran = await nerve(

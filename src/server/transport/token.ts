@@ -45,7 +45,7 @@ export const MIN_TOKEN_BITS = 80
  * assert.strictEqual(tokenBits('abcdabcdabcdabcd'), 32)
  */
 export const tokenBits = (token: string): number => {
-  const chars = [...token]
+  const chars = Array.from(token)
   const distinct = new Set(chars).size
   return distinct < 2 ? 0 : chars.length * Math.log2(distinct)
 }
@@ -69,7 +69,7 @@ const MAKE_ONE = 'make one with `openssl rand -base64 32`, or give none to have 
  * checkToken('a-token-of-24-characters', 'tcp')
  */
 export const checkToken = (token: string, what: string): void => {
-  const length = [...token].length
+  const length = Array.from(token).length
   if (length < MIN_TOKEN_LENGTH) {
     throw new ServerStartError(
       'TokenTooWeak',

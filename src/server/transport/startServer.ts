@@ -81,7 +81,7 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly tcp?: BindOptions | boolean
   /** `POST /rpc` and WebSocket `/ws`; `true` binds 127.0.0.1 on a free port. Off by default. */
   readonly http?: BindOptions | boolean
-  /** The token TCP and HTTP clients must present (16 characters at least); generated when TCP or HTTP is on and none is given. */
+  /** The token TCP and HTTP clients must present (16 characters and about 80 bits at least: {@link checkToken}); generated when TCP or HTTP is on and none is given. */
   readonly token?: string
   /** Where a generated token is written (mode 0600); defaults beside the socket, or in {@link defaultDaemonDir}. */
   readonly tokenFile?: string

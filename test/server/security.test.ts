@@ -405,6 +405,15 @@ describe('HTTP and WebSocket', () => {
     expect(peer.received()).toContain('LineTooLong')
   })
 
+  it('answers a declared length over the limit 413 before the body comes, and hangs up', async () => {
+    const { h } = await start({ socket: false, http: true, token: TOKEN, maxLineBytes: 1000 })
+    const port = h.http!.port
+    const head = `POST /rpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${TOKEN}\r\ncontent-length: 5000\r\n\r\n`
+    const peer = rawHttp(port, head)
+    expect(await peer.closed).toBeLessThan(3000)
+    expect(peer.received()).toMatch(/^HTTP\/1\.1 413 /)
+  })
+
   it('cuts a body that trickles in past the request deadline, even with the token', async () => {
     const { h } = await start({ socket: false, http: true, token: TOKEN, requestTimeoutMs: 500 })
     const port = h.http!.port

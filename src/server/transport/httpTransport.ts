@@ -110,18 +110,7 @@ const serveRpc = (
   engine: Engine,
   options: HttpOptions,
 ): void => {
-  const chunks: Buffer[] = []
-  let bytes = 0
-  const onData = (chunk: Buffer): void => {
-    bytes += chunk.length
-    if (bytes <= options.maxLineBytes) {
-      chunks.push(chunk)
-      return
-    }
-    // Past the bound the body is neither kept nor read further: the answer ends the connection.
-    req.off('data', onData)
-    req.off('end', onEnd)
-    req.pause()
+  const tooLong = (): void => {
     refuse(
       res,
       413,
@@ -131,6 +120,24 @@ const serveRpc = (
         `a body of more than ${options.maxLineBytes} bytes is over the limit`,
       ),
     )
+  }
+  // A body declared, or found, over the bound is neither kept nor read further: the answer ends the connection.
+  if (Number(req.headers['content-length'] ?? 0) > options.maxLineBytes) {
+    tooLong()
+    return
+  }
+  const chunks: Buffer[] = []
+  let bytes = 0
+  const onData = (chunk: Buffer): void => {
+    bytes += chunk.length
+    if (bytes <= options.maxLineBytes) {
+      chunks.push(chunk)
+      return
+    }
+    req.off('data', onData)
+    req.off('end', onEnd)
+    req.pause()
+    tooLong()
   }
   req.on('data', onData)
   req.on('end', onEnd)

@@ -8,7 +8,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { mkdir, unlink } from 'node:fs/promises'
+import { mkdir, readFile, unlink } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -99,11 +99,15 @@ export interface McpHttpOptions {
   readonly port?: number
   /**
    * The token every request must carry as `Authorization: Bearer <token>`,
-   * 16 characters at least; one is generated into `tokenFile` when none is
-   * given.
+   * strong enough for `checkToken` of `nerve-agents/server` (16 characters
+   * and about 80 bits at least); one is generated into `tokenFile` when none
+   * is given.
    */
   readonly token?: string
-  /** Where a generated token is written (mode 0600); `mcp.token` in {@link defaultDaemonDir} by default. */
+  /**
+   * Where a generated token is written (mode 0600); by default
+   * `mcp-<port>.token` in {@link defaultDaemonDir}, one file per server.
+   */
   readonly tokenFile?: string
   /** More host names the `Host` header may carry, beside the loopback names and the bound address. */
   readonly allowedHosts?: readonly string[]
@@ -117,7 +121,7 @@ export interface McpHttpHandle {
   readonly url: string
   /** The token clients present. */
   readonly token: string
-  /** The file a generated token was written to (removed on close). */
+  /** The file a generated token was written to (removed on close, if it still holds this token). */
   readonly tokenFile: string | undefined
   close(): Promise<void>
 }
@@ -178,10 +182,6 @@ export const serveMcpHttp = async (
     )
   }
   const token = options.token ?? generateToken()
-  const tokenFile =
-    options.token === undefined
-      ? (options.tokenFile ?? join(defaultDaemonDir(), 'mcp.token'))
-      : undefined
   const hosts = [...boundNames(host), ...(options.allowedHosts ?? [])]
 
   const refusal = (req: IncomingMessage): readonly [number, string] | undefined => {
@@ -217,7 +217,6 @@ export const serveMcpHttp = async (
       reply(res, 400, 'the body is not JSON')
       return
     }
-    const port = (http.address() as AddressInfo).port
     const names = [
       'localhost',
       '127.0.0.1',
@@ -250,6 +249,12 @@ export const serveMcpHttp = async (
     http.once('error', reject)
     http.listen(options.port ?? 0, host, resolve)
   })
+  const { port } = http.address() as AddressInfo
+  // Each server its own file: another one in the same directory neither overwrites nor removes it.
+  const tokenFile =
+    options.token === undefined
+      ? (options.tokenFile ?? join(defaultDaemonDir(), `mcp-${port}.token`))
+      : undefined
   try {
     if (tokenFile !== undefined) {
       // The default directory is ours alone; a file the caller named goes where it said.
@@ -261,7 +266,11 @@ export const serveMcpHttp = async (
     http.close()
     throw e
   }
-  const { port } = http.address() as AddressInfo
+  /** Removes the token file, unless another server has written its own token there since. */
+  const removeTokenFile = async (file: string): Promise<void> => {
+    const held = await readFile(file, 'utf8').catch(() => undefined)
+    if (held?.trim() === token) await unlink(file).catch(() => undefined)
+  }
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
     token,
@@ -272,8 +281,6 @@ export const serveMcpHttp = async (
         http.close(() => {
           resolve()
         })
-      }).then(() =>
-        tokenFile === undefined ? undefined : unlink(tokenFile).catch(() => undefined),
-      ),
+      }).then(() => (tokenFile === undefined ? undefined : removeTokenFile(tokenFile))),
   }
 }

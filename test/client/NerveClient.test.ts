@@ -21,7 +21,7 @@ beforeAll(async () => {
     socket: join(dir, 'n.sock'),
     tcp: true,
     http: true,
-    token: 'right-right-right-right',
+    token: 'right-Pj5Wb9Ke2Ld7Sh',
   })
   client = await NerveClient.connect(server.socket)
 })
@@ -117,7 +117,7 @@ describe('NerveClient', () => {
   it('reads the token from a token file when none is given', async () => {
     const { writeFileSync } = await import('node:fs')
     const file = join(dir, 'token')
-    writeFileSync(file, 'right-right-right-right\n', { mode: 0o600 })
+    writeFileSync(file, 'right-Pj5Wb9Ke2Ld7Sh\n', { mode: 0o600 })
     const c = await NerveClient.connectTcp(server.tcp!.host, server.tcp!.port, { tokenFile: file })
     expect(await c.ping()).toEqual({ pong: true })
     await c.close()

@@ -26,7 +26,7 @@ beforeAll(async () => {
     socket: join(dir, 'n.sock'),
     tcp: true,
     http: true,
-    token: 'every-token-every-token',
+    token: 'every-token-Gy4Nc8Hs1Vq3',
   })
 })
 afterAll(async () => {
@@ -40,17 +40,17 @@ const transports: readonly (readonly [string, () => Promise<NerveClient>])[] = [
     'tcp',
     () =>
       NerveClient.connectTcp(server.tcp!.host, server.tcp!.port, {
-        token: 'every-token-every-token',
+        token: 'every-token-Gy4Nc8Hs1Vq3',
       }),
   ],
   [
     'http',
     () =>
-      NerveClient.connectHttp(server.http!.url, { token: 'every-token-every-token', post: true }),
+      NerveClient.connectHttp(server.http!.url, { token: 'every-token-Gy4Nc8Hs1Vq3', post: true }),
   ],
   [
     'websocket',
-    () => NerveClient.connectHttp(server.http!.url, { token: 'every-token-every-token' }),
+    () => NerveClient.connectHttp(server.http!.url, { token: 'every-token-Gy4Nc8Hs1Vq3' }),
   ],
   ['in-process', () => inProcessClient(server.engine)],
 ]
@@ -219,15 +219,15 @@ describe.each(transports)('SHUTDOWN over %s', (name) => {
       socket: join(own, 'n.sock'),
       tcp: true,
       http: true,
-      token: 'every-token-every-token',
+      token: 'every-token-Gy4Nc8Hs1Vq3',
     })
     const open = {
       unix: () => NerveClient.connect(s.socket),
       tcp: () =>
-        NerveClient.connectTcp(s.tcp!.host, s.tcp!.port, { token: 'every-token-every-token' }),
+        NerveClient.connectTcp(s.tcp!.host, s.tcp!.port, { token: 'every-token-Gy4Nc8Hs1Vq3' }),
       http: () =>
-        NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token', post: true }),
-      websocket: () => NerveClient.connectHttp(s.http!.url, { token: 'every-token-every-token' }),
+        NerveClient.connectHttp(s.http!.url, { token: 'every-token-Gy4Nc8Hs1Vq3', post: true }),
+      websocket: () => NerveClient.connectHttp(s.http!.url, { token: 'every-token-Gy4Nc8Hs1Vq3' }),
       'in-process': () => inProcessClient(s.engine),
     }[name]!
     const client = await open()

@@ -266,7 +266,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('refuses a client without the token, and a non-loopback address without one', async () => {
     const nerve = await standaloneClient({ history: false })
-    const http = await serveMcpHttp(nerve, { token: 'secret-secret-secret' })
+    const http = await serveMcpHttp(nerve, { token: 'secret-Mv3Tn8Qc2Xr6Jd' })
     try {
       const stranger = new Client({ name: 'stranger', version: '1.0.0' })
       await expect(
@@ -275,7 +275,7 @@ describe('MCP over Streamable HTTP', () => {
       const friend = new Client({ name: 'friend', version: '1.0.0' })
       await friend.connect(
         new StreamableHTTPClientTransport(new URL(http.url), {
-          requestInit: { headers: { authorization: 'Bearer secret-secret-secret' } },
+          requestInit: { headers: { authorization: 'Bearer secret-Mv3Tn8Qc2Xr6Jd' } },
         }),
       )
       expect((await friend.listTools()).tools).toHaveLength(19)

@@ -95,7 +95,7 @@ describe('MCP over HTTP: who can get in', () => {
   it('generates a token into an owner-only file in NERVE_HOME when none is given, and removes it on close', async () => {
     const h = await serve()
     expect(h.token).toMatch(/^[\w-]{43}$/)
-    expect(h.tokenFile).toBe(join(dir, 'mcp.token'))
+    expect(h.tokenFile).toBe(join(dir, `mcp-${new URL(h.url).port}.token`))
     expect(statSync(h.tokenFile!).mode & 0o777).toBe(0o600)
     expect(readFileSync(h.tokenFile!, 'utf8').trim()).toBe(h.token)
     const bare = await post(h.url, mcpHeaders, initialize)
@@ -104,13 +104,39 @@ describe('MCP over HTTP: who can get in', () => {
     expect(existsSync(h.tokenFile!)).toBe(false)
   })
 
-  it('refuses an empty or short token at start with TokenTooWeak', async () => {
-    await expect(serveMcpHttp(nerve, { token: '' })).rejects.toMatchObject({
-      reason: 'TokenTooWeak',
-    })
-    await expect(serveMcpHttp(nerve, { token: 'short' })).rejects.toMatchObject({
-      reason: 'TokenTooWeak',
-    })
+  it('gives each server in one directory its own token file, and removes only its own', async () => {
+    const first = await serve()
+    const second = await serve()
+    expect(second.tokenFile).not.toBe(first.tokenFile)
+    expect(readFileSync(first.tokenFile!, 'utf8').trim()).toBe(first.token)
+    await second.close()
+    expect(existsSync(second.tokenFile!)).toBe(false)
+    expect(readFileSync(first.tokenFile!, 'utf8').trim()).toBe(first.token)
+    const ok = await post(
+      first.url,
+      { ...mcpHeaders, authorization: `Bearer ${readFileSync(first.tokenFile!, 'utf8').trim()}` },
+      initialize,
+    )
+    expect(ok.status).toBe(200)
+  })
+
+  it('leaves a named token file alone on close once another server has written its token there', async () => {
+    const tokenFile = join(dir, 'shared.token')
+    const first = await serve({ tokenFile })
+    const second = await serve({ tokenFile })
+    await first.close()
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(second.token)
+    await second.close()
+    expect(existsSync(tokenFile)).toBe(false)
+  })
+
+  it('refuses an empty, a short or an easily guessed token at start with TokenTooWeak', async () => {
+    for (const token of ['', 'short', 'a'.repeat(40), 'mcp-mcp-mcp-mcp-mcp-mcp']) {
+      await expect(serveMcpHttp(nerve, { token })).rejects.toMatchObject({
+        reason: 'TokenTooWeak',
+        path: 'token',
+      })
+    }
   })
 
   it('refuses a missing, an empty and a wrong bearer token, and takes the right one', async () => {
@@ -234,27 +260,32 @@ describe('nerve mcp --http', () => {
     ensureBuilt()
   }, 180_000)
 
-  it('generates a token into NERVE_HOME, prints it once, and serves only the client that presents it', async () => {
+  it('generates a token into a file of its own in NERVE_HOME, names the file, never prints the token, and serves only the client that presents it', async () => {
     const home3 = mkdtempSync(join(tmpdir(), 'nerve-mcp-http-'))
     const { NERVE_TOKEN: _, ...withoutToken } = process.env
-    const child = spawn(process.execPath, [bin, 'mcp', '--http', '127.0.0.1:0'], {
+    const child = spawn(process.execPath, [bin, 'mcp', '--http', '127.0.0.1:0', '--json'], {
       env: { ...withoutToken, HOME: home3, NERVE_HOME: home3 },
       cwd: home3,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
     try {
       let stderr = ''
+      let stdout = ''
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-      await expect.poll(() => stderr, { timeout: 20_000 }).toMatch(/Bearer \S+/)
-      const url = /serving (\S+)/.exec(stderr)![1]!
-      const token = /Bearer (\S+)/.exec(stderr)![1]!
-      expect(readFileSync(join(home3, 'mcp.token'), 'utf8').trim()).toBe(token)
-      expect(statSync(join(home3, 'mcp.token')).mode & 0o777).toBe(0o600)
-      expect(stderr.match(new RegExp(token, 'g'))).toHaveLength(1)
-      expect((await post(url, mcpHeaders, initialize)).status).toBe(401)
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+      await expect.poll(() => stdout, { timeout: 20_000 }).toMatch(/\n$/)
+      const said = JSON.parse(stdout) as { url: string; tokenFile: string }
+      const port = new URL(said.url).port
+      expect(said.tokenFile).toBe(join(home3, `mcp-${port}.token`))
+      expect(statSync(said.tokenFile).mode & 0o777).toBe(0o600)
+      const token = readFileSync(said.tokenFile, 'utf8').trim()
+      await expect.poll(() => stderr, { timeout: 5000 }).toContain(said.tokenFile)
+      expect(stderr).toContain(`serving ${said.url}`)
+      expect(stderr + stdout).not.toContain(token)
+      expect((await post(said.url, mcpHeaders, initialize)).status).toBe(401)
       const mcp = new Client({ name: 'owner', version: '1.0.0' })
       await mcp.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
+        new StreamableHTTPClientTransport(new URL(said.url), {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
         }),
       )

@@ -4,14 +4,29 @@
  * WebSocket by a strong token, a loopback `Host` and no foreign `Origin`)
  * and what a peer that has not authenticated can cost.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { startServer, type ServerHandle, type ServerOptions } from '../../src/server/index.js'
+import fc from 'fast-check'
+import {
+  checkToken,
+  generateToken,
+  startServer,
+  type ServerHandle,
+  type ServerOptions,
+} from '../../src/server/index.js'
 import { ensureBuilt, nerve } from '../cli/run.js'
 import { echoEngine } from './fixtures/echoEngine.js'
 import { rawPeer } from './fixtures/rawClient.js'
@@ -92,6 +107,56 @@ const upgrade = (url: string, headers: Record<string, string>): Promise<number> 
     ws.on('error', () => undefined)
   })
 
+/** A raw HTTP client: what the daemon sent so far, and when it closed the connection. */
+interface RawHttp {
+  readonly socket: Socket
+  readonly received: () => string
+  /** Milliseconds from connecting to the daemon closing the connection. */
+  readonly closed: Promise<number>
+  /** Writes one byte of a chunked body every `everyMs` until the connection closes. */
+  trickle(everyMs: number): void
+}
+
+const rawHttp = (port: number, head?: string): RawHttp => {
+  const socket = connect(port, '127.0.0.1')
+  const t0 = Date.now()
+  let text = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (c: string) => (text += c))
+  socket.on('error', () => undefined)
+  const closed = new Promise<number>((resolve) =>
+    socket.on('close', () => {
+      resolve(Date.now() - t0)
+    }),
+  )
+  if (head !== undefined) socket.write(head)
+  return {
+    socket,
+    received: () => text,
+    closed,
+    trickle: (everyMs) => {
+      const timer = setInterval(() => {
+        if (!socket.destroyed) socket.write('1\r\nx\r\n')
+      }, everyMs)
+      void closed.then(() => {
+        clearInterval(timer)
+      })
+    },
+  }
+}
+
+/** The head of a `POST /rpc` with a chunked body, with these extra header lines. */
+const chunkedPost = (port: number, ...headers: string[]): string =>
+  [
+    'POST /rpc HTTP/1.1',
+    `host: 127.0.0.1:${port}`,
+    'content-type: application/json',
+    'transfer-encoding: chunked',
+    ...headers,
+    '',
+    '',
+  ].join('\r\n')
+
 const tagOf = (a: Answer): unknown =>
   (JSON.parse(a.body) as { error?: { data?: { tag?: unknown } } }).error?.data?.tag
 
@@ -109,7 +174,30 @@ describe('tokens', () => {
       reason: 'TokenTooWeak',
       path: 'token',
     })
-    expect(await refusal({ tcp: true, token: 'sixteen-chars!!!' })).toBeUndefined()
+    expect(await refusal({ tcp: true, token: 'tw3nty-chrs-9QxZ#WbLk' })).toBeUndefined()
+  })
+
+  it('refuses a long token with too few distinct characters, and says how to make one', async () => {
+    for (const token of ['a'.repeat(16), 'ab'.repeat(32), 'sixteen-chars!!!']) {
+      for (const listener of [{ tcp: true }, { http: true }] as const) {
+        const e = await refusal({ ...listener, token })
+        expect(e).toMatchObject({ reason: 'TokenTooWeak', path: 'token' })
+        expect((e as Error).message).toMatch(/bits .*openssl rand -base64 32/)
+      }
+    }
+  })
+
+  it('takes tokens of 32 random bytes (as generated, or from `openssl rand`), however they are written', () => {
+    fc.assert(
+      fc.property(
+        fc.noBias(fc.uint8Array({ minLength: 32, maxLength: 32 })),
+        fc.constantFrom('base64url', 'base64', 'hex') as fc.Arbitrary<BufferEncoding>,
+        (bytes, encoding) => {
+          checkToken(Buffer.from(bytes).toString(encoding), 'tcp')
+        },
+      ),
+    )
+    for (let i = 0; i < 1000; i++) checkToken(generateToken(), 'tcp')
   })
 
   it('generates a token of at least 128 random bits', async () => {
@@ -294,6 +382,84 @@ describe('HTTP and WebSocket', () => {
     expect(await upgrade(ws, { ...bearer, origin: own })).toBe(101)
   })
 
+  it('hangs up on a request it refuses, without reading the rest of its body', async () => {
+    const { h } = await start({ socket: false, http: true, token: TOKEN })
+    const port = h.http!.port
+    for (const extra of [[], ['authorization: Bearer wrong'], ['origin: https://evil.example']]) {
+      const peer = rawHttp(port, chunkedPost(port, ...extra))
+      peer.trickle(50)
+      expect(await peer.closed).toBeLessThan(3000)
+      expect(peer.received()).toMatch(/^HTTP\/1\.1 40[13] /)
+      expect(peer.received()).toMatch(/connection: close/i)
+    }
+  })
+
+  it('answers a streamed body 413 as soon as it passes the limit, and hangs up', async () => {
+    const { h } = await start({ socket: false, http: true, token: TOKEN, maxLineBytes: 1000 })
+    const port = h.http!.port
+    const peer = rawHttp(port, chunkedPost(port, `authorization: Bearer ${TOKEN}`))
+    peer.socket.write(`800\r\n${'x'.repeat(0x800)}\r\n`)
+    peer.trickle(50)
+    expect(await peer.closed).toBeLessThan(3000)
+    expect(peer.received()).toMatch(/^HTTP\/1\.1 413 /)
+    expect(peer.received()).toContain('LineTooLong')
+  })
+
+  it('answers a declared length over the limit 413 before the body comes, and hangs up', async () => {
+    const { h } = await start({ socket: false, http: true, token: TOKEN, maxLineBytes: 1000 })
+    const port = h.http!.port
+    const head = `POST /rpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${TOKEN}\r\ncontent-length: 5000\r\n\r\n`
+    const peer = rawHttp(port, head)
+    expect(await peer.closed).toBeLessThan(3000)
+    expect(peer.received()).toMatch(/^HTTP\/1\.1 413 /)
+  })
+
+  it('cuts a body that trickles in past the request deadline, even with the token', async () => {
+    const { h } = await start({ socket: false, http: true, token: TOKEN, requestTimeoutMs: 500 })
+    const port = h.http!.port
+    const peer = rawHttp(port, chunkedPost(port, `authorization: Bearer ${TOKEN}`))
+    peer.trickle(50)
+    expect(await peer.closed).toBeLessThan(3000)
+    expect(peer.received()).toMatch(/^HTTP\/1\.1 408 /)
+  })
+
+  it('hangs up on a connection that sends no headers within the deadline', async () => {
+    const { h } = await start({
+      socket: false,
+      http: true,
+      token: TOKEN,
+      preAuth: { timeoutMs: 200 },
+    })
+    const peer = rawHttp(h.http!.port, 'POST /rpc HTTP/1.1\r\n')
+    expect(await peer.closed).toBeLessThan(2000)
+  })
+
+  it('turns away HTTP strangers past the pre-auth pool, and keeps serving a token holder', async () => {
+    const { h } = await start({
+      socket: false,
+      http: true,
+      token: TOKEN,
+      preAuth: { maxConnections: 4 },
+    })
+    const port = h.http!.port
+    // A token holder's connection leaves the strangers' pool once it shows the token.
+    const owner = rawHttp(port)
+    const call = `POST /rpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${TOKEN}\r\ncontent-length: ${ping.length}\r\n\r\n${ping}`
+    owner.socket.write(call)
+    await expect.poll(() => owner.received(), { timeout: 5000 }).toContain('"pong":true')
+    const waiting = [0, 1, 2, 3].map(() => rawHttp(port))
+    await new Promise((r) => setTimeout(r, 200))
+    const late = rawHttp(port)
+    expect(await late.closed).toBeLessThan(3000)
+    expect(late.received()).toMatch(/^HTTP\/1\.1 503 /)
+    expect(late.received()).toContain('TooManyConnections')
+    owner.socket.write(call)
+    await expect
+      .poll(() => owner.received().match(/"pong":true/g)?.length, { timeout: 5000 })
+      .toBe(2)
+    for (const w of [...waiting, owner]) w.socket.destroy()
+  })
+
   it('answers a body over the limit with 413 without keeping it', async () => {
     const { h } = await start({ socket: false, http: true, token: TOKEN, maxLineBytes: 1000 })
     const a = await http(`${h.http!.url}/rpc`, { headers: bearer, body: 'x'.repeat(5000) })
@@ -306,6 +472,43 @@ describe('the nerve executable', () => {
   beforeAll(() => {
     ensureBuilt()
   }, 180_000)
+
+  it('keeps a given token out of the detached daemon’s arguments, which every local user can read', async () => {
+    const token = 'detached-7Qx2pL9vRk4mZs'
+    const socket = join(dir, 'n.sock')
+    const started = await nerve(
+      [
+        'server',
+        'start',
+        '--detach',
+        '--tcp',
+        '127.0.0.1:0',
+        '--no-store',
+        '--token',
+        token,
+        '--socket',
+        socket,
+        '--json',
+      ],
+      { NERVE_HOME: dir },
+    )
+    expect(started.code).toBe(0)
+    const status = JSON.parse(started.stdout) as {
+      pid: number
+      tcp: { host: string; port: number }
+    }
+    try {
+      const cmdline = readFileSync(`/proc/${status.pid}/cmdline`, 'utf8')
+      expect(cmdline).toContain('--tcp')
+      expect(cmdline).not.toContain(token)
+      const peer = await rawPeer(status.tcp)
+      peer.send(auth(token))
+      expect((await peer.next()).result).toEqual({ authenticated: true })
+      peer.close()
+    } finally {
+      await nerve(['server', 'stop', '--socket', socket], { NERVE_HOME: dir })
+    }
+  }, 30_000)
 
   it('refuses to serve TCP with an empty NERVE_TOKEN, and says why', async () => {
     const ran = await nerve(

@@ -6,7 +6,7 @@
 import { NerveClient } from '../../client/index.js'
 import { serveMcpHttp, serveMcpStdio } from '../../mcp/index.js'
 import { socketIsLive } from '../../client/index.js'
-import { connect, CliError, socketOf, urlOf, type GlobalOptions } from '../context.js'
+import { connect, CliError, print, socketOf, urlOf, type GlobalOptions } from '../context.js'
 
 interface McpOptions extends GlobalOptions {
   readonly http?: string
@@ -42,10 +42,17 @@ export const mcp = async (o: McpOptions): Promise<void> => {
       ...hostPort(o.http),
       ...(token !== undefined && { token }),
     })
+    // The token itself is never printed: it is in the owner-only file, or the caller gave it.
+    // With --json, stdout gets one line for a program; people read stderr.
+    print(
+      o,
+      { url: server.url, ...(server.tokenFile !== undefined && { tokenFile: server.tokenFile }) },
+      () => '',
+    )
     process.stderr.write(
       `nerve mcp: serving ${server.url}\n${
         server.tokenFile !== undefined
-          ? `nerve mcp: clients send Authorization: Bearer ${server.token} (kept in ${server.tokenFile} while serving)\n`
+          ? `nerve mcp: clients send Authorization: Bearer <the token in ${server.tokenFile}> (removed when this server stops)\n`
           : ''
       }`,
     )

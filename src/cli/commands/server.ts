@@ -226,18 +226,25 @@ const errorValue = (
   }
 }
 
+/** `args` without `--token <t>` and `--token=<t>`: the arguments of a process are readable by every local user. */
+const withoutToken = (args: readonly string[]): string[] =>
+  args.filter((a, i) => a !== '--token' && args[i - 1] !== '--token' && !a.startsWith('--token='))
+
 /**
  * Starts the daemon as a detached child (its stderr to the log beside the
  * socket) and waits until it serves; a child that cannot start says why in
  * its one JSON line, which becomes this command's error.
  */
 const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
-  const args = process.argv.slice(1).filter((a) => a !== '--detach' && a !== '-d')
+  const args = withoutToken(process.argv.slice(1)).filter((a) => a !== '--detach' && a !== '-d')
+  // The token goes by the environment, which only the owner can read (`/proc/<pid>/environ`), not by argv.
+  const token = o.token ?? process.env.NERVE_TOKEN
   // The first start on a machine: the socket's directory (owner-only, as the server makes it) is not there yet.
   mkdirSync(dirname(files.socket), { recursive: true, mode: 0o700 })
   const log = openSync(files.log, 'a', 0o600)
   const child = spawn(process.execPath, [...args, '--json', '--socket', files.socket], {
     detached: true,
+    env: token === undefined ? process.env : { ...process.env, NERVE_TOKEN: token },
     stdio: ['ignore', 'pipe', log],
   })
   closeSync(log)

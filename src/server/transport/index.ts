@@ -13,6 +13,8 @@ export {
   checkToken,
   writeTokenFile,
   MIN_TOKEN_LENGTH,
+  MIN_TOKEN_BITS,
+  tokenBits,
   AUTH_METHOD,
 } from './token.js'
 export { boundNames, hostAllowed, isLoopback, originAllowed, browserRefusal } from './origin.js'

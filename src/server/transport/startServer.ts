@@ -40,20 +40,24 @@ export interface BindOptions {
 }
 
 /**
- * What a TCP peer that has not yet sent its `AUTH` line may cost, apart
- * from the pool of authenticated connections (so that strangers cannot
- * crowd out the owner).
+ * What a TCP peer that has not yet sent its `AUTH` line, or an HTTP
+ * connection that has not yet shown the token or a dashboard session, may
+ * cost, apart from the pool of authenticated connections (so that strangers
+ * cannot crowd out the owner).
  *
  * @category server
  */
 export interface PreAuthOptions {
-  /** TCP connections that have not authenticated, at most; 32 by default. */
+  /** TCP and HTTP connections that have not authenticated, at most (together); 32 by default. */
   readonly maxConnections?: number
   /** Milliseconds a peer has to authenticate (also the HTTP header deadline); 5000 by default. */
   readonly timeoutMs?: number
   /** The longest line taken before `AUTH`; 4 KiB by default. */
   readonly maxLineBytes?: number
 }
+
+/** A minute: how long an HTTP request may take to arrive by default. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 const PRE_AUTH_DEFAULTS: Required<PreAuthOptions> = {
   maxConnections: 32,
@@ -77,7 +81,7 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly tcp?: BindOptions | boolean
   /** `POST /rpc` and WebSocket `/ws`; `true` binds 127.0.0.1 on a free port. Off by default. */
   readonly http?: BindOptions | boolean
-  /** The token TCP and HTTP clients must present (16 characters at least); generated when TCP or HTTP is on and none is given. */
+  /** The token TCP and HTTP clients must present (16 characters and about 80 bits at least: {@link checkToken}); generated when TCP or HTTP is on and none is given. */
   readonly token?: string
   /** Where a generated token is written (mode 0600); defaults beside the socket, or in {@link defaultDaemonDir}. */
   readonly tokenFile?: string
@@ -98,6 +102,12 @@ export interface ServerOptions<E extends Engine = Engine> {
   readonly allowedHosts?: readonly string[]
   /** The longest line (or HTTP body, or WebSocket message) taken; 16 MiB by default. */
   readonly maxLineBytes?: number
+  /**
+   * Milliseconds an HTTP client has to send a whole request, headers and
+   * body; 60 000 by default. Past it the request is answered `408` and its
+   * connection closed.
+   */
+  readonly requestTimeoutMs?: number
   /** Where the built dashboard is served from; by default `dist/dashboard` of this package. */
   readonly dashboardDir?: string
   /** Close on SIGTERM and SIGINT. Off by default (a library does not take over signals unasked). */
@@ -184,6 +194,7 @@ export const startServer = async <E extends Engine>(
   options: ServerOptions<E>,
 ): Promise<ServerHandle<E>> => {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
   const preAuth = { ...PRE_AUTH_DEFAULTS, ...options.preAuth }
   // The owner's socket, authenticated network peers, and strangers each have their own pool.
@@ -220,6 +231,7 @@ export const startServer = async <E extends Engine>(
   }
   for (const [name, value] of [
     ['maxLineBytes', maxLineBytes],
+    ['requestTimeoutMs', requestTimeoutMs],
     ['preAuth.maxConnections', preAuth.maxConnections],
     ['preAuth.timeoutMs', preAuth.timeoutMs],
     ['preAuth.maxLineBytes', preAuth.maxLineBytes],
@@ -311,8 +323,10 @@ export const startServer = async <E extends Engine>(
         maxLineBytes,
         token,
         connections,
+        strangers,
         hosts: [...boundNames(http.host), ...(options.allowedHosts ?? [])],
         headersTimeoutMs: preAuth.timeoutMs,
+        requestTimeoutMs,
         access,
         dashboardDir: options.dashboardDir,
       })

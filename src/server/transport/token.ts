@@ -24,8 +24,40 @@ export const generateToken = (): string => randomBytes(32).toString('base64url')
 export const MIN_TOKEN_LENGTH = 16
 
 /**
+ * 80: the fewest bits a given token's estimated entropy (see
+ * {@link tokenBits}) may have. A generated token has about 210.
+ *
+ * @category server
+ */
+export const MIN_TOKEN_BITS = 80
+
+/**
+ * An estimate of the bits of entropy in `token`, from its length and its
+ * distinct characters: `length × log2(distinct)`. It overrates a token made
+ * of words, and rates a token of one repeated character at 0.
+ *
+ * @category server
+ * @example
+ * import { tokenBits } from 'nerve-agents/server'
+ * import assert from 'assert'
+ *
+ * assert.strictEqual(tokenBits('aaaaaaaaaaaaaaaa'), 0)
+ * assert.strictEqual(tokenBits('abcdabcdabcdabcd'), 32)
+ */
+export const tokenBits = (token: string): number => {
+  const chars = Array.from(token)
+  const distinct = new Set(chars).size
+  return distinct < 2 ? 0 : chars.length * Math.log2(distinct)
+}
+
+/** How to make a token that passes {@link checkToken}. */
+const MAKE_ONE = 'make one with `openssl rand -base64 32`, or give none to have one generated'
+
+/**
  * Throws a {@link ServerStartError} `TokenTooWeak` (path `token`) when `token`
- * is shorter than {@link MIN_TOKEN_LENGTH}; `what` names the listener.
+ * is shorter than {@link MIN_TOKEN_LENGTH} characters or its estimated
+ * entropy ({@link tokenBits}) is under {@link MIN_TOKEN_BITS}; `what` names
+ * the listener. Every listener that takes a token checks it here.
  *
  * @category server
  * @example
@@ -33,14 +65,24 @@ export const MIN_TOKEN_LENGTH = 16
  * import assert from 'assert'
  *
  * assert.throws(() => checkToken('', 'tcp'), { reason: 'TokenTooWeak', path: 'token' })
+ * assert.throws(() => checkToken('aaaaaaaaaaaaaaaa', 'tcp'), { reason: 'TokenTooWeak' })
  * checkToken('a-token-of-24-characters', 'tcp')
  */
 export const checkToken = (token: string, what: string): void => {
-  if (token.length < MIN_TOKEN_LENGTH) {
+  const length = Array.from(token).length
+  if (length < MIN_TOKEN_LENGTH) {
     throw new ServerStartError(
       'TokenTooWeak',
       'token',
-      `the token of ${what} has ${token.length} characters, fewer than ${MIN_TOKEN_LENGTH}: give a longer one, or none to have one generated`,
+      `the token of ${what} has ${length} characters, fewer than ${MIN_TOKEN_LENGTH}: ${MAKE_ONE}`,
+    )
+  }
+  const bits = tokenBits(token)
+  if (bits < MIN_TOKEN_BITS) {
+    throw new ServerStartError(
+      'TokenTooWeak',
+      'token',
+      `the token of ${what} is too easy to guess: about ${Math.floor(bits)} bits (${length} characters, ${new Set(token).size} distinct), fewer than ${MIN_TOKEN_BITS}: ${MAKE_ONE}`,
     )
   }
 }

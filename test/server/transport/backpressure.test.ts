@@ -16,7 +16,7 @@ beforeAll(async () => {
     engine: createEngine({ history: false, limits: { eventBuffer: 4 } }),
     socket: join(dir, 'n.sock'),
     http: true,
-    token: 'bp-token-bp-token-bp',
+    token: 'bp-token-Zr8Kq3Lw5Xn1',
   })
 })
 afterAll(async () => {
@@ -63,7 +63,7 @@ describe('a subscriber that does not read', () => {
     const driver = await NerveClient.connect(server.socket)
     const sh = await driver.createNode('big-ws', 'bash')
     const ws = new WebSocket(`${server.http!.url.replace('http', 'ws')}/ws`, {
-      headers: { authorization: 'Bearer bp-token-bp-token-bp' },
+      headers: { authorization: 'Bearer bp-token-Zr8Kq3Lw5Xn1' },
     })
     const inbox: Record<string, unknown>[] = []
     let wake: (() => void) | undefined

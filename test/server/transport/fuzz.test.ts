@@ -17,7 +17,7 @@ import { rawPeer, type RawPeer } from '../fixtures/rawClient.js'
 let dir: string
 let server: ServerHandle
 let witness: NerveClient
-const TOKEN = 'fuzz-token-fuzz-token'
+const TOKEN = 'fuzz-token-Hs6Vd2Jp9Ty4'
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'nerve-fuzz-'))

@@ -135,7 +135,7 @@ describe('the Unix socket', () => {
 
 describe('TCP', () => {
   it('binds 127.0.0.1 and needs the AUTH line before any command', async () => {
-    const { h } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
+    const { h } = await start({ tcp: true, token: 'sesame-4Fq8Wz1Lk7Rb2Ny' })
     expect(h.tcp!.host).toBe('127.0.0.1')
     const peer = await rawPeer(h.tcp!)
     peer.send(
@@ -143,7 +143,7 @@ describe('TCP', () => {
         jsonrpc: '2.0',
         id: 0,
         method: 'AUTH',
-        params: { token: 'sesame-sesame-sesame' },
+        params: { token: 'sesame-4Fq8Wz1Lk7Rb2Ny' },
       }),
     )
     expect((await peer.next()).result).toEqual({ authenticated: true })
@@ -153,7 +153,7 @@ describe('TCP', () => {
   })
 
   it('refuses a wrong token and closes the connection before any command runs', async () => {
-    const { h, engine } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
+    const { h, engine } = await start({ tcp: true, token: 'sesame-4Fq8Wz1Lk7Rb2Ny' })
     const peer = await rawPeer(h.tcp!)
     peer.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'AUTH', params: { token: 'nope' } }))
     peer.send(ping)
@@ -163,7 +163,7 @@ describe('TCP', () => {
   })
 
   it('refuses a command sent without AUTH', async () => {
-    const { h } = await start({ tcp: true, token: 'sesame-sesame-sesame' })
+    const { h } = await start({ tcp: true, token: 'sesame-4Fq8Wz1Lk7Rb2Ny' })
     const peer = await rawPeer(h.tcp!)
     peer.send(ping)
     expect((await peer.next()).error).toMatchObject({ data: { tag: 'Unauthorized' } })
@@ -198,12 +198,12 @@ describe('TCP', () => {
 
 describe('HTTP and WebSocket', () => {
   it('answers POST /rpc with the response, and 401 without the bearer token', async () => {
-    const { h } = await start({ socket: false, http: true, token: 'sesame-sesame-sesame' })
+    const { h } = await start({ socket: false, http: true, token: 'sesame-4Fq8Wz1Lk7Rb2Ny' })
     const url = `${h.http!.url}/rpc`
     const ok = await fetch(url, {
       method: 'POST',
       body: ping,
-      headers: { authorization: 'Bearer sesame-sesame-sesame' },
+      headers: { authorization: 'Bearer sesame-4Fq8Wz1Lk7Rb2Ny' },
     })
     expect(ok.status).toBe(200)
     expect(await ok.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { pong: true } })

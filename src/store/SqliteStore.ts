@@ -207,6 +207,14 @@ const describeNode = (node: Node): Readonly<Record<string, unknown>> => {
   ) as Record<string, unknown>
 }
 
+/** Descriptions as JSON text by node: a node is frozen, so its text never changes (a turn rewrites its row). */
+const described = new WeakMap<Node, string>()
+const descriptionText = (node: Node): string => {
+  let text = described.get(node)
+  if (text === undefined) described.set(node, (text = JSON.stringify(describeNode(node))))
+  return text
+}
+
 /** The conversation head in a live value (an LLM node's state), if any. */
 const headOf = (live: unknown): Conversation | undefined => {
   const head = (live as { readonly head?: unknown } | null | undefined)?.head
@@ -387,7 +395,7 @@ export const sqliteStore = (path: string): SqliteStore => {
       n.name,
       n.node.kind,
       n.state,
-      JSON.stringify(describeNode(n.node)),
+      descriptionText(n.node),
       liveJson(n.live, head),
       head?.id ?? null,
     ]

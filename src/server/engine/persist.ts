@@ -16,10 +16,11 @@ const MAYBE: ReadonlySet<string> = new Set(['ready', 'respawned'])
  * it changes, so that a daemon killed at any moment loses at most the work
  * in flight: a node created, forked or removed, a node stopped, and a node
  * whose live value changed (an LLM node's conversation head after a turn,
- * its new vertices only). Events are gathered and written once the tick
- * ends (`setImmediate`), one transaction per session, so a burst of
- * changes costs one write and a node that only ran a command (a bash or
- * terminal node: its live value unchanged) costs none.
+ * its new vertices only). Events are gathered and written once the
+ * current job ends (a microtask), one transaction per session: a burst of
+ * changes made together costs one write, a node that only ran a command (a
+ * bash or terminal node: its live value unchanged) costs none, and the
+ * write lands before the answer that follows the change is sent.
  */
 export class SessionWriter {
   readonly #store: SqliteStore
@@ -28,7 +29,7 @@ export class SessionWriter {
   readonly #dirty = new Map<Session, Map<string, boolean>>()
   /** By session and name: the live value last written. */
   readonly #written = new WeakMap<Session, Map<string, unknown>>()
-  #scheduled: NodeJS.Immediate | undefined
+  #scheduled = false
   #stopped = false
 
   constructor(store: SqliteStore, onError: (sessionId: string, error: unknown) => void) {
@@ -44,15 +45,16 @@ export class SessionWriter {
     let names = this.#dirty.get(session)
     if (names === undefined) this.#dirty.set(session, (names = new Map<string, boolean>()))
     names.set(event.name, must || names.get(event.name) === true)
-    this.#scheduled ??= setImmediate(() => {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    queueMicrotask(() => {
       this.flush()
     })
   }
 
   /** Writes what was noted, now. */
   flush(): void {
-    if (this.#scheduled !== undefined) clearImmediate(this.#scheduled)
-    this.#scheduled = undefined
+    this.#scheduled = false
     const dirty = [...this.#dirty]
     this.#dirty.clear()
     for (const [session, names] of dirty) {

@@ -159,7 +159,6 @@ describe('the saved sessions', () => {
     expect(JSON.stringify(conversation)).toContain('echo: remember me')
     // The store follows the session: a node deleted is gone from it too.
     await p.ok('DELETE_NODE', { nodeId: 'talk' })
-    await new Promise((resolve) => setImmediate(resolve))
     expect(await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default' })).toEqual({
       sessionId: 'default',
       restored: [],

@@ -3,7 +3,8 @@
  * deleted, an LLM node's conversation after each turn, and the graph runs
  * that ended — each written to the store as it happens, not at a clean stop.
  */
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { NerveClient } from '../../src/client/index.js'
@@ -38,7 +39,8 @@ describe('a daemon killed with SIGKILL', () => {
   it('comes back with what changed since its last clean stop, and its ended runs', async () => {
     let c = await start()
     await c.createNode('old', 'bash')
-    await c.createNode('keep', 'bash')
+    const keep = await c.createNode('keep', 'bash')
+    await keep.execute('echo kept')
     await c.close()
     expect((await nerve(['server', 'stop'], env)).code).toBe(0)
 
@@ -89,9 +91,33 @@ describe('a daemon killed with SIGKILL', () => {
       const listed = await nerve(['graph', 'runs'], env)
       expect(listed.stdout).toContain(`${run.runId}  two`)
       expect(listed.stdout).toContain('stored')
+      // A restored node goes on with its history, through restarts and crashes alike.
+      await c.node('keep').execute('echo again')
+      const history = await nerve(['node', 'history', 'keep', '--json'], env)
+      const records = (JSON.parse(history.stdout) as { history: { seq: number; input?: string }[] })
+        .history
+      expect(records.map((r) => [r.seq, r.input])).toEqual([
+        [1, 'echo kept'],
+        [2, 'echo again'],
+      ])
     } finally {
       await c.close()
       await nerve(['server', 'stop'], env)
     }
   }, 120_000)
+})
+
+describe('nerve store gc', () => {
+  it('removes the history directories of engines no longer running, and only those', async () => {
+    const history = join(home, 'history')
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid
+    const dead = `engine-20260101T000000Z-${ended}-abc123`
+    const running = `engine-20260101T000000Z-${process.pid}-def456`
+    for (const name of [dead, running])
+      mkdirSync(join(history, name, 'default'), { recursive: true })
+    const gc = await nerve(['store', 'gc', '--json'], env)
+    expect(gc.code, gc.stderr).toBe(0)
+    expect(JSON.parse(gc.stdout)).toMatchObject({ histories: [dead] })
+    expect(readdirSync(history).sort()).toEqual(['daemon', running])
+  }, 60_000)
 })

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs'
 import { socketIsLive } from '../../client/index.js'
 import { exportStore, importStore, sqliteStore, type SqliteStore } from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
-import { daemonFiles } from '../home.js'
+import { daemonFiles, pruneHistories } from '../home.js'
 
 export interface StoreOptions extends GlobalOptions {
   readonly store?: string
@@ -193,8 +193,9 @@ const counts = (s: {
 /**
  * `nerve store gc [--keep-recordings N]`: drops conversation vertices no
  * stored node reaches (and old recordings when asked), then compacts the
- * file. Refused while a daemon of this home runs: it may hold vertices it
- * has not saved yet.
+ * file; and removes the history directories of engines no longer running
+ * (`history/engine-*`, see {@link pruneHistories}). Refused while a daemon
+ * of this home runs.
  */
 export const gc = async (o: StoreOptions & { readonly keepRecordings?: string }): Promise<void> => {
   const keep = o.keepRecordings === undefined ? undefined : Number(o.keepRecordings)
@@ -215,13 +216,17 @@ export const gc = async (o: StoreOptions & { readonly keepRecordings?: string })
       'conflict',
     )
   }
-  await opened(o, (store, path) => {
+  await opened(o, async (store, path) => {
     const r = store.gc(keep === undefined ? {} : { keepRecordings: keep })
+    const histories = o.store === undefined ? await pruneHistories(daemonFiles(o).history) : []
     print(
       o,
-      { path, ...r },
+      { path, ...r, histories },
       (v) =>
-        `Removed ${v.vertices} unreachable vertices and ${v.recordings} recordings from ${v.path}: ${bytes(v.bytesBefore)} → ${bytes(v.bytesAfter)}`,
+        `Removed ${v.vertices} unreachable vertices and ${v.recordings} recordings from ${v.path}: ${bytes(v.bytesBefore)} → ${bytes(v.bytesAfter)}` +
+        (v.histories.length === 0
+          ? ''
+          : `\nRemoved ${v.histories.length} history directories of engines no longer running`),
     )
   })
 }

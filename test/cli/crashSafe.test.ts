@@ -91,6 +91,10 @@ describe('a daemon killed with SIGKILL', () => {
       const listed = await nerve(['graph', 'runs'], env)
       expect(listed.stdout).toContain(`${run.runId}  two`)
       expect(listed.stdout).toContain('stored')
+      const watched = await nerve(['graph', 'watch', run.runId], env)
+      expect(watched.code, watched.stderr).toBe(0)
+      const shown = await nerve(['store', 'show', run.runId, '--json'], env)
+      expect(shown.code, shown.stderr).toBe(0)
       // A restored node goes on with its history, through restarts and crashes alike.
       await c.node('keep').execute('echo again')
       const history = await nerve(['node', 'history', 'keep', '--json'], env)

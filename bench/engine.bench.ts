@@ -12,10 +12,11 @@
  *   Target (issue 25): ≤ 1.2× the session.
  * - `engine.turn.store`: a turn of an echo LLM node through `EXECUTE_INPUT`
  *   on an engine whose SQLite store (a file in a temporary directory) is
- *   written as the turn ends — the node's row and the turn's two new
- *   vertices, in one transaction — against the same turn on an engine
- *   without a store followed by raw better-sqlite3 writes of the same rows
- *   (two vertex inserts and a node upsert, one transaction, same pragmas),
+ *   written as the turn ends — the node's row and the turn's three new
+ *   vertices (question, answer, stop reason), in one transaction — against
+ *   the same turn on an engine without a store followed by raw
+ *   better-sqlite3 writes of the same rows (three vertex inserts and a node
+ *   upsert, one transaction, same pragmas),
  *   in µs per turn: what writing as it goes costs beyond the writes
  *   themselves. `engine.turn.nostore` is the turn with no write at all, in
  *   the same run, for scale. Target: ≤ 1.3× the raw writes.
@@ -183,8 +184,9 @@ const rawTables = (path: string) => {
   })
   let n = 0
   const turn = db.transaction((nodeId: string, input: string) => {
-    const asked = `u${n++}`
-    const answered = `a${n++}`
+    // 16 hex digits, as vertex ids are
+    const asked = `u${n++}`.padStart(16, '0')
+    const answered = `a${n++}`.padStart(16, '0')
     vertex.run(
       asked,
       `["p${n}"]`,
@@ -195,7 +197,9 @@ const rawTables = (path: string) => {
       `["${asked}"]`,
       JSON.stringify({ type: 'message', role: 'assistant', content: `echo: ${input}` }),
     )
-    node.run(nodeId, description, JSON.stringify({ head: answered }), answered)
+    const stopped = `s${n++}`.padStart(16, '0')
+    vertex.run(stopped, `["${answered}"]`, JSON.stringify({ type: 'stop', reason: 'end_turn' }))
+    node.run(nodeId, description, JSON.stringify({ head: stopped }), stopped)
   })
   return { db, turn }
 }

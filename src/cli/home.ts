@@ -9,6 +9,7 @@
  * such daemons never share a store or a history.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { defaultSocketPath } from '../client/index.js'
@@ -152,3 +153,43 @@ export const tokenFileFor = (files: DaemonFiles, host: string, port: number): st
 
 const isLocal = (h: string): boolean =>
   h === 'localhost' || h === '::1' || h === '[::1]' || /^127\./.test(h)
+
+/**
+ * The name a daemon's node histories go under in its history directory
+ * (`history/daemon/<session>/<node>.jsonl`): the same at every start, so a
+ * node the daemon brings back from its store goes on with its history.
+ * Other engines (`nerve repl`, `graph run`, `chat`) write under a name of
+ * their own, `engine-<start time>-<pid>-<random>`.
+ *
+ * @category cli
+ */
+export const DAEMON_HISTORY = 'daemon'
+
+/** Whether process `pid` is still there. */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+const ENGINE_DIR = /^engine-\d{8}T\d{6}Z-(\d+)-[0-9a-f]+$/
+
+/**
+ * Removes the `engine-*` directories of a history directory whose engine's
+ * process (the pid in the name) has ended; answers their names. Other
+ * directories (the daemon's, names given by a program) are left alone.
+ *
+ * @category cli
+ */
+export const pruneHistories = async (dir: string): Promise<readonly string[]> => {
+  if (!existsSync(dir)) return []
+  const stale = readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const pid = e.isDirectory() ? ENGINE_DIR.exec(e.name)?.[1] : undefined
+    return pid !== undefined && !alive(Number(pid)) ? [e.name] : []
+  })
+  for (const name of stale) await rm(join(dir, name), { recursive: true, force: true })
+  return stale
+}

@@ -180,7 +180,8 @@ const runFields = {
  * random source answered (`nerve-agents/store`'s `Recording`) and
  * `recordingId` where the engine's store keeps it (`nerve replay ID
  * --store`), when it has one. A run of `REPLAY_GRAPH` has `replayOf`, the
- * recording it ran again. `graph` is the graph file it ran (as
+ * recording it ran again. A run read back from the store (`stored`) has
+ * its trace only. `graph` is the graph file it ran (as
  * `EXECUTE_GRAPH` was given it, or the one of the recording a replay ran)
  * and `input` its input, when it had them: any client can run it again
  * with `EXECUTE_GRAPH`, recorded or not.
@@ -188,6 +189,7 @@ const runFields = {
  * @category protocol
  */
 export const RunInfoCodec = struct('RunInfo', runFields, {
+  stored: t.boolean,
   results: t.UnknownRecord,
   error: WireErrorShapeCodec,
   trace: TraceJsonCodec,
@@ -207,11 +209,12 @@ export type RunInfo = t.TypeOf<typeof RunInfoCodec>
 
 /**
  * One graph run as `LIST_RUNS` lists it: its id, session, graph, state and
- * start (`GET_RUN` has the rest).
+ * start (`GET_RUN` has the rest). `stored` marks a run this daemon does
+ * not hold but its store keeps (it ended, maybe before a restart).
  *
  * @category protocol
  */
-export const RunSummaryCodec = struct('RunSummary', runFields)
+export const RunSummaryCodec = struct('RunSummary', runFields, { stored: t.boolean })
 
 /**
  * One graph run as `LIST_RUNS` lists it.

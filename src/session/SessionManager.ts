@@ -87,12 +87,23 @@ export const sessionRecord = (session: Session): SessionRecord => {
 export const nodeSnapshots = (session: Session): readonly NodeSnapshot[] =>
   Object.freeze(
     session.names().flatMap((name) => {
-      const node = session.get(name)
-      const state = session.state(name)
-      if (node === undefined || state === undefined) return []
-      return [Object.freeze({ name, node, state, live: session.cell(node.id).get() })]
+      const snapshot = nodeSnapshot(session, name)
+      return snapshot === undefined ? [] : [snapshot]
     }),
   )
+
+/**
+ * A snapshot of the node registered in a session under `name`; undefined
+ * when there is none.
+ *
+ * @category session
+ */
+export const nodeSnapshot = (session: Session, name: string): NodeSnapshot | undefined => {
+  const node = session.get(name)
+  const state = session.state(name)
+  if (node === undefined || state === undefined) return undefined
+  return Object.freeze({ name, node, state, live: session.cell(node.id).get() })
+}
 
 /**
  * A {@link SessionManager}. With a `store`, `create` saves the new session's

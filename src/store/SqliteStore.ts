@@ -16,6 +16,7 @@ import {
   type ArtifactRecord,
   type EnvelopeRecord,
   type StoredEnvelope,
+  type StoredRun,
 } from './records.js'
 import { recordingTable, type SaveRecordingOptions, type StoredRecording } from './recordings.js'
 import type { Recording } from './replay/Recording.js'
@@ -56,6 +57,13 @@ export interface StoreWriter {
   remove(id: string): boolean
   /** Replaces the stored nodes of a saved session with these, and stores their conversations' new vertices. */
   saveNodes(sessionId: string, nodes: readonly NodeSnapshot[]): void
+  /**
+   * Writes one node of a saved session, replacing the row of its name (which
+   * keeps its place in the order), and its conversation's new vertices.
+   */
+  saveNode(sessionId: string, node: NodeSnapshot): void
+  /** Removes the stored node of this name from a session; whether there was one. */
+  removeNode(sessionId: string, name: string): boolean
   /** Stores the vertices of `head`'s history not stored yet; how many rows that wrote (0 for a stored head). */
   putConversation(head: Conversation): number
   /** Adds (or replaces, by `seq`) history records of a node of a saved session. */
@@ -106,6 +114,8 @@ export interface SqliteStore extends SessionStore, Omit<StoreWriter, 'save' | 'r
   historyNodes(sessionId: string): readonly string[]
   /** A stored trace by run id. */
   trace(runId: string): TraceJson | undefined
+  /** The runs whose traces are stored (of one session with `sessionId`), in the order first stored, without their steps. */
+  runs(sessionId?: string): readonly StoredRun[]
   /** The traces stored for a session (every trace without it), in the order they were first stored. */
   traces(sessionId?: string): readonly TraceJson[]
   /** The networks that have envelopes, by name. */
@@ -195,6 +205,14 @@ const describeNode = (node: Node): Readonly<Record<string, unknown>> => {
   return JSON.parse(
     JSON.stringify(node, (_k, v: unknown) => (typeof v === 'function' ? undefined : v)),
   ) as Record<string, unknown>
+}
+
+/** Descriptions as JSON text by node: a node is frozen, so its text never changes (a turn rewrites its row). */
+const described = new WeakMap<Node, string>()
+const descriptionText = (node: Node): string => {
+  let text = described.get(node)
+  if (text === undefined) described.set(node, (text = JSON.stringify(describeNode(node))))
+  return text
 }
 
 /** The conversation head in a live value (an LLM node's state), if any. */
@@ -300,6 +318,17 @@ export const sqliteStore = (path: string): SqliteStore => {
     `INSERT INTO nodes (session_id, name, kind, state, description, live, head)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   )
+  const upsertNode = db.prepare<
+    [string, string, string, string, string, string | null, string | null]
+  >(
+    `INSERT INTO nodes (session_id, name, kind, state, description, live, head)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id, name) DO UPDATE SET kind = excluded.kind, state = excluded.state,
+       description = excluded.description, live = excluded.live, head = excluded.head`,
+  )
+  const deleteNode = db.prepare<[string, string]>(
+    'DELETE FROM nodes WHERE session_id = ? AND name = ?',
+  )
   const selectNodes = db
     .prepare<[string], NodeRow>(
       'SELECT name, kind, state, description, live, head FROM nodes WHERE session_id = ? ORDER BY rowid',
@@ -350,20 +379,42 @@ export const sqliteStore = (path: string): SqliteStore => {
         throw new UsageError('SqliteStore.saveNodes', `no session "${sessionId}" is saved`)
       }
       deleteNodes.run(sessionId)
-      for (const n of nodes) {
-        const head = headOf(n.live)
-        if (head !== undefined) vertices.put(head)
-        insertNode.run(
-          sessionId,
-          n.name,
-          n.node.kind,
-          n.state,
-          JSON.stringify(describeNode(n.node)),
-          liveJson(n.live, head),
-          head?.id ?? null,
-        )
-      }
+      for (const n of nodes) insertNode.run(...nodeRow(sessionId, n))
     })
+  }
+
+  /** The row of a node; its conversation's new vertices are written on the way. */
+  const nodeRow = (
+    sessionId: string,
+    n: NodeSnapshot,
+  ): [string, string, string, string, string, string | null, string | null] => {
+    const head = headOf(n.live)
+    if (head !== undefined) vertices.put(head)
+    return [
+      sessionId,
+      n.name,
+      n.node.kind,
+      n.state,
+      descriptionText(n.node),
+      liveJson(n.live, head),
+      head?.id ?? null,
+    ]
+  }
+
+  const saveNode = (sessionId: string, node: NodeSnapshot): void => {
+    requireString('SqliteStore.saveNode', 'the session id', sessionId)
+    write(() => {
+      if (hasSession.get(sessionId) === undefined) {
+        throw new UsageError('SqliteStore.saveNode', `no session "${sessionId}" is saved`)
+      }
+      upsertNode.run(...nodeRow(sessionId, node))
+    })
+  }
+
+  const removeNode = (sessionId: string, name: string): boolean => {
+    requireString('SqliteStore.removeNode', 'the session id', sessionId)
+    requireString('SqliteStore.removeNode', 'the name', name)
+    return write(() => deleteNode.run(sessionId, name).changes > 0)
   }
 
   const writer: StoreWriter = Object.freeze({
@@ -376,6 +427,8 @@ export const sqliteStore = (path: string): SqliteStore => {
       return write(() => deleteSession.run(id).changes > 0)
     },
     saveNodes,
+    saveNode,
+    removeNode,
     putConversation: (head: Conversation) => {
       if (!isVertex(head)) {
         throw new UsageError('SqliteStore.putConversation', 'head must be a vertex')
@@ -475,6 +528,7 @@ export const sqliteStore = (path: string): SqliteStore => {
     historyNodes: (sessionId) => read(() => records.historyNodes(sessionId)),
     trace: (runId) => read(() => records.trace(runId)),
     traces: (sessionId) => read(() => records.traces(sessionId)),
+    runs: (sessionId) => read(() => Object.freeze(records.runs(sessionId))),
     networks: () => read(() => records.networks()),
     envelopes: (network, options) =>
       read(() => records.envelopes(network, options?.after ?? 0, options?.limit ?? -1)),

@@ -31,6 +31,21 @@ export const EnvelopeRecordCodec: t.Type<EnvelopeRecord, EnvelopeRecord> = t.int
 ])
 
 /**
+ * A stored run as {@link SqliteStore.runs} lists it, without its steps:
+ * its id, session (if any), graph, how it ended, and when it started
+ * (milliseconds since the epoch, by the run's clock).
+ *
+ * @category store
+ */
+export interface StoredRun {
+  readonly runId: string
+  readonly sessionId: string | undefined
+  readonly graphId: string
+  readonly status: TraceJson['status']
+  readonly start: number
+}
+
+/**
  * An envelope read back, with `seq`, its place in the order envelopes were
  * stored (increasing, across networks).
  *
@@ -149,6 +164,12 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
   const networks = db
     .prepare<[], string>('SELECT DISTINCT network FROM envelopes ORDER BY network')
     .pluck()
+  const runRows = db
+    .prepare<[string | null, string | null], [string, string | null, string, string, number]>(
+      `SELECT run_id, session_id, graph_id, status, json_extract(trace, '$.start') FROM traces
+       WHERE ? IS NULL OR session_id = ? ORDER BY rowid`,
+    )
+    .raw()
   const allTraces = db.prepare<[], string>('SELECT trace FROM traces ORDER BY rowid').pluck()
   const allArtifacts = db
     .prepare<[], string>('SELECT artifact FROM artifacts ORDER BY rowid')
@@ -200,6 +221,18 @@ export const recordTables = (db: BetterSqlite3.Database, path: string) => {
         ? undefined
         : readValue(path, pointerOf('/traces', runId), TraceJsonCodec, text)
     },
+    runs: (sessionId: string | undefined): readonly StoredRun[] =>
+      runRows
+        .all(sessionId ?? null, sessionId ?? null)
+        .map(([runId, session, graphId, status, start]) =>
+          Object.freeze({
+            runId,
+            sessionId: session ?? undefined,
+            graphId,
+            status: status as StoredRun['status'],
+            start: typeof start === 'number' ? start : 0,
+          }),
+        ),
     networks: (): readonly string[] => networks.all(),
     traces: (sessionId: string | undefined): readonly TraceJson[] =>
       (sessionId === undefined ? allTraces.all() : sessionTraces.all(sessionId)).map((text, i) =>

@@ -11,6 +11,7 @@ import {
   stringifyNano,
   type Conversation,
 } from '../conversation/index.js'
+import type { ChatState } from '../chat/index.js'
 import type { Node } from '../node/index.js'
 import { writeFileAtomic } from '../interpreters/index.js'
 import {
@@ -61,6 +62,7 @@ export interface TransferSummary {
   readonly traces: number
   readonly envelopes: number
   readonly artifacts: number
+  readonly chats: number
 }
 
 /** The `format` of an exported nodes file. @category store */
@@ -104,6 +106,17 @@ const EnvelopeLineCodec = t.type({
   envelope: EnvelopeRecordCodec,
 })
 
+/** A chat's record, as an exported chat file carries it in its metadata (`chat`). */
+const ChatRecordCodec = t.intersection([
+  t.type({
+    id: t.string,
+    createdAt: t.string,
+    heads: t.readonlyArray(t.string),
+    metadata: t.UnknownRecord,
+  }),
+  t.partial({ current: t.string }),
+])
+
 const jsonl = (lines: readonly unknown[]): string =>
   lines.map((l) => `${JSON.stringify(l)}\n`).join('')
 
@@ -116,8 +129,10 @@ const fileName = (id: string): string => encodeURIComponent(id)
  * `nodes/<session>.json` (node snapshots), `conversations/<head id>.json`
  * (each stored node's conversation, in the Nerve format or nano-agent's),
  * `history/<session>/<node>.jsonl` (history records, one per line),
- * `traces/<run id>.json`, `envelopes/<network>.jsonl` and
- * `artifacts.json`. Names are URI-encoded. Each file is written atomically.
+ * `traces/<run id>.json`, `envelopes/<network>.jsonl`, `artifacts.json`
+ * and `chats/<chat id>.json` (a chat's heads as one conversation file in
+ * the Nerve format, whatever `conversations` says, its record under the
+ * metadata's `chat`). Names are URI-encoded. Each file is written atomically.
  *
  * @category store
  */
@@ -178,7 +193,19 @@ export const exportStore = async (
   }
   await writeFileAtomic(join(root, 'artifacts.json'), JSON.stringify(artifacts))
   counts.artifacts = artifacts.length
-  return { sessions: sessions.length, ...counts }
+  let chats = 0
+  for (const record of from.chats()) {
+    const chat = from.loadChat(record.id)
+    if (chat === undefined) continue
+    const heads =
+      chat.current === undefined || chat.heads.includes(chat.current)
+        ? chat.heads
+        : [...chat.heads, chat.current]
+    const text = stringifyConversation({ heads, metadata: { chat: record } })
+    await writeFileAtomic(join(root, 'chats', `${fileName(record.id)}.json`), text)
+    chats++
+  }
+  return { sessions: sessions.length, ...counts, chats }
 }
 
 /** The files of a directory, `[]` when it does not exist. */
@@ -251,6 +278,39 @@ const readConversation = async (path: string): Promise<Conversation> => {
   return head
 }
 
+/** Reads a chat file: its heads, and its record from the metadata's `chat`, whose heads the file must hold. */
+const readChat = async (path: string): Promise<ChatState> => {
+  const text = await readFile(path, 'utf8')
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    throw new StoreCorrupt(path, [{ pointer: '', message: `not JSON: ${(e as Error).message}` }])
+  }
+  const doc = decodeConversation(json)
+  if (E.isLeft(doc))
+    throw new StoreCorrupt(path, [{ pointer: '', message: formatDecodeError(doc.left) }])
+  const record = decodeWith(path, '/metadata/chat', ChatRecordCodec, doc.right.metadata.chat)
+  const byId = new Map(doc.right.heads.map((h) => [h.id, h]))
+  const heads = record.heads.map((id, i) => {
+    const head = byId.get(id)
+    if (head === undefined) {
+      throw new StoreCorrupt(path, [
+        { pointer: `/metadata/chat/heads/${i}`, message: `the file has no head ${id}` },
+      ])
+    }
+    return head
+  })
+  const current = record.current === undefined ? undefined : byId.get(record.current)
+  return {
+    id: record.id,
+    createdAt: record.createdAt,
+    heads,
+    metadata: record.metadata,
+    ...(current !== undefined && { current }),
+  }
+}
+
 /**
  * Reads a directory written by {@link exportStore} (or any part of it: a
  * lone `sessions.json` of a files store imports its sessions) into a SQLite
@@ -294,6 +354,9 @@ export const importStore = async (dir: string, to: SqliteStore): Promise<Transfe
     const lines = await readLines(join(root, 'envelopes', f), EnvelopeLineCodec)
     envelopes.push([decodeURIComponent(f.replace(/\.jsonl$/, '')), lines])
   }
+  const chats: ChatState[] = []
+  for (const f of await filesIn(join(root, 'chats')))
+    chats.push(await readChat(join(root, 'chats', f)))
   const artifacts = (await filesIn(root)).includes('artifacts.json')
     ? await readJson(join(root, 'artifacts.json'), t.readonlyArray(ArtifactRecordCodec))
     : []
@@ -332,6 +395,11 @@ export const importStore = async (dir: string, to: SqliteStore): Promise<Transfe
       envelopeCount += lines.length
     }
     for (const a of artifacts) w.putArtifact(a)
+    // Files come in name order; chats go in as they were made.
+    const made = [...chats].sort((x, y) =>
+      x.createdAt < y.createdAt ? -1 : x.createdAt > y.createdAt ? 1 : 0,
+    )
+    for (const c of made) to.saveChat(c)
     return {
       sessions: sessions.length,
       nodes: nodeCount,
@@ -340,6 +408,7 @@ export const importStore = async (dir: string, to: SqliteStore): Promise<Transfe
       traces: traces.length,
       envelopes: envelopeCount,
       artifacts: artifacts.length,
+      chats: chats.length,
     }
   })
 }

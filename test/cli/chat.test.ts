@@ -53,6 +53,31 @@ describe('nerve chat', () => {
     await store.close()
   })
 
+  it('lists the kept chats with --list, and store ls and store export carry them', async () => {
+    const listed = await nerve(['chat', '--list'], clean)
+    expect(listed.code, listed.stderr).toBe(0)
+    const lines = listed.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^piped +4 messages {2}2 branches {2}\d{4}-/)
+    expect(lines[1]).toMatch(/^kept +4 messages {2}1 branch {2}\d{4}-/)
+    const json = JSON.parse((await nerve(['chat', '--list', '--json'], clean)).stdout) as {
+      chats: { id: string; messages: number; heads: string[] }[]
+    }
+    expect(json.chats.map((c) => [c.id, c.messages, c.heads.length])).toEqual([
+      ['piped', 4, 2],
+      ['kept', 4, 1],
+    ])
+    const ls = await nerve(['store', 'ls'], clean)
+    expect(ls.stdout).toMatch(/^chats \(2\)$/m)
+    expect(ls.stdout).toMatch(/^ {2}kept +4 messages/m)
+    const exported = await nerve(['store', 'export', join(dir, 'backup'), '--json'], clean)
+    expect(JSON.parse(exported.stdout)).toMatchObject({ chats: 2 })
+    const other = { ...clean, NERVE_HOME: join(dir, 'restored') }
+    const imported = await nerve(['store', 'import', join(dir, 'backup')], other)
+    expect(imported.stdout).toMatch(/, 2 chats from /)
+    const again = await nerve(['chat', 'kept'], other, '/branches\n')
+    expect(again.stderr).toMatch(/^chat kept \(4 messages\)/)
+  })
+
   it('gives two chats started in the same second two ids; one not kept does not say it comes back', async () => {
     const started = await Promise.all(
       ['one\n', 'two\n'].map((input) => nerve(['chat', '--provider', 'echo'], clean, input)),

@@ -28,6 +28,7 @@ import { encodeConversation, interpreters } from 'nerve-agents/core'
 import {
   conversationOf,
   isStoreCorrupt,
+  nodeSnapshot,
   sessionManager,
   type SessionRecord,
 } from 'nerve-agents/session'
@@ -311,6 +312,37 @@ describe('node snapshots', () => {
     expect(() => {
       freshStore().saveNodes('ghost', [])
     }).toThrow(/no session "ghost"/)
+    expect(() => {
+      freshStore().saveNode('ghost', {
+        name: 'x',
+        node: fn('x', () => 1),
+        state: 'created',
+        live: undefined,
+      })
+    }).toThrow(/SqliteStore\.saveNode\(\): no session "ghost"/)
+  })
+
+  it('one at a time: saveNode replaces a node in its place and writes only a turn’s new vertices, removeNode drops it', async () => {
+    const { store, manager, session } = await llmSession()
+    session.register(fn('double', (ctx) => Number(ctx.input) * 2))
+    await manager.save('s1')
+    await session.execute('dev', 'one')
+    store.saveNode('s1', nodeSnapshot(session, 'dev')!)
+    const before = store.vertexCount()
+    expect(before).toBe(ancestors(conversationOf(session, 'dev')!).length)
+    await session.execute('dev', 'two')
+    const last = conversationOf(session, 'dev')!
+    store.saveNode('s1', nodeSnapshot(session, 'dev')!)
+    expect(store.vertexCount()).toBe(ancestors(last).length)
+    expect(store.vertexCount() - before).toBeGreaterThanOrEqual(2)
+    expect(store.nodes('s1').map((n) => [n.name, n.head])).toEqual([
+      ['dev', last.id],
+      ['double', undefined],
+    ])
+    expect(store.removeNode('s1', 'dev')).toBe(true)
+    expect(store.removeNode('s1', 'dev')).toBe(false)
+    expect(store.nodes('s1').map((n) => n.name)).toEqual(['double'])
+    await manager.closeAll()
   })
 })
 

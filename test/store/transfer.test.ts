@@ -170,6 +170,37 @@ describe('export to files and import back', () => {
     }
   })
 
+  it('carries chats, their branches, current head and metadata, and counts them', async () => {
+    const a = sqliteStore(':memory:')
+    const [heads] = fc.sample(conversationHeads({ maxDepth: 6, maxBranches: 3 }), {
+      numRuns: 1,
+      seed: 5,
+    })
+    a.saveChat({
+      id: 'chat-1',
+      createdAt: '2026-01-02T03:04:05.000Z',
+      heads: heads!,
+      current: heads![heads!.length - 1]!,
+      metadata: { title: 'first' },
+    })
+    a.saveChat({
+      id: 'chat 2/empty',
+      createdAt: '2026-01-03T00:00:00.000Z',
+      heads: [],
+      metadata: {},
+    })
+    const dir = freshDir()
+    expect((await exportStore(a, dir)).chats).toBe(2)
+    const b = sqliteStore(':memory:')
+    expect((await importStore(dir, b)).chats).toBe(2)
+    expect(b.chats()).toEqual(a.chats())
+    const back = b.loadChat('chat-1')!
+    expect(back.heads.map(wire)).toEqual(heads!.map(wire))
+    expect(back.current?.id).toBe(heads![heads!.length - 1]!.id)
+    await a.close()
+    await b.close()
+  })
+
   it('writes files the files store and loadConversation read', async () => {
     const a = sqliteStore(':memory:')
     const [heads] = fc.sample(conversationHeads({ maxDepth: 5 }), { numRuns: 1, seed: 9 })

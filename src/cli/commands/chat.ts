@@ -8,11 +8,19 @@
  * or leaves at the prompt. Lines may come from a pipe: each runs in turn.
  */
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import type { NerveClient, RemoteChat, RemoteTurn } from '../../client/index.js'
 import type { Results } from '../../protocol/index.js'
-import { CliError, connect, errorLine, fileCategory, type GlobalOptions } from '../context.js'
+import {
+  CliError,
+  connect,
+  errorLine,
+  fileCategory,
+  print,
+  type GlobalOptions,
+} from '../context.js'
 import { daemonFiles } from '../home.js'
 import { Stopped } from '../../errors.js'
 
@@ -23,6 +31,7 @@ export interface ChatCommandOptions extends GlobalOptions {
   readonly graph?: string
   readonly daemon?: boolean
   readonly store?: string | false
+  readonly list?: boolean
 }
 
 const HELP = `  TEXT          send a message
@@ -198,8 +207,40 @@ const loop = async (chat: RemoteChat): Promise<void> => {
   rl.close()
 }
 
-/** `nerve chat [id]`. */
+/** `nerve chat --list`: the chats the store keeps (the one `--store` names, else the home's). */
+const listChats = async (o: ChatCommandOptions): Promise<void> => {
+  if (o.store === false) {
+    throw new CliError(
+      'BadOption',
+      '--list reads the store: not with --no-store',
+      '--list',
+      'invalidInput',
+    )
+  }
+  const { chatLines, chatList } = await import('./store.js')
+  const { sqliteStore } = await import('../../store/index.js')
+  const path = o.store ?? daemonFiles(o).store
+  if (!existsSync(path)) {
+    print(o, { path, chats: [] }, () => 'No chats')
+    return
+  }
+  const store = sqliteStore(path)
+  try {
+    print(o, { path, chats: chatList(store) }, (v) =>
+      v.chats.length === 0
+        ? 'No chats'
+        : chatLines(v.chats)
+            .map((l) => l.slice(2))
+            .join('\n'),
+    )
+  } finally {
+    await store.close()
+  }
+}
+
+/** `nerve chat [id]`; `nerve chat --list`. */
 export const chatCommand = async (id: string | undefined, o: ChatCommandOptions): Promise<void> => {
+  if (o.list === true) return listChats(o)
   const chatId = id ?? freshId()
   const agent = {
     ...(o.provider !== undefined && { provider: o.provider }),

@@ -259,7 +259,10 @@ const follow = async (
   }
 }
 
-/** `nerve graph runs`: the daemon's graph runs, running ones and the last finished. */
+/**
+ * `nerve graph runs`: the daemon's graph runs, running ones and the last
+ * finished, after those only its store keeps (marked `stored`).
+ */
 export const runs = (o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
     const list = await c.listRuns(o.session)
@@ -267,7 +270,10 @@ export const runs = (o: GlobalOptions): Promise<void> =>
       r.runs.length === 0
         ? 'No runs'
         : r.runs
-            .map((x) => `${x.runId}  ${x.graphId.padEnd(16)} ${x.state.padEnd(9)} ${x.startedAt}`)
+            .map(
+              (x) =>
+                `${x.runId}  ${x.graphId.padEnd(16)} ${x.state.padEnd(9)} ${x.startedAt}${x.stored === true ? '  stored' : ''}`,
+            )
             .join('\n'),
     )
   })

@@ -21,7 +21,7 @@ import { writeFileAtomic } from '../../interpreters/index.js'
 import type { SessionStore } from '../../session/index.js'
 import { openStore, type StoreKind } from '../../store/index.js'
 import { CliError, connect, print, urlOf, withClient, type GlobalOptions } from '../context.js'
-import { daemonFiles, type DaemonFiles, type DaemonStatus } from '../home.js'
+import { alive, DAEMON_HISTORY, daemonFiles, type DaemonFiles, type DaemonStatus } from '../home.js'
 
 export type { DaemonStatus } from '../home.js'
 
@@ -98,7 +98,8 @@ export const start = async (o: StartOptions): Promise<void> => {
     handle = await startServer({
       socket,
       engineOptions: {
-        history: { dir: files.history },
+        // One name across restarts: a restored node goes on with its history file.
+        history: { dir: files.history, server: DAEMON_HISTORY },
         ...(store !== undefined && { store, onRestored: tellRestored }),
       },
       ...(tcp !== undefined && { tcp }),
@@ -270,16 +271,6 @@ const detach = async (files: DaemonFiles, o: StartOptions): Promise<void> => {
       ...(s.dashboard !== undefined ? [`  dashboard ${s.dashboard}`] : []),
     ].join('\n'),
   )
-}
-
-/** Whether process `pid` is still there. */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** `server stop`: SHUTDOWN, then waits until the socket is gone and the daemon's process has exited. */

@@ -6,9 +6,10 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { socketIsLive } from '../../client/index.js'
+import { messageCount } from '../../conversation/index.js'
 import { exportStore, importStore, sqliteStore, type SqliteStore } from '../../store/index.js'
 import { CliError, print, type GlobalOptions } from '../context.js'
-import { daemonFiles } from '../home.js'
+import { daemonFiles, pruneHistories } from '../home.js'
 
 export interface StoreOptions extends GlobalOptions {
   readonly store?: string
@@ -48,7 +49,30 @@ const fileSize = (path: string): number => {
   return total
 }
 
-/** `nerve store ls`: sessions (with their nodes), runs, recordings, networks, and the file's size. */
+/**
+ * The chats a store keeps, oldest first: id, when created, the messages on
+ * the current branch (the first head when none is current), and the heads.
+ */
+export const chatList = (store: SqliteStore) =>
+  store.chats().map((c) => {
+    const chat = store.loadChat(c.id)
+    const head = chat?.current ?? chat?.heads[0]
+    return {
+      id: c.id,
+      createdAt: c.createdAt,
+      messages: head === undefined ? 0 : messageCount(head),
+      heads: c.heads,
+    }
+  })
+
+/** What {@link chatList} answers, one line a chat. */
+export const chatLines = (chats: ReturnType<typeof chatList>): string[] =>
+  chats.map(
+    (c) =>
+      `  ${c.id.padEnd(24)} ${String(c.messages).padStart(4)} messages  ${c.heads.length} ${c.heads.length === 1 ? 'branch' : 'branches'}  ${c.createdAt}`,
+  )
+
+/** `nerve store ls`: sessions (with their nodes), runs, recordings, networks, chats, and the file's size. */
 export const ls = (o: StoreOptions): Promise<void> =>
   opened(o, async (store, path) => {
     const sessions = (await store.load()).map((s) => ({
@@ -81,6 +105,7 @@ export const ls = (o: StoreOptions): Promise<void> =>
       runs,
       recordings,
       networks,
+      chats: chatList(store),
     }
     print(o, value, (v) =>
       [
@@ -99,6 +124,8 @@ export const ls = (o: StoreOptions): Promise<void> =>
         ),
         `networks (${v.networks.length})`,
         ...v.networks.map((n) => `  ${n.network.padEnd(20)} ${n.envelopes} envelopes`),
+        `chats (${v.chats.length})`,
+        ...chatLines(v.chats),
       ].join('\n'),
     )
   })
@@ -151,7 +178,7 @@ export const show = (id: string, o: StoreOptions): Promise<void> =>
     )
   })
 
-/** `nerve store export DIR`: every session, node, conversation, history, trace, envelope and artifact as files. */
+/** `nerve store export DIR`: every session, node, conversation, history, trace, envelope, artifact and chat as files. */
 export const exportTo = (
   dir: string,
   o: StoreOptions & { readonly nano?: boolean },
@@ -187,14 +214,16 @@ const counts = (s: {
   readonly nodes: number
   readonly conversations: number
   readonly traces: number
+  readonly chats: number
 }): string =>
-  `${s.sessions} sessions, ${s.nodes} nodes, ${s.conversations} conversations, ${s.traces} traces`
+  `${s.sessions} sessions, ${s.nodes} nodes, ${s.conversations} conversations, ${s.traces} traces, ${s.chats} chats`
 
 /**
  * `nerve store gc [--keep-recordings N]`: drops conversation vertices no
  * stored node reaches (and old recordings when asked), then compacts the
- * file. Refused while a daemon of this home runs: it may hold vertices it
- * has not saved yet.
+ * file; and removes the history directories of engines no longer running
+ * (`history/engine-*`, see {@link pruneHistories}). Refused while a daemon
+ * of this home runs.
  */
 export const gc = async (o: StoreOptions & { readonly keepRecordings?: string }): Promise<void> => {
   const keep = o.keepRecordings === undefined ? undefined : Number(o.keepRecordings)
@@ -215,13 +244,17 @@ export const gc = async (o: StoreOptions & { readonly keepRecordings?: string })
       'conflict',
     )
   }
-  await opened(o, (store, path) => {
+  await opened(o, async (store, path) => {
     const r = store.gc(keep === undefined ? {} : { keepRecordings: keep })
+    const histories = o.store === undefined ? await pruneHistories(daemonFiles(o).history) : []
     print(
       o,
-      { path, ...r },
+      { path, ...r, histories },
       (v) =>
-        `Removed ${v.vertices} unreachable vertices and ${v.recordings} recordings from ${v.path}: ${bytes(v.bytesBefore)} → ${bytes(v.bytesAfter)}`,
+        `Removed ${v.vertices} unreachable vertices and ${v.recordings} recordings from ${v.path}: ${bytes(v.bytesBefore)} → ${bytes(v.bytesAfter)}` +
+        (v.histories.length === 0
+          ? ''
+          : `\nRemoved ${v.histories.length} history directories of engines no longer running`),
     )
   })
 }

@@ -46,6 +46,7 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
           'the SQLite file chats are kept in (default: nerve.db in NERVE_HOME)',
         )
         .option('--no-store', 'keep the chat in memory only')
+        .option('--list', 'list the chats the store keeps (id, messages, branches) and exit')
         .action(
           act(async (id: string | undefined, o) =>
             (await import('../commands/chat.js')).chatCommand(id, o),
@@ -53,6 +54,7 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
         ),
       'nerve chat --provider echo',
       'nerve chat my-chat   # come back to a chat',
+      'nerve chat --list    # the kept chats',
       "echo 'hello' | nerve chat --provider echo",
     )
   },

@@ -38,6 +38,7 @@ const isSqlite = (store: unknown): store is SqliteStore =>
   typeof (store as Partial<SqliteStore> | undefined)?.nodes === 'function' &&
   typeof (store as Partial<SqliteStore> | undefined)?.conversation === 'function'
 import { SessionKit, type KitOptions } from './SessionKit.js'
+import { SessionWriter } from './persist.js'
 
 /** What the engine's connections give the core: a place to publish events. */
 export interface Listener {
@@ -91,6 +92,8 @@ export class Core {
   readonly #hasStore: boolean
   /** The engine's store when it keeps nodes, conversations and recordings (SQLite). */
   readonly sqlite: SqliteStore | undefined
+  /** Writes nodes and conversations to the SQLite store as they change. */
+  readonly #writer: SessionWriter | undefined
   readonly ready: Promise<void>
   /** What the engine brought back from its store at start, by session. */
   readonly restored: Promise<readonly SessionRestored[]>
@@ -102,9 +105,18 @@ export class Core {
     this.limits = limitsOf(options)
     this.clock = options.clock ?? systemClock
     const keep = options.store?.saveRecording?.bind(options.store)
+    const sqlite = isSqlite(options.store) ? options.store : undefined
     this.runs = new Runs(
       this.limits.keptRuns,
       keep && ((recording, graph) => keep(recording, { graph })),
+      sqlite &&
+        ((trace, sessionId) => {
+          try {
+            sqlite.saveTrace(trace, sessionId)
+          } catch (e) {
+            this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(e) })
+          }
+        }),
     )
     this.networks = new Networks(this.limits.keptRuns)
     this.chats = new Chats(
@@ -124,7 +136,12 @@ export class Core {
     this.kinds = kindsOf(...builtinKinds.values(), ...(options.kinds ?? []))
     this.defaultId = options.defaultSession ?? 'default'
     this.#hasStore = options.store !== undefined
-    this.sqlite = isSqlite(options.store) ? options.store : undefined
+    this.sqlite = sqlite
+    this.#writer =
+      this.sqlite &&
+      new SessionWriter(this.sqlite, (sessionId, error) => {
+        this.publish({ type: 'ERROR', time: this.now(), sessionId, error: errorShape(error) })
+      })
     const history = options.history === false ? undefined : (options.history ?? {})
     this.#kitOptions = {
       kinds: this.kinds,
@@ -259,6 +276,7 @@ export class Core {
       for (const l of this.listeners) l.abortAll(reason)
       const kits = [...this.#kits.values()]
       for (const k of kits) k.session?.interrupt(undefined, reason)
+      this.#writer?.stop()
       if (this.#hasStore) {
         await Promise.allSettled(kits.map((k) => this.#manager.save(k.id)))
       }
@@ -304,6 +322,7 @@ export class Core {
         metadata,
         interpreters: kit.registry,
         onEvent: (e) => {
+          this.#writer?.note(session, e)
           const event = nodeEvent(e, (name) => session.state(name))
           if (event !== undefined) this.publish(event)
         },

@@ -67,11 +67,21 @@ export class Runs {
   readonly #finished: string[] = []
   readonly #kept: number
   readonly #keep: ((recording: Recording, graph: unknown) => string) | undefined
+  readonly #ended: ((trace: Trace, sessionId: string) => void) | undefined
 
-  /** `keep` saves a recorded run's recording (and the graph file it ran) and answers its id. */
-  constructor(kept: number, keep?: (recording: Recording, graph: unknown) => string) {
+  /**
+   * `keep` saves a recorded run's recording (and the graph file it ran) and
+   * answers its id; `ended` is given the trace of each run that ended (to
+   * store it).
+   */
+  constructor(
+    kept: number,
+    keep?: (recording: Recording, graph: unknown) => string,
+    ended?: (trace: Trace, sessionId: string) => void,
+  ) {
     this.#kept = kept
     this.#keep = keep
+    this.#ended = ended
   }
 
   /**
@@ -185,26 +195,41 @@ export class Runs {
       info: undefined,
       done: how.execute(runId, controller.signal).then(
         (r) => {
-          this.#finish(entry, 'completed', {
-            results: r.results,
-            trace: traceJson(r.trace),
-            ...recording(false),
-            ...replayOf,
-          })
+          this.#finish(
+            entry,
+            'completed',
+            {
+              results: r.results,
+              trace: traceJson(r.trace),
+              ...recording(false),
+              ...replayOf,
+            },
+            r.trace,
+          )
         },
         (e: unknown) => {
           const trace = (e as { trace?: Trace } | null)?.trace
-          this.#finish(entry, errorCategory(e) === 'cancelled' ? 'cancelled' : 'failed', {
-            error: errorShape(e),
-            ...(trace !== undefined && { trace: traceJson(trace) }),
-            ...recording(true),
-            ...replayOf,
-          })
+          this.#finish(
+            entry,
+            errorCategory(e) === 'cancelled' ? 'cancelled' : 'failed',
+            {
+              error: errorShape(e),
+              ...(trace !== undefined && { trace: traceJson(trace) }),
+              ...recording(true),
+              ...replayOf,
+            },
+            trace,
+          )
         },
       ),
     }
     this.#entries.set(runId, entry)
     return runId
+  }
+
+  /** Whether it holds the run with this id (running, or among the last finished). */
+  has(runId: string): boolean {
+    return this.#entries.has(runId)
   }
 
   get(runId: string): RunInfo {
@@ -251,9 +276,15 @@ export class Runs {
     }
   }
 
-  #finish(entry: Entry, state: RunStateName, fields: Partial<RunInfo>): void {
+  #finish(
+    entry: Entry,
+    state: RunStateName,
+    fields: Partial<RunInfo>,
+    trace: Trace | undefined,
+  ): void {
     entry.state = state
     entry.info = infoOf(entry, fields)
+    if (trace !== undefined) this.#ended?.(trace, entry.sessionId)
     this.#finished.push(entry.runId)
     while (this.#finished.length > this.#kept) this.#entries.delete(this.#finished.shift()!)
   }

@@ -145,23 +145,25 @@ describe('the saved sessions', () => {
     await p.ok('CREATE_NODE', { nodeId: 'sh', kind: 'bash' })
     await p.ok('EXECUTE_INPUT', { nodeId: 'talk', input: 'remember me' })
     await p.ok('SAVE_SESSION', {})
-    await p.ok('DELETE_NODE', { nodeId: 'talk' })
-    await p.ok('SUBSCRIBE', { types: ['NODE_CREATED'] })
-    expect(await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default' })).toEqual({
-      sessionId: 'default',
-      restored: ['talk'],
-      skipped: [{ name: 'sh', reason: 'the name is taken' }],
-    })
-    await p.waitFor((e) => e.type === 'NODE_CREATED' && e.nodeId === 'talk')
-    const { conversation } = await p.ok<{ conversation: unknown }>('GET_CONVERSATION', {
-      nodeId: 'talk',
-    })
-    expect(JSON.stringify(conversation)).toContain('echo: remember me')
     // Into another open session: every node, none taken there.
     await p.ok('CREATE_SESSION', { sessionId: 'second' })
+    await p.ok('SUBSCRIBE', { types: ['NODE_CREATED'] })
     expect(
       await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default', into: 'second' }),
     ).toMatchObject({ sessionId: 'second', restored: ['talk', 'sh'], skipped: [] })
+    await p.waitFor((e) => e.type === 'NODE_CREATED' && e.nodeId === 'talk')
+    const { conversation } = await p.ok<{ conversation: unknown }>('GET_CONVERSATION', {
+      nodeId: 'talk',
+      sessionId: 'second',
+    })
+    expect(JSON.stringify(conversation)).toContain('echo: remember me')
+    // The store follows the session: a node deleted is gone from it too.
+    await p.ok('DELETE_NODE', { nodeId: 'talk' })
+    expect(await p.ok('LOAD_SAVED_SESSION', { sessionId: 'default' })).toEqual({
+      sessionId: 'default',
+      restored: [],
+      skipped: [{ name: 'sh', reason: 'the name is taken' }],
+    })
     expect(await errorOf(p, 'LOAD_SAVED_SESSION', { sessionId: 'gone' })).toMatchObject({
       tag: 'UnknownSession',
       path: '/sessionId',

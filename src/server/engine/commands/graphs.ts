@@ -2,6 +2,7 @@ import { LimitReached, RequestCancelled, UnknownSubscription } from '../errors.j
 import { runEvents } from '../eventMap.js'
 import { graphOf } from '../nodes.js'
 import type { Commands } from './context.js'
+import { storedRun, storedRuns } from '../storedRuns.js'
 
 type GraphMethods =
   | 'PING'
@@ -40,9 +41,20 @@ export const graphCommands: Commands<GraphMethods> = {
       cancelled: core.runs.cancel(p.runId, new RequestCancelled('CANCEL_GRAPH')),
     }),
 
-  GET_RUN: (p, { core }) => Promise.resolve(core.runs.get(p.runId)),
+  GET_RUN: (p, { core }) => {
+    if (!core.runs.has(p.runId) && core.sqlite !== undefined) {
+      const stored = storedRun(core.sqlite, p.runId, core.defaultId)
+      if (stored !== undefined) return Promise.resolve(stored)
+    }
+    return Promise.resolve(core.runs.get(p.runId))
+  },
 
-  LIST_RUNS: (p, { core }) => Promise.resolve({ runs: core.runs.list(p.sessionId) }),
+  LIST_RUNS: (p, { core }) => {
+    const held = core.runs.list(p.sessionId)
+    const stored =
+      core.sqlite === undefined ? [] : storedRuns(core.sqlite, p.sessionId, held, core.defaultId)
+    return Promise.resolve({ runs: [...stored, ...held] })
+  },
 
   SUBSCRIBE: (p, { core, outbox }) => {
     if (outbox.size >= core.limits.maxSubscriptions) {

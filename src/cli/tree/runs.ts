@@ -61,7 +61,10 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
     example(
       graph
         .command('validate <file>')
-        .description('check a graph file; every error with its JSON path')
+        .description(
+          'check a graph file; every error with its JSON path (node kinds: those graph run runs here)',
+        )
+        .option('--server', "check node kinds against the daemon's")
         .action(act(async (f: string, o) => (await G()).validate(f, o))),
       'nerve graph validate examples/release-check.json',
     )

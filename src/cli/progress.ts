@@ -169,6 +169,7 @@ export const progress = (
       draw(frame())
     }, 100)
   let timer: ReturnType<typeof setInterval> | undefined = spin()
+  let finished = false
 
   return {
     update(e: EngineEvent): void {
@@ -217,21 +218,21 @@ export const progress = (
       if (timer !== undefined) draw(frame())
     },
     /**
-     * Holds the tree still (its frame stays) while something else writes
-     * on the terminal (a question); the function answered draws it again,
-     * below what was written.
+     * Takes the tree off the screen while something else writes on the
+     * terminal (a question); the function answered draws it again, below
+     * what was written.
      */
     pause(): () => void {
       clearInterval(timer)
       timer = undefined
-      draw(frame())
-      draw.done()
+      draw.clear()
       return () => {
-        timer ??= spin()
+        if (!finished) timer ??= spin()
       }
     },
     finish(info: RunInfo): void {
       clearInterval(timer)
+      finished = true
       // A run that ended (cancelled, or failed fast) stopped whatever was still going.
       for (const r of rows)
         if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'

@@ -236,8 +236,7 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         runId = remote.runId
         // drawn before a request is answered: a question on the terminal holds it still
         live = await liveTree(o, decodedGraph)
-        recheck()
-        const info = await follow(remote, o, live, async (info, times) => {
+        const info = await follow(remote, o, { live, following: recheck }, async (info, times) => {
           if (o.trace !== undefined) {
             const { traceHtml } = await import('../trace.js')
             if (info.trace === undefined) {
@@ -292,15 +291,23 @@ const liveTree = async (o: GlobalOptions, graph: Graph | undefined): Promise<Liv
  * terminal, a line per step off one, NDJSON with `--json`; then the run's
  * record. Ctrl-C cancels the run. `before` runs once the run ended, before
  * the last lines are printed (the trace and recording are written there).
- * `seen` are events of before it followed (a run it came to late), shown
- * first; the same events again from the run are not shown twice.
+ * `live` is the tree to draw on; `seen` are events of before it followed
+ * (a run it came to late), shown first, and the same events again from the
+ * run are not shown twice; `following` is told once the events are read.
  */
 const follow = async (
   remote: RemoteRun,
   o: GlobalOptions,
-  live: Live | undefined,
+  {
+    live,
+    seen = [],
+    following = noop,
+  }: {
+    readonly live?: Live | undefined
+    readonly seen?: readonly EngineEvent[]
+    readonly following?: () => void
+  },
   before: (info: RunInfo, times: TraceTimes) => Promise<void> = () => Promise.resolve(),
-  seen: readonly EngineEvent[] = [],
 ): Promise<RunInfo> => {
   const cancel = (): void => {
     void remote.cancel().catch(() => undefined)
@@ -316,6 +323,7 @@ const follow = async (
     const shown = new Set(seen.map((e) => JSON.stringify(e)))
     const events = async function* () {
       yield* seen
+      following()
       for await (const e of remote.events()) if (!shown.delete(JSON.stringify(e))) yield e
     }
     for await (const e of events()) {
@@ -367,13 +375,13 @@ export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
     const graph = now.graph === undefined ? undefined : decodeGraph(now.graph)
     const info =
       now.state === 'running'
-        ? await follow(
-            remote,
-            o,
-            await liveTree(o, graph !== undefined && E.isRight(graph) ? graph.right : undefined),
-            undefined,
-            now.steps,
-          )
+        ? await follow(remote, o, {
+            live: await liveTree(
+              o,
+              graph !== undefined && E.isRight(graph) ? graph.right : undefined,
+            ),
+            ...(now.steps !== undefined && { seen: now.steps }),
+          })
         : (print(o, now, runSummary), now)
     if (info.state !== 'completed') process.exitCode = runExitCode(info.state)
   })

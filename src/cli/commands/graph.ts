@@ -41,8 +41,7 @@ export const decoded = async (file: string): Promise<{ json: unknown; graph: Gra
 }
 
 /**
- * The kinds a graph file may describe in its `nodes` table, with their
- * aliases: the daemon's (`LIST_KINDS`) with `--server`, else those of the
+ * The kinds a graph file may describe in its `nodes` table: the daemon's (`LIST_KINDS`) with `--server`, else those of the
  * engine `graph run` makes in this process.
  */
 const fileKinds = async (o: GlobalOptions & { readonly server?: boolean }) => {
@@ -56,9 +55,9 @@ const fileKinds = async (o: GlobalOptions & { readonly server?: boolean }) => {
 /** The errors of nodes whose kind no interpreter of `kinds` runs (a nested graph is its own form). */
 const unknownKinds = (
   json: unknown,
-  kinds: readonly { readonly kind: string; readonly aliases: readonly string[] }[],
+  kinds: readonly { readonly kind: string }[],
 ): GraphFileError[] => {
-  const words = new Set(kinds.flatMap((k) => [k.kind, ...k.aliases]))
+  const words = new Set(kinds.map((k) => k.kind))
   const nodes = (json as { nodes?: Record<string, { kind?: unknown } | null> } | null)?.nodes
   return Object.entries(nodes ?? {}).flatMap(([id, d]) => {
     const kind = d?.kind

@@ -80,7 +80,7 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
       graph
         .command('run <file>')
         .description('run a graph (in this process, or on the daemon with --server)')
-        .option('--server', 'run on the daemon')
+        .option('--server', 'run on the daemon (its steps still run in this directory)')
         .option('--max-parallel <n>', 'at most n steps at once')
         .option('--input <value>', 'the graph input (JSON when it parses)')
         .option('--trace <file>', "write the run's trace here as a self-contained HTML page")

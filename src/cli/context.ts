@@ -157,13 +157,26 @@ export const print = <A>(o: GlobalOptions, value: A, text: (a: A) => string): vo
   if (out !== '') process.stdout.write(out.endsWith('\n') ? out : `${out}\n`)
 }
 
+/** The most lines of problems an invalid-input failure prints under its first line. */
+const PROBLEM_LINES = 10
+
 /**
- * The one line a failure prints: `error: <tag>[ at <path>]: <message>`
- * (the first line of the message), as `errorText` shows it.
+ * What a failure prints: `error: <tag>[ at <path>]: <message>`, as
+ * `errorText` shows it: the message's first line (the rest may be a whole
+ * screen), and for invalid input the problems listed under it, up to ten.
  *
  * @category cli
  */
-export const errorLine = (e: unknown): string => `error: ${errorText(e).split('\n')[0] ?? ''}`
+export const errorLine = (e: unknown): string => {
+  const [first = '', ...rest] = errorText(e).split('\n')
+  if (categoryOf(e) !== 'invalidInput' || rest.length === 0) return `error: ${first}`
+  const more = rest.length - PROBLEM_LINES
+  return [
+    `error: ${first}`,
+    ...rest.slice(0, PROBLEM_LINES),
+    ...(more > 0 ? [`  … and ${more} more (--json lists them all)`] : []),
+  ].join('\n')
+}
 
 /**
  * Reports a failure and sets the exit code from the error's category

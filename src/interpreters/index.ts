@@ -40,6 +40,7 @@ export type { ProcessGroup } from './processGroup.js'
 export type { WriteFileAtomicOptions } from './atomicWrite.js'
 export {
   terminalInterpreter,
+  TerminalAnswerError,
   TerminalDialog,
   TerminalExited,
   TerminalInterrupted,

@@ -35,7 +35,7 @@ describe('nerve chat', () => {
     expect(lines[5]).toBe('echo: more')
     expect(lines.slice(6, 8).map((l) => l.slice(0, 8))).toEqual(['   1  hi', '*  2  mo'])
     expect(lines[8]).toBe('unknown command /nope: /help lists them')
-    expect(r.stderr).toMatch(/^chat piped: \/help for commands/)
+    expect(r.stderr).toMatch(/^chat piped \(new: no chat had this id\): \/help for commands/)
   })
 
   it('comes back to a chat kept in the store of its home', async () => {
@@ -51,6 +51,17 @@ describe('nerve chat', () => {
     const store = sqliteStore(join(clean.NERVE_HOME, 'nerve.db'))
     expect(store.chats().map((c) => c.id)).toEqual(expect.arrayContaining(['kept', 'piped']))
     await store.close()
+  })
+
+  it('gives two chats started in the same second two ids; one not kept does not say it comes back', async () => {
+    const started = await Promise.all(
+      ['one\n', 'two\n'].map((input) => nerve(['chat', '--provider', 'echo'], clean, input)),
+    )
+    const ids = started.map((r) => /^chat (chat-\d{8}-\d{6}-[0-9a-f]{4}):/.exec(r.stderr)?.[1])
+    expect(ids.every((i) => i !== undefined) && ids[0] !== ids[1], ids.join(' ')).toBe(true)
+    expect(started.map((r) => r.stdout.split('\n')[0])).toEqual(['echo: one', 'echo: two'])
+    const loose = await nerve(['chat', '--provider', 'echo', '--no-store'], clean, 'hi\n')
+    expect(loose.stderr).toMatch(/: \/help for commands; not kept \(--no-store\)$/m)
   })
 
   it('shows tool calls as they run, with a provider the environment names and a linked toolset', async () => {

@@ -65,6 +65,16 @@ describe('nerve exits with the code of its error’s category', () => {
     expect(json.code).toBe(3)
   })
 
+  it('invalidInput: a file that is no conversation says so, with its problems under the first line', async () => {
+    const r = await nerve(['view', 'examples/fan-out.json'])
+    expect(r.code).toBe(exitCodes.invalidInput)
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines[0]).toBe(
+      "error: Invalid: examples/fan-out.json is not a conversation (Nerve or nano-agent JSON) or a run's trace: invalid input:",
+    )
+    expect(lines).toContain('  at /head_ids: expected Array<VertexId>, found nothing')
+  })
+
   it('conflict: init over files already there is 4', async () => {
     const project = join(dir, 'project')
     mkdirSync(project, { recursive: true })

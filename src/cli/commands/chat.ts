@@ -7,6 +7,7 @@
  * `--daemon`, on the daemon. Ctrl-C stops an answer (what was said is kept),
  * or leaves at the prompt. Lines may come from a pipe: each runs in turn.
  */
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import type { NerveClient, RemoteChat, RemoteTurn } from '../../client/index.js'
@@ -136,13 +137,13 @@ export const parseChatLine = (raw: string): Line => {
   }
 }
 
-/** The chat's id when none is given: the time, to the second. */
+/** The chat's id when none is given: the time, to the second, and four random characters (two chats started in one second are two). */
 const freshId = (): string =>
   `chat-${new Date()
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, '')
-    .replace('T', '-')}`
+    .replace('T', '-')}-${randomBytes(3).toString('hex').slice(0, 4)}`
 
 const loop = async (chat: RemoteChat): Promise<void> => {
   const tty = process.stdin.isTTY
@@ -243,9 +244,13 @@ export const chatCommand = async (id: string | undefined, o: ChatCommandOptions)
     })
     const info = await chat.info()
     const last = info.messages.length
-    process.stderr.write(
-      `chat ${chatId}${last > 0 ? ` (${last} messages)` : ''}: /help for commands; \`nerve chat ${chatId}\` comes back to it\n`,
-    )
+    const kept =
+      o.store === false && o.daemon !== true
+        ? 'not kept (--no-store)'
+        : `\`nerve chat ${chatId}\` comes back to it`
+    const state =
+      last > 0 ? ` (${last} messages)` : id !== undefined ? ' (new: no chat had this id)' : ''
+    process.stderr.write(`chat ${chatId}${state}: /help for commands; ${kept}\n`)
     if (info.recovered !== undefined) {
       process.stderr.write(
         '(the last answer was cut off when the program stopped: kept as it was)\n',

@@ -87,7 +87,7 @@ export const view = async (
   if (E.isLeft(decoded)) {
     throw new CliError(
       decoded.left._tag,
-      `${file}: ${formatDecodeError(decoded.left)}`,
+      `${file} is not a conversation (Nerve or nano-agent JSON) or a run's trace: ${formatDecodeError(decoded.left)}`,
       undefined,
       'invalidInput',
     )

@@ -28,7 +28,10 @@ export interface ResponseSection {
  * the turn in progress (a spinner's `↑ 15.8k tokens`), each set only when
  * shown; `isReady` says the program waits for input; `isComplete` says it is ready
  * and the whole answer is in view (the line that carried the input was
- * found, when an input was given).
+ * found, when an input was given); `error` is what the program said
+ * instead of an answer, when it refused the input itself (Claude Code's
+ * `Not logged in · Please run /login`, `API Error: …`): a terminal's
+ * execute then rejects with `TerminalAnswerError`.
  *
  * @category parsers
  */
@@ -38,6 +41,7 @@ export interface ParsedResponse {
   readonly text: string
   readonly tokens?: number
   readonly turnTokens?: number
+  readonly error?: string
   readonly isReady: boolean
   readonly isComplete: boolean
 }
@@ -165,6 +169,7 @@ export const parsedResponse = (fields: {
   readonly tokens?: number | undefined
   readonly turnTokens?: number | undefined
   readonly isComplete?: boolean
+  readonly error?: string | undefined
 }): ParsedResponse => {
   const sections = Object.freeze([...fields.sections])
   const text =
@@ -184,5 +189,6 @@ export const parsedResponse = (fields: {
     ...base,
     ...(fields.tokens === undefined ? {} : { tokens: fields.tokens }),
     ...(fields.turnTokens === undefined ? {} : { turnTokens: fields.turnTokens }),
+    ...(fields.error === undefined ? {} : { error: fields.error }),
   })
 }

@@ -30,6 +30,10 @@ const DONE = /^\s*[✻✢✳✶✽*]\s+\p{Lu}[\p{L}'-]* for \d+(?:[hms]\s*)+/u
 /** A tool group Claude Code collapses: `Ran 1 shell command`, `Read 2 files`, `Did not run 1 call`. */
 const GROUP = /^\s{2}((?:Ran|Read|Wrote|Edited|Searched|Listed|Did not run|Fetched)\b.*\S)\s*$/
 const INTERRUPTED = /^\s*⎿\s+Interrupted\b/
+/** What an empty input box shows after a refused prompt (drawn dim: not text typed). */
+const PLACEHOLDER = /^Once fixed, resend your message$/
+/** A notice under the prompt, before any answer: the program refused the input (`⎿  Not logged in · Please run /login`). */
+const NOTICE = /^\s*⎿\s+(.+?)\s*$/
 const TIP = /^\s*⎿\s+Tip:/
 const CHROME = [
   /^\s*\? for shortcuts/,
@@ -280,7 +284,8 @@ const classify = (screen: string): ScreenState => {
  * shell command` as tool `Bash` with `summary`) and `thinking`. Not
  * content: the line a finished turn leaves (`✻ Baked for 2s · done 6:34
  * AM`), `⎿ Interrupted · …`, tips, spinners, the effort line, rules, the box
- * and its footer. `turnTokens` is the spinner's count (an estimate: exact
+ * and its footer. A `⎿` notice right under the prompt, before any answer
+ * (`Not logged in · Please run /login`, `API Error: …`), is the `error`. `turnTokens` is the spinner's count (an estimate: exact
  * usage comes from the model proxy); `tokens` is not shown by these
  * versions.
  *
@@ -305,7 +310,8 @@ export const claudeParser: Parser = Object.freeze({
   draft: (screen: string): string => {
     const lines = linesOf(screen)
     const top = boxAt(lines)
-    return top === undefined ? '' : (promptText(lines[top + 1]!) ?? '').trim()
+    const text = top === undefined ? '' : (promptText(lines[top + 1]!) ?? '').trim()
+    return PLACEHOLDER.test(text) ? '' : text
   },
   isReady: (screen: string) => classify(screen)._tag === 'ready',
   finished: (screen: string, input: string): boolean => {
@@ -324,9 +330,12 @@ export const claudeParser: Parser = Object.freeze({
     let from = start
     while (from < top && /^ {2}[^\s⎿]/.test(lines[from]!) && !GROUP.test(lines[from]!)) from++
     const answer = lines.slice(from, top)
+    const first = answer.find((l) => l.trim() !== '') ?? ''
+    const notice = INTERRUPTED.test(first) ? undefined : NOTICE.exec(first)?.[1]
     return parsedResponse({
       raw: screen,
       sections: sectionsOf(answer),
+      error: found ? notice : undefined,
       turnTokens: lastTokenCount(answer.filter((l) => SPINNER.test(l))),
       isReady: ready,
       isComplete: ready && found,

@@ -150,6 +150,33 @@ export class TerminalExited extends taggedError('TerminalExited', 'failed')<{
 }
 
 /**
+ * The program answered the input with an error of its own instead of an
+ * answer (its parser's `error`: Claude Code's `Not logged in · Please run
+ * /login`, `API Error: …`). `screen` is what the answer was read from.
+ *
+ * @category errors
+ */
+export class TerminalAnswerError extends taggedError('TerminalAnswerError', 'failed')<{
+  readonly nodeId: string
+  readonly said: string
+  readonly screen: string
+}> {
+  constructor(nodeId: string, said: string, screen: string) {
+    super(`terminal "${nodeId}": the program did not answer: ${said}`, { nodeId, said, screen })
+  }
+}
+
+/**
+ * The parsed answer, or the {@link TerminalAnswerError} its program said instead.
+ *
+ * @internal
+ */
+export const answerOrError = (nodeId: string, parsed: ParsedResponse): ParsedResponse => {
+  if (parsed.error !== undefined) throw new TerminalAnswerError(nodeId, parsed.error, parsed.raw)
+  return parsed
+}
+
+/**
  * An execute was interrupted (its signal was aborted, or
  * {@link Terminal.interrupt} was called) before its answer was complete.
  * Chosen over a resolved, incomplete answer so a graph step fails visibly;

@@ -19,6 +19,7 @@ import type { ParsedResponse, Parser } from '../parsers/ParsedResponse.js'
 import { getParser } from '../parsers/registry.js'
 import { chunkStream } from './chunkStream.js'
 import {
+  answerOrError,
   TerminalExited,
   TerminalInterrupted,
   TerminalTimeout,
@@ -326,7 +327,7 @@ export class PaneTerminal implements Terminal {
       const context = this.config.contextLines ?? (parser.name === 'none' ? 0 : AGENT_CONTEXT_LINES)
       const from = Math.max(0, (await this.backend.mark()) - context)
       await this.backend.sendLine(input)
-      return await this.waitFor({
+      const parsed = await this.waitFor({
         from,
         input,
         parser,
@@ -334,6 +335,7 @@ export class PaneTerminal implements Terminal {
         timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
         onChunk,
       })
+      return answerOrError(this.nodeId, parsed)
     } catch (e) {
       if (e instanceof TerminalInterrupted && this.is('busy')) await this.drain(parser)
       throw e

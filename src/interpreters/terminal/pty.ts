@@ -14,6 +14,7 @@ import { lastLine, TAIL_CHARS } from './readiness.js'
 import { TerminalScreen } from './screen.js'
 import { typeAndSubmit } from './screenSubmit.js'
 import {
+  answerOrError,
   terminalInterpreter,
   TerminalDialog,
   TerminalExited,
@@ -420,7 +421,7 @@ class Pty implements PtyTerminal {
           this.becomeReady('busy')
           release()
           try {
-            resolve(parser.parse(watcher.text(), { input }))
+            resolve(answerOrError(this.nodeId, parser.parse(watcher.text(), { input })))
           } catch (e) {
             reject(asError(e))
           }

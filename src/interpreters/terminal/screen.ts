@@ -11,9 +11,11 @@
  * loop: {@link TerminalScreen.onChange} is called once a write was parsed,
  * so whoever reads the screen reads it on each change, never by polling.
  */
-import xterm from '@xterm/headless'
+import * as xterm from '@xterm/headless'
 
-const { Terminal } = xterm
+// Node's ES module loader gives this CommonJS package's exports as `default` only; a loader that
+// turns our modules into CommonJS (tsx in a `"type": "commonjs"` project) gives them by name.
+const { Terminal } = (xterm as { readonly default?: typeof xterm }).default ?? xterm
 
 /** Rows kept above the viewport. */
 export const SCROLLBACK_ROWS = 5000

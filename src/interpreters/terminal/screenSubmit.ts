@@ -110,14 +110,19 @@ export const typeAndSubmit = ({
     const fallback = setTimeout(go, ECHO_WAIT_MS)
     write(typed)
   }
-  // Clears the input box, then `next` once the parser reads it empty.
+  // Clears the input box, then `next` once the parser reads it empty, or a moment later (what
+  // stays may be a placeholder the parser does not know).
   function clearThen(next: () => void): void {
     const from = screen.version
-    const off = screen.onChange(() => {
-      if (screen.version <= from || (parser.draft?.(screen.text()) ?? '') !== '') return
+    const go = (): void => {
       off()
+      clearTimeout(fallback)
       if (live()) next()
+    }
+    const off = screen.onChange(() => {
+      if (screen.version > from && (parser.draft?.(screen.text()) ?? '') === '') go()
     })
+    const fallback = setTimeout(go, ECHO_WAIT_MS)
     write(clear!)
   }
   if (clear === undefined || (parser.draft?.(screen.text()) ?? '') === '') type()

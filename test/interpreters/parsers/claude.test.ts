@@ -50,6 +50,23 @@ describe(`claudeParser on screens of Claude Code ${VERSION}`, () => {
     expect(r.raw).toContain('Sautéed for 0s')
   })
 
+  it('reads a notice under the prompt, before any answer, as the error the program said instead', () => {
+    const refused = claudeParser.parse(screen('not-logged-in'), { input: 'say hi' })
+    expect(refused.error).toBe('Not logged in · Please run /login')
+    expect(refused.isComplete).toBe(true)
+    // An answer, a tool's result, an interrupted turn: no error.
+    expect(claudeParser.parse(screen('answer'), { input: 'hello there' }).error).toBeUndefined()
+    expect(
+      claudeParser.parse(screen('tool-approved'), { input: 'RUNTOOL now' }).error,
+    ).toBeUndefined()
+    expect(claudeParser.parse(screen('interrupted'), { input: 'SLOW again' }).error).toBeUndefined()
+    // Another input's turn is not this one's.
+    expect(claudeParser.parse(screen('not-logged-in'), { input: 'other' }).error).toBeUndefined()
+    // The box's placeholder then is no text typed.
+    expect(claudeParser.draft!(screen('not-logged-in'))).toBe('')
+    expect(claudeParser.draft!(screen('typed'))).toBe('hello there')
+  })
+
   it('joins an answer wrapped onto an indented row', () => {
     const r = claudeParser.parse(screen('answer-wrapped'), { input: 'SLOW please' })
     expect(r.text).toBe(

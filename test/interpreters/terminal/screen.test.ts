@@ -9,6 +9,7 @@ import {
   screenState,
   type ScreenState,
   section,
+  TerminalAnswerError,
   TerminalDialog,
   TerminalInterrupted,
   TerminalTimeout,
@@ -45,6 +46,7 @@ const tuiParser: Parser = {
     const ready = classify(screen)._tag === 'ready'
     return parsedResponse({
       raw: screen,
+      error: /^\s*⎿\s+(.*)$/.exec(answer[0] ?? '')?.[1],
       sections: answer.map((l) => section('text', l.replace(/^⏺ /, ''))),
       isReady: ready,
       isComplete: ready && asked >= 0 && asked < end - 1,
@@ -250,6 +252,17 @@ describe('a PTY node reading a screen', () => {
     const r = await t.execute('after')
     expect(r.text).toBe('echo: after')
     expect(t.screen()).not.toContain('Queued')
+  })
+
+  it('rejects an input the program refused with what it said, and answers the next', async () => {
+    const t = tui()
+    await t.start()
+    const error = await t.execute('refuse').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TerminalAnswerError)
+    expect((error as TerminalAnswerError).said).toBe('Not logged in')
+    expect((error as TerminalAnswerError).screen).toContain('> refuse')
+    expect(t.state).toBe('ready')
+    expect((await t.execute('after')).text).toBe('echo: after')
   })
 
   it('reports a dialog nothing answers at start, with the screen', async () => {

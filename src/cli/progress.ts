@@ -3,12 +3,16 @@
  * place (log-update does the cursor work), each pending, running (spinner
  * and elapsed time), retrying, done (duration), failed (the error's first
  * line) or skipped; nested graphs indented; the focused step's latest output
- * below the tree; token and cost totals once the run's trace is in.
+ * below the tree. When the run ends, the tree stays, followed by what line
+ * mode prints of the outputs and retries (the screen keeps them), why the
+ * run failed when no step says, and its state with token and cost totals
+ * when any were used.
  */
 import { createLogUpdate } from 'log-update'
 import type { Writable } from 'node:stream'
 import { Graph, isGraph } from '../graph/index.js'
 import type { EngineEvent, RunInfo, TraceJson } from '../protocol/index.js'
+import { runErrorLine, runLines } from './runLines.js'
 
 type RowState = 'pending' | 'running' | 'retrying' | 'done' | 'failed' | 'skipped' | 'cancelled'
 
@@ -104,6 +108,12 @@ export const progress = (
   const draw = createLogUpdate(sized(out), { showCursor: false })
   let tick = 0
   let focus: { key: string; text: string } | undefined
+  // the lines of outputs and retries, as line mode prints them, for the end
+  const lines = runLines()
+  const kept: string[] = []
+  const keep = (ls: readonly string[]): void => {
+    kept.push(...ls.filter((l) => l.startsWith('  ') || l.startsWith('↻')))
+  }
 
   /** The row of a step by its path (which ends with its id), added under its parent if unknown. */
   const rowOf = (path: readonly string[]): Row => {
@@ -153,13 +163,17 @@ export const progress = (
     return [...body, ...tail, ...footer].join('\n')
   }
 
-  const timer = setInterval(() => {
-    tick++
-    draw(frame())
-  }, 100)
+  const spin = () =>
+    setInterval(() => {
+      tick++
+      draw(frame())
+    }, 100)
+  let timer: ReturnType<typeof setInterval> | undefined = spin()
+  let finished = false
 
   return {
     update(e: EngineEvent): void {
+      keep(lines.push(e))
       switch (e.type) {
         case 'STEP_STARTED': {
           const r = rowOf(e.path)
@@ -201,17 +215,38 @@ export const progress = (
         default:
           break
       }
-      draw(frame())
+      if (timer !== undefined) draw(frame())
+    },
+    /**
+     * Takes the tree off the screen while something else writes on the
+     * terminal (a question); the function answered draws it again, below
+     * what was written.
+     */
+    pause(): () => void {
+      clearInterval(timer)
+      timer = undefined
+      draw.clear()
+      return () => {
+        if (!finished) timer ??= spin()
+      }
     },
     finish(info: RunInfo): void {
       clearInterval(timer)
+      finished = true
       // A run that ended (cancelled, or failed fast) stopped whatever was still going.
       for (const r of rows)
         if (r.state === 'running' || r.state === 'retrying') r.state = 'cancelled'
+      keep(lines.flush())
       const { tokens, cost } = totals(info.trace)
-      // the last step output stays under the tree: the run's end does not erase what it printed
-      draw(frame(['', `${info.state} · ${tokens} tokens · $${cost.toFixed(4)}`]))
+      const why = runErrorLine(info)
+      const used = tokens > 0 || cost > 0 ? ` · ${tokens} tokens · $${cost.toFixed(4)}` : ''
+      // the tree's last frame stays; what the steps printed follows it in full, as off a terminal
+      focus = undefined
+      draw(frame())
       draw.done()
+      const end = [...(why === undefined ? [] : [why]), `${info.state}${used}`]
+      // (the frame's last line feed leaves a blank line under the tree)
+      out.write(`${[...kept, ...(kept.length > 0 ? [''] : []), ...end].join('\n')}\n`)
     },
   }
 }

@@ -6,7 +6,7 @@
  * A step whose error policy skips it reports a final failure and then a
  * skip; the two become the one line `↷ step skipped: why`.
  */
-import type { EngineEvent } from '../protocol/index.js'
+import type { EngineEvent, RunInfo } from '../protocol/index.js'
 
 /** `12 ms` or `1.3 s`. */
 export const duration = (ms: number): string =>
@@ -93,4 +93,19 @@ export const runLines = (options: { readonly output?: boolean } = {}) => {
       return out
     },
   }
+}
+
+/**
+ * The line of a run that failed with no failing step to show why (a kind
+ * no interpreter runs, a graph the runtime refused): `✖ run failed: Tag:
+ * message`, the way a step's failure reads; none otherwise.
+ *
+ * @category cli
+ */
+export const runErrorLine = (info: RunInfo): string | undefined => {
+  const failedStep = (t: RunInfo['trace']): boolean =>
+    (t?.steps ?? []).some((s) => s.status === 'failed' || failedStep(s.nested))
+  return info.state === 'failed' && info.error !== undefined && !failedStep(info.trace)
+    ? `✖ run failed: ${info.error.tag}: ${firstLine(info.error.message)}`
+    : undefined
 }

@@ -377,6 +377,8 @@ export class NerveClient implements Calls {
       readonly sessionId?: string
       /** Record the run: its info (`result()`) then carries a `recording` to replay. */
       readonly record?: boolean
+      /** Where the nodes the file describes run when they name no `cwd` (default: the daemon's directory). */
+      readonly cwd?: string
     } = {},
   ): Promise<RemoteRun> {
     const events = this.wire!.events

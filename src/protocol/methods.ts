@@ -94,7 +94,8 @@ export const paramsCodecs = {
   EXECUTE_GRAPH: params(
     'EXECUTE_GRAPH',
     { graph: t.unknown },
-    { ...session, input: t.unknown, record: t.boolean },
+    /** `cwd`: where the nodes the file describes run when they name no `cwd` of their own. */
+    { ...session, input: t.unknown, record: t.boolean, cwd: t.string },
   ),
   CANCEL_GRAPH: params('CANCEL_GRAPH', { runId: t.string }, {}),
   GET_RUN: params('GET_RUN', { runId: t.string }, {}),

@@ -1,6 +1,7 @@
 import * as t from 'io-ts'
 import { chatResultCodecs } from './chat.js'
 import { ListApprovalsCodec } from './approvals.js'
+import { StepCompletedEventCodec, StepFailedEventCodec, StepStartedEventCodec } from './events.js'
 import type { Method } from './methods.js'
 import { NetworkInfoCodec } from './networkInfo.js'
 import { SessionSummaryCodec } from './sessionInfo.js'
@@ -27,24 +28,30 @@ export const NodeInfoCodec = struct('NodeInfo', {
 
 /**
  * A node kind as `LIST_KINDS` answers it: its name, aliases and summary,
- * whether its nodes are persistent and `CREATE_NODE` makes them, its
- * capabilities, and the JSON Schema of its options.
+ * whether its nodes are persistent, `CREATE_NODE` makes them and a graph
+ * file may describe them, its capabilities, and the JSON Schema of its
+ * options.
  *
  * @category protocol
  */
-export const KindInfoCodec = struct('KindInfo', {
-  kind: t.string,
-  aliases: t.readonlyArray(t.string),
-  summary: t.string,
-  persistent: t.boolean,
-  creatable: t.boolean,
-  capabilities: struct('Capabilities', {
-    terminal: t.boolean,
-    conversation: t.boolean,
-    fork: t.boolean,
-  }),
-  options: t.UnknownRecord,
-})
+export const KindInfoCodec = struct(
+  'KindInfo',
+  {
+    kind: t.string,
+    aliases: t.readonlyArray(t.string),
+    summary: t.string,
+    persistent: t.boolean,
+    creatable: t.boolean,
+    capabilities: struct('Capabilities', {
+      terminal: t.boolean,
+      conversation: t.boolean,
+      fork: t.boolean,
+    }),
+    options: t.UnknownRecord,
+  },
+  /** `describable`: a graph file's `nodes` table may describe a node of it (`{ "kind": … }`). */
+  { describable: t.boolean },
+)
 
 /**
  * A node kind as `LIST_KINDS` answers it.
@@ -184,12 +191,17 @@ const runFields = {
  * its trace only. `graph` is the graph file it ran (as
  * `EXECUTE_GRAPH` was given it, or the one of the recording a replay ran)
  * and `input` its input, when it had them: any client can run it again
- * with `EXECUTE_GRAPH`, recorded or not.
+ * with `EXECUTE_GRAPH`, recorded or not. While it runs, `steps` holds the
+ * latest event of each step that started (`STEP_STARTED`, `STEP_FAILED`
+ * or `STEP_COMPLETED`): where it stands, for a client that comes in late.
  *
  * @category protocol
  */
 export const RunInfoCodec = struct('RunInfo', runFields, {
   stored: t.boolean,
+  steps: t.readonlyArray(
+    t.union([StepStartedEventCodec, StepFailedEventCodec, StepCompletedEventCodec]),
+  ),
   results: t.UnknownRecord,
   error: WireErrorShapeCodec,
   trace: TraceJsonCodec,

@@ -4,7 +4,7 @@
  * `store ls|show|export|import|gc`.
  */
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { bin, nerve, root, testDaemon } from './run.js'
@@ -74,6 +74,38 @@ describe('graph runs and graph watch', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ runId, state: 'completed' })
   })
 
+  it('shows where a run stands when it comes in late: the steps done and running, then what follows', async () => {
+    const opened = join(dir, 'opened')
+    const midway = join(dir, 'midway.json')
+    writeFileSync(
+      midway,
+      JSON.stringify({
+        id: 'midway',
+        nodes: { sh: { kind: 'bash' } },
+        steps: [
+          { id: 'early', node: 'sh', input: 'echo early' },
+          {
+            id: 'waits',
+            node: 'sh',
+            input: `while [ ! -e ${opened} ]; do sleep 0.05; done; echo late`,
+            dependsOn: ['early'],
+          },
+        ],
+      }),
+    )
+    const running = background(['graph', 'run', midway, '--server', '--json'])
+    await running.until(/"type":"STEP_STARTED"[^\n]*"stepId":"waits"/)
+    const runId = (JSON.parse(running.output().split('\n')[0]!) as { runId: string }).runId
+    const watching = background(['graph', 'watch', runId])
+    // before anything else happens: the step that ended, and the one that runs
+    await watching.until(/^✔ early done \(\d+ ms\)\n▸ waits$/m)
+    writeFileSync(opened, '')
+    expect(await watching.done).toBe(0)
+    expect(watching.output()).toMatch(/^ {2}waits │ late$/m)
+    expect(watching.output().match(/▸ waits/g)).toHaveLength(1) // not twice
+    expect(await running.done).toBe(0)
+  })
+
   it('names a run the daemon does not know', async () => {
     const r = await nerve(['graph', 'watch', 'no-such-run'], env)
     expect(r.code).toBe(3)
@@ -82,6 +114,28 @@ describe('graph runs and graph watch', () => {
 })
 
 describe('network watch', () => {
+  it('prints where an idle network stands before it follows', async () => {
+    const example = JSON.parse(
+      readFileSync(join(root, 'examples/review.network.json'), 'utf8'),
+    ) as Record<string, unknown>
+    const file = join(dir, 'idle.network.json')
+    writeFileSync(file, JSON.stringify({ ...example, id: 'idle' }))
+    const started = await nerve(
+      ['network', 'run', file, '--server', '--detach', '--root', dir],
+      env,
+    )
+    expect(started.code, started.stderr).toBe(0)
+    expect((await nerve(['network', 'send', 'idle', 'writer', 'Write a haiku'], env)).code).toBe(0)
+    for (let i = 0; i < 200; i++) {
+      if ((await nerve(['network', 'status', 'idle'], env)).stdout.includes('done: writer')) break
+    }
+    const watching = background(['network', 'watch', 'idle'])
+    await watching.until(/^idle\s+running\s+\d+ envelopes, done: writer$/m)
+    expect(watching.output()).toMatch(/^ {2}writer\s+Coder/m)
+    expect((await nerve(['network', 'stop', 'idle'], env)).code).toBe(0)
+    expect(await watching.done).toBe(0)
+  })
+
   it('follows a detached network: its deliveries as they happen, until it is stopped', async () => {
     const example = join(root, 'examples/review.network.json')
     const started = await nerve(

@@ -102,12 +102,18 @@ describe('graph run on a terminal', () => {
     expect(during).toMatch(/^↻ flaky {2}[\d.]+ m?s, attempt 2 of 3$/m)
     expect(during).toMatch(/^✔ quick {2}\d+ ms$/m)
 
-    const end = await waitFor(pane, (s) => /^failed · \d+ tokens · \$\d+\.\d{4}$/m.test(s))
+    // no step used a model: the state line names no tokens and no cost
+    const end = await waitFor(pane, (s) => /^failed$/m.test(s))
     expect(end).toMatch(/^✔ slow {2}[\d.]+ s$/m)
     expect(end).toMatch(/^✔ nested {2}\d/m)
     expect(end).toMatch(/^ {2}✔ deep {2}\d+ ms$/m) // the nested graph's step, indented
     expect(end).toMatch(/^✔ flaky {2}[\d.]+ s$/m)
     expect(end).toMatch(/^✖ broken {2}\S.*7/m) // the error's first line names the exit code
+    // what the steps printed, and the retry, stay on the screen under the tree, as piped
+    expect(end).toMatch(/^ {2}quick │ quick$/m)
+    expect(end).toMatch(/^ {2}slow │ slow$/m)
+    expect(end).toMatch(/^↻ flaky failed, retrying: .*1/m)
+    expect(end).toMatch(/^ {2}flaky │ ok$/m)
     expect(end.includes(`${String.fromCharCode(27)}[`)).toBe(false) // no stray escape codes
     expect(await exitCode(exit)).toBe(1)
   }, 60_000)
@@ -125,12 +131,37 @@ describe('graph run on a terminal', () => {
     await waitFor(pane, (s) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] forever {2}[\d.]+ s$/m.test(s)) // running for a second
     const sent = Date.now()
     tmux('send-keys', '-t', pane, 'C-c')
-    const end = await waitFor(pane, (s) => /^cancelled · /m.test(s), 15_000).catch((e: unknown) => {
+    const end = await waitFor(pane, (s) => /^cancelled$/m.test(s), 15_000).catch((e: unknown) => {
       throw new Error(`${String(e)} ${readFileSync(exit, 'utf8')}`)
     })
     expect(Date.now() - sent).toBeLessThan(10_000) // the sleep saw the abort; it did not run out
     expect(end).toMatch(/^✔ first {2}\d+ ms$/m)
     expect(end).toMatch(/^■ forever {2}cancelled after [\d.]+ m?s$/m)
     expect(await exitCode(exit)).toBe(8)
+  }, 60_000)
+
+  it('asks on the terminal for an approval gate of the run, and goes on once answered', async () => {
+    const file = graphFile('gate', {
+      id: 'gate',
+      nodes: {
+        gate: { kind: 'approval', action: 'ship', reason: 'a person signs it off' },
+        ship: { kind: 'bash', command: 'echo shipped' },
+      },
+      steps: [
+        { id: 'gate', node: 'gate', input: 'v1.2' },
+        { id: 'ship', node: 'ship', dependsOn: ['gate'] },
+      ],
+    })
+    const { pane, exit } = start(file)
+    const asked = await waitFor(pane, (s) => /answer here: y \(approve\) or n \(deny\)/.test(s))
+    expect(asked).toMatch(/^approve\? approval-\d+ {2}\S+\/gate wants ship: v1\.2$/m)
+    expect(asked).not.toMatch(/nerve approve/) // no command that cannot reach this run
+    tmux('send-keys', '-t', pane, 'maybe', 'Enter')
+    await waitFor(pane, (s) => /^ {2}y or n\?\s*$/m.test(s))
+    tmux('send-keys', '-t', pane, 'y', 'Enter')
+    const end = await waitFor(pane, (s) => /^completed$/m.test(s))
+    expect(end).toMatch(/^✔ ship {2}\d+ ms$/m)
+    expect(end).toMatch(/^ {2}ship │ shipped$/m)
+    expect(await exitCode(exit)).toBe(0)
   }, 60_000)
 })

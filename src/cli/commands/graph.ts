@@ -5,15 +5,23 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { NerveClient, type RemoteRun } from '../../client/index.js'
-import { decodeGraph, Graph, isGraph, showGraphFileError } from '../../graph/index.js'
-import type { RunInfo } from '../../protocol/index.js'
+import { pointer } from '../../codec/index.js'
+import {
+  decodeGraph,
+  Graph,
+  isGraph,
+  showGraphFileError,
+  type GraphFileError,
+} from '../../graph/index.js'
+import type { EngineEvent, RunInfo } from '../../protocol/index.js'
 import type { Recording } from '../../store/index.js'
 import type { TraceTimes } from '../trace.js'
 import { CliError, connect, print, withClient, type GlobalOptions } from '../context.js'
 import { exitCodes, runExitCode } from '../exitCodes.js'
 import { parseValue } from '../parseValue.js'
+import { runErrorLine, runLines } from '../runLines.js'
 import { readJson } from './files.js'
-import { printingRequests } from './approvals.js'
+import { answeringHere, printingRequests } from './approvals.js'
 
 /** Decodes a graph file strictly; every error is one line with its JSON path. */
 export const decoded = async (file: string): Promise<{ json: unknown; graph: Graph }> => {
@@ -32,11 +40,56 @@ export const decoded = async (file: string): Promise<{ json: unknown; graph: Gra
   return { json, graph: g.right }
 }
 
-/** `nerve graph validate FILE`: prints every error with its path, exit 1 when there is one. */
-export const validate = async (file: string, o: GlobalOptions): Promise<void> => {
+/**
+ * The kinds a graph file may describe in its `nodes` table: the daemon's (`LIST_KINDS`) with `--server`, else those of the
+ * engine `graph run` makes in this process.
+ */
+const fileKinds = async (o: GlobalOptions & { readonly server?: boolean }) => {
+  const kinds =
+    o.server === true
+      ? await withClient(o, (c) => c.listKinds())
+      : [...(await import('../../interpreters/index.js')).builtinKinds.values()]
+  return kinds.filter((k) => k.describable === true)
+}
+
+/** The errors of nodes whose kind no interpreter of `kinds` runs (a nested graph is its own form). */
+const unknownKinds = (
+  json: unknown,
+  kinds: readonly { readonly kind: string }[],
+): GraphFileError[] => {
+  const words = new Set(kinds.map((k) => k.kind))
+  const nodes = (json as { nodes?: Record<string, { kind?: unknown } | null> } | null)?.nodes
+  return Object.entries(nodes ?? {}).flatMap(([id, d]) => {
+    const kind = d?.kind
+    return typeof kind !== 'string' || kind === 'graph' || words.has(kind)
+      ? []
+      : [
+          {
+            _tag: 'InvalidValue' as const,
+            path: `${pointer(['nodes', id])}/kind`,
+            reason: `no interpreter runs "${kind}" nodes (known: ${kinds.map((k) => k.kind).join(', ')})`,
+          },
+        ]
+  })
+}
+
+/**
+ * `nerve graph validate FILE [--server]`: prints every error with its
+ * path, a node of a kind the engine does not run included; exit 2 when
+ * there is one.
+ */
+export const validate = async (
+  file: string,
+  o: GlobalOptions & { readonly server?: boolean },
+): Promise<void> => {
   const json = await readJson(file)
   const g = decodeGraph(json)
-  const errors = E.isLeft(g) ? g.left.map((e) => ({ ...e, message: showGraphFileError(e) })) : []
+  const found = E.isLeft(g) ? g.left : []
+  // a kind the decoder already found wrong (a typo of a known one) is told once
+  const kinds = unknownKinds(json, await fileKinds(o)).filter(
+    (k) => !found.some((e) => e.path === k.path),
+  )
+  const errors = [...found, ...kinds].map((e) => ({ ...e, message: showGraphFileError(e) }))
   print(o, { file, valid: errors.length === 0, errors }, () =>
     errors.length === 0
       ? `${file}: valid (${E.isRight(g) ? Graph.steps(g.right).length : 0} steps)`
@@ -98,7 +151,10 @@ export const runSummary = (info: RunInfo): string => {
     (s) =>
       `  ${s.status.padEnd(9)} ${s.stepId}${s.durationMs > 0 ? ` (${s.durationMs.toFixed(0)} ms)` : ''}${s.error !== undefined ? `: ${s.error.message.split('\n')[0]}` : ''}`,
   )
-  return [`run ${info.runId} ${info.state}`, ...rows].join('\n')
+  const why = runErrorLine(info)
+  return [...(why === undefined ? [] : [why]), `run ${info.runId} ${info.state}`, ...rows].join(
+    '\n',
+  )
 }
 
 /** The conversations of the nodes with one (LLM nodes) a run's steps used (nested steps too), by node id. */
@@ -159,6 +215,9 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
     o.server === true
       ? await connect(o)
       : await (await import('../../server/index.js')).standaloneClient()
+  // A run in this process is answered here (no other command reaches it), one on the daemon from anywhere.
+  let live: Live | undefined
+  const here = o.server === true ? undefined : answeringHere(client, () => live?.pause() ?? noop)
   try {
     // A request of the run (an approval gate, a held tool call, a CLI agent's prompt) is printed as it comes.
     let runId: string | undefined
@@ -170,10 +229,13 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
           ...(input !== undefined && { input }),
           ...(o.session !== undefined && { sessionId: o.session }),
           ...(o.record !== undefined && { record: true }),
+          // on the daemon, the steps run here too, unless their node names a cwd
+          ...(o.server === true && { cwd: process.cwd() }),
         })
         runId = remote.runId
-        recheck()
-        const info = await follow(remote, o, decodedGraph, async (info, times) => {
+        // drawn before a request is answered: a question on the terminal holds it still
+        live = await liveTree(o, decodedGraph)
+        const info = await follow(remote, o, { live, following: recheck }, async (info, times) => {
           if (o.trace !== undefined) {
             const { traceHtml } = await import('../trace.js')
             if (info.trace === undefined) {
@@ -204,23 +266,46 @@ export const run = async (file: string, o: RunCommandOptions): Promise<void> => 
         })
         return info
       },
+      here?.answer,
     )
     if (info.state !== 'completed') process.exitCode = runExitCode(info.state)
   } finally {
+    here?.close()
     await client.close()
   }
 }
+
+const noop = (): void => undefined
+
+type Live = ReturnType<typeof import('../progress.js').progress>
+
+/** The live tree of a run, on a terminal without `--json`. */
+const liveTree = async (o: GlobalOptions, graph: Graph | undefined): Promise<Live | undefined> =>
+  o.json !== true && process.stdout.isTTY
+    ? (await import('../progress.js')).progress(graph, process.stdout)
+    : undefined
 
 /**
  * Shows a run as it goes, the way `graph run` does: the live tree on a
  * terminal, a line per step off one, NDJSON with `--json`; then the run's
  * record. Ctrl-C cancels the run. `before` runs once the run ended, before
  * the last lines are printed (the trace and recording are written there).
+ * `live` is the tree to draw on; `seen` are events of before it followed
+ * (a run it came to late), shown first, and the same events again from the
+ * run are not shown twice; `following` is told once the events are read.
  */
 const follow = async (
   remote: RemoteRun,
   o: GlobalOptions,
-  graph: Graph | undefined,
+  {
+    live,
+    seen = [],
+    following = noop,
+  }: {
+    readonly live?: Live | undefined
+    readonly seen?: readonly EngineEvent[]
+    readonly following?: () => void
+  },
   before: (info: RunInfo, times: TraceTimes) => Promise<void> = () => Promise.resolve(),
 ): Promise<RunInfo> => {
   const cancel = (): void => {
@@ -228,20 +313,19 @@ const follow = async (
   }
   process.on('SIGINT', cancel)
   try {
-    const live =
-      o.json !== true && process.stdout.isTTY
-        ? (await import('../progress.js')).progress(graph, process.stdout)
-        : undefined
     const recorder = (await import('../trace.js')).recordTimes()
     // off a terminal: NDJSON with --json, else a line per step (see runLines)
-    const lines =
-      live === undefined && o.json !== true
-        ? (await import('../runLines.js')).runLines()
-        : undefined
+    const lines = live === undefined && o.json !== true ? runLines() : undefined
     const say = (ls: readonly string[]): void => {
       if (ls.length > 0) process.stdout.write(`${ls.join('\n')}\n`)
     }
-    for await (const e of remote.events()) {
+    const shown = new Set(seen.map((e) => JSON.stringify(e)))
+    const events = async function* () {
+      yield* seen
+      following()
+      for await (const e of remote.events()) if (!shown.delete(JSON.stringify(e))) yield e
+    }
+    for await (const e of events()) {
       recorder.update(e)
       if (live !== undefined) live.update(e)
       else if (lines !== undefined) say(lines.push(e))
@@ -292,9 +376,17 @@ export const watch = (runId: string, o: GlobalOptions): Promise<void> =>
     // off a terminal, a line saying it follows: a long step may print nothing for a while
     if (now.state === 'running' && o.json !== true && !process.stdout.isTTY)
       process.stdout.write(`following run ${runId} (${now.graphId})\n`)
+    // where it stands first (the steps it ran so far), then what follows
+    const graph = now.graph === undefined ? undefined : decodeGraph(now.graph)
     const info =
       now.state === 'running'
-        ? await follow(remote, o, undefined)
+        ? await follow(remote, o, {
+            live: await liveTree(
+              o,
+              graph !== undefined && E.isRight(graph) ? graph.right : undefined,
+            ),
+            ...(now.steps !== undefined && { seen: now.steps }),
+          })
         : (print(o, now, runSummary), now)
     if (info.state !== 'completed') process.exitCode = runExitCode(info.state)
   })

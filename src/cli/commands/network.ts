@@ -190,8 +190,9 @@ const summarise = (info: NetworkInfo, o: GlobalOptions): void => {
 
 /**
  * `nerve network watch ID`: follows a network on the daemon (one started
- * with `--detach`) live, the same lines as a foreground run, until it
- * ends; one that has ended prints its summary at once.
+ * with `--detach`) live: first where it stands (as `network status` says
+ * it; not with `--json`), then the same lines as a foreground run, until
+ * it ends; one that has ended prints its summary at once.
  */
 export const watch = (id: string, o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
@@ -201,6 +202,7 @@ export const watch = (id: string, o: GlobalOptions): Promise<void> =>
       summarise(now, o)
       return
     }
+    if (o.json !== true) process.stdout.write(`${statusText(now)}\n`)
     const completed = (async () => {
       for (;;) {
         const info = await remote.info()
@@ -232,20 +234,22 @@ const inboxLine = (i: InboxInfo): string => {
   return `  inbox ${from} → ${to} (${edgeId ?? 'user'}, ${i.delivery}): ${counts.join(', ')}`
 }
 
+/** Where a network stands: its line, its nodes, inboxes, the approvals waiting and its halts. */
+const statusText = (n: NetworkInfo): string =>
+  [
+    infoLine(n),
+    ...Object.values(n.network.nodes).map(
+      (node) => `  ${node.id.padEnd(14)} ${node.role.padEnd(12)} ${node.mode}`,
+    ),
+    ...n.inboxes.map(inboxLine),
+    ...n.pending.map((r) => `  approve? ${r.id}: ${r.nodeId} wants ${r.action} ${r.target}`),
+    ...n.halts.map((h) => `  halted ${h.nodes.join(', ')}: ${h.tag}: ${h.message}`),
+  ].join('\n')
+
 /** `nerve network status ID`: one network on the daemon, its nodes, inboxes and the approvals waiting. */
 export const status = (id: string, o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
-    print(o, await c.network(id).info(), (n) =>
-      [
-        infoLine(n),
-        ...Object.values(n.network.nodes).map(
-          (node) => `  ${node.id.padEnd(14)} ${node.role.padEnd(12)} ${node.mode}`,
-        ),
-        ...n.inboxes.map(inboxLine),
-        ...n.pending.map((r) => `  approve? ${r.id}: ${r.nodeId} wants ${r.action} ${r.target}`),
-        ...n.halts.map((h) => `  halted ${h.nodes.join(', ')}: ${h.tag}: ${h.message}`),
-      ].join('\n'),
-    )
+    print(o, await c.network(id).info(), statusText)
   })
 
 /** `nerve network send ID NODE MESSAGE`. */

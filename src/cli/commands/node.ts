@@ -5,7 +5,7 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import type { NodeInfo } from '../../node/index.js'
-import type { HistoryEntry } from '../../protocol/index.js'
+import type { HistoryEntry, KindInfo } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
 import { parseValue } from '../parseValue.js'
 import { printingRequests } from './approvals.js'
@@ -86,22 +86,33 @@ const optionNames = (schema: Readonly<Record<string, unknown>>): string[] => [
   ]),
 ]
 
-/** `node kinds`: the kinds the daemon makes, each with its aliases, what it is for and its options. */
+/**
+ * `node kinds`: the kinds the daemon makes, each with its aliases, what it
+ * is for and its options; then those only a graph file describes (an
+ * `approval` gate), which `node create` does not make.
+ */
 export const kinds = (o: GlobalOptions): Promise<void> =>
   withClient(o, async (c) => {
-    const made = (await c.listKinds()).filter((k) => k.creatable)
-    print(o, { kinds: made }, ({ kinds: ks }) =>
-      ks
-        .map((k) => {
-          const options = optionNames(k.options)
-          const aliases = k.aliases.length > 0 ? ` (also: ${k.aliases.join(', ')})` : ''
-          return [
-            `${k.kind}${aliases}`,
-            `  ${k.summary}`,
-            ...(options.length > 0 ? [`  options: ${options.join(', ')}`] : []),
-          ].join('\n')
-        })
-        .join('\n'),
+    const all = await c.listKinds()
+    const made = all.filter((k) => k.creatable)
+    const inFiles = all.filter((k) => !k.creatable && k.describable === true)
+    const shown = (ks: readonly KindInfo[]): string[] =>
+      ks.map((k) => {
+        const options = optionNames(k.options)
+        const aliases = k.aliases.length > 0 ? ` (also: ${k.aliases.join(', ')})` : ''
+        return [
+          `${k.kind}${aliases}`,
+          `  ${k.summary}`,
+          ...(options.length > 0 ? [`  options: ${options.join(', ')}`] : []),
+        ].join('\n')
+      })
+    print(o, { kinds: made, graphFileKinds: inFiles }, () =>
+      [
+        ...shown(made),
+        ...(inFiles.length > 0
+          ? ['', 'In graph files only (node create does not make these):', ...shown(inFiles)]
+          : []),
+      ].join('\n'),
     )
   })
 

@@ -63,7 +63,10 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
     example(
       graph
         .command('validate <file>')
-        .description('check a graph file; every error with its JSON path')
+        .description(
+          'check a graph file; every error with its JSON path (node kinds: those graph run runs here)',
+        )
+        .option('--server', "check node kinds against the daemon's")
         .action(act(async (f: string, o) => (await G()).validate(f, o))),
       'nerve graph validate examples/release-check.json',
     )
@@ -79,7 +82,7 @@ export const runCommands: Readonly<Record<string, AddCommand>> = {
       graph
         .command('run <file>')
         .description('run a graph (in this process, or on the daemon with --server)')
-        .option('--server', 'run on the daemon')
+        .option('--server', 'run on the daemon (its steps still run in this directory)')
         .option('--max-parallel <n>', 'at most n steps at once')
         .option('--input <value>', 'the graph input (JSON when it parses)')
         .option('--trace <file>', "write the run's trace here as a self-contained HTML page")

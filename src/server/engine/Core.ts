@@ -198,6 +198,7 @@ export class Core {
   }
 
   publish(event: EngineEvent): void {
+    this.runs.saw(event) // where a run's steps stand, for GET_RUN while it runs
     let json: string | undefined
     for (const l of this.listeners) json = l.publish(event, json)
   }

@@ -15,6 +15,28 @@ export const graphOf = (session: Session, file: unknown, at: string, kinds: Kind
   return decoded.right
 }
 
+/**
+ * A graph file whose nodes run in `cwd` (`EXECUTE_GRAPH`'s, the caller's
+ * directory) when they name none: each node its `nodes` table describes,
+ * of a kind that takes a `cwd` option and without one, gets this one.
+ */
+export const inDir = (file: unknown, cwd: string | undefined, kinds: Kinds): unknown => {
+  const nodes = (file as { readonly nodes?: unknown } | null)?.nodes
+  if (cwd === undefined || typeof nodes !== 'object' || nodes === null) return file
+  const takesCwd = (kind: unknown): boolean => {
+    const k = typeof kind === 'string' ? kinds.resolve(kind) : undefined
+    const schema = k === undefined ? {} : (jsonSchemaOf(k.options) as { properties?: object })
+    return 'cwd' in (schema.properties ?? {})
+  }
+  const placed = Object.entries(nodes as Record<string, unknown>).map(
+    ([id, d]): [string, unknown] => {
+      const desc = d as { readonly kind?: unknown; readonly cwd?: unknown } | null
+      return [id, desc?.cwd === undefined && takesCwd(desc?.kind) ? { ...desc, cwd } : d]
+    },
+  )
+  return { ...(file as object), nodes: Object.fromEntries(placed) }
+}
+
 /** The kind `CREATE_NODE` names (by name or alias); UnknownKind when the engine makes none such. */
 export const creatableKind = (kinds: Kinds, word: string): Kind => {
   const kind = kinds.resolve(word)
@@ -73,6 +95,7 @@ export const kindInfo = (kind: Kind): KindInfo => ({
   summary: kind.summary,
   persistent: kind.persistent,
   creatable: kind.creatable,
+  describable: kind.describable,
   capabilities: kind.capabilities,
   options: jsonSchemaOf(kind.options),
 })

@@ -5,6 +5,7 @@ import { run, type RunEvent, type RunResult, type Trace } from '../../runtime/in
 import type { Session } from '../../session/index.js'
 import { recorder, replay, type Recording } from '../../store/index.js'
 import type {
+  EngineEvent,
   RunInfo,
   RunStateName,
   RunSummary,
@@ -56,6 +57,8 @@ interface Entry {
   readonly input: unknown
   state: RunStateName
   info: RunInfo | undefined
+  /** While it runs: the latest event of each step that started, by path. */
+  readonly steps: Map<string, NonNullable<RunInfo['steps']>[number]>
 }
 
 /**
@@ -193,6 +196,7 @@ export class Runs {
       input: how.input,
       state: 'running',
       info: undefined,
+      steps: new Map(),
       done: how.execute(runId, controller.signal).then(
         (r) => {
           this.#finish(
@@ -235,7 +239,14 @@ export class Runs {
   get(runId: string): RunInfo {
     const entry = this.#entries.get(runId)
     if (entry === undefined) throw new UnknownRun(runId)
-    return entry.info ?? infoOf(entry, {})
+    return entry.info ?? infoOf(entry, { steps: [...entry.steps.values()] })
+  }
+
+  /** Notes a run's event: a step's latest, while the run runs (what `get` answers of it). */
+  saw(e: EngineEvent): void {
+    if (e.type !== 'STEP_STARTED' && e.type !== 'STEP_FAILED' && e.type !== 'STEP_COMPLETED') return
+    const entry = this.#entries.get(e.runId)
+    if (entry?.state === 'running') entry.steps.set(e.path.join('/'), e)
   }
 
   /** The runs it knows (running ones and the last finished), oldest first; of one session when named. */
@@ -285,6 +296,7 @@ export class Runs {
     entry.state = state
     entry.info = infoOf(entry, fields)
     if (trace !== undefined) this.#ended?.(trace, entry.sessionId)
+    entry.steps.clear()
     this.#finished.push(entry.runId)
     while (this.#finished.length > this.#kept) this.#entries.delete(this.#finished.shift()!)
   }

@@ -1,4 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { decodeConversation, messages } from '../../../src/conversation/index.js'
 import { describe, expect, it } from 'vitest'
 import type { EngineEvent } from '../../../src/server/index.js'
@@ -64,6 +67,68 @@ describe('EXECUTE_GRAPH and GET_RUN', () => {
       graph: (ended as { graph?: unknown }).graph,
     })
     expect((await settled(p, again.runId)).results!.second!.stdout).toBe('HELLO\n')
+  })
+
+  it("answers where a running run's steps stand: the latest event of each, none once it ended", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nerve-steps-'))
+    try {
+      const p = await connected()
+      const open = join(dir, 'open')
+      const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+        graph: {
+          id: 'midway',
+          nodes: { sh: { kind: 'bash' } },
+          steps: [
+            { id: 'early', node: 'sh', input: 'echo early' },
+            {
+              id: 'waits',
+              node: 'sh',
+              input: `while [ ! -e ${open} ]; do sleep 0.02; done`,
+              dependsOn: ['early'],
+            },
+          ],
+        },
+      })
+      type Steps = { steps?: { type: string; stepId: string }[] }
+      let now: Steps = {}
+      await until(() => {
+        void p.ok<Steps>('GET_RUN', { runId }).then((r) => (now = r))
+        return now.steps?.some((s) => s.stepId === 'waits') === true
+      }, 10_000)
+      expect(now.steps!.map((s) => [s.stepId, s.type])).toEqual([
+        ['early', 'STEP_COMPLETED'],
+        ['waits', 'STEP_STARTED'],
+      ])
+      writeFileSync(open, '')
+      const ended = await settled(p, runId)
+      expect(ended.state).toBe('completed')
+      expect(ended).not.toHaveProperty('steps')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('runs the nodes the file describes in cwd when they name none of their own', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'nerve-cwd-')))
+    try {
+      const p = await connected()
+      const { runId } = await p.ok<{ runId: string }>('EXECUTE_GRAPH', {
+        cwd: dir,
+        graph: {
+          id: 'where',
+          nodes: { here: { kind: 'bash' }, root: { kind: 'bash', cwd: '/' } },
+          steps: [
+            { id: 'a', node: 'here', input: 'pwd' },
+            { id: 'b', node: 'root', input: 'pwd' },
+          ],
+        },
+      })
+      const run = await settled(p, runId)
+      expect(run.results!.a!.stdout).toBe(`${dir}\n`)
+      expect(run.results!.b!.stdout).toBe('/\n')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("tells a long step output's end (truncated) in STEP_COMPLETED; GET_RUN has it whole", async () => {

@@ -1,6 +1,6 @@
 import { LimitReached, RequestCancelled, UnknownSubscription } from '../errors.js'
 import { runEvents } from '../eventMap.js'
-import { graphOf } from '../nodes.js'
+import { graphOf, inDir } from '../nodes.js'
 import type { Commands } from './context.js'
 import { storedRun, storedRuns } from '../storedRuns.js'
 
@@ -21,7 +21,7 @@ export const graphCommands: Commands<GraphMethods> = {
 
   EXECUTE_GRAPH: async (p, { core }) => {
     const { session } = await core.kit(p.sessionId)
-    const g = graphOf(session, p.graph, '/graph', core.kinds)
+    const g = graphOf(session, inDir(p.graph, p.cwd, core.kinds), '/graph', core.kinds)
     const publish = runEvents(session.id, core.publish.bind(core), () => core.now())
     return {
       runId: core.runs.start(

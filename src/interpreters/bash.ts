@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { taggedError, UsageError } from '../errors.js'
 import { forkBash, isBashNode, type BashNode } from '../node/BashNode.js'
 import {
@@ -50,6 +51,14 @@ export class BashFailed extends taggedError('BashFailed', 'failed')<{
   }
 }
 
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /**
  * bash could not be started at all, e.g. its working directory does not
  * exist; `cause` is the error of `child_process.spawn`.
@@ -61,7 +70,13 @@ export class BashSpawnFailed extends taggedError('BashSpawnFailed', 'failed')<{
   readonly cwd: string | undefined
 }> {
   constructor(nodeId: string, cwd: string | undefined, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause)
+    // Node says `spawn bash ENOENT` for a working directory that is not there, as for no bash.
+    const why =
+      cwd !== undefined && !isDirectory(cwd)
+        ? 'the working directory does not exist (or is not a directory)'
+        : cause instanceof Error
+          ? cause.message
+          : String(cause)
     super(
       `bash node "${nodeId}": could not start bash${cwd === undefined ? '' : ` in ${cwd}`}: ${why}`,
       { nodeId, cwd },

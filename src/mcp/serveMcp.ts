@@ -54,7 +54,8 @@ const idOf = (ends: { readonly head: string; readonly tail: string }): string | 
  * Serves MCP on standard input and output until the input ends. A line
  * longer than `maxLineBytes` is not handed to the SDK (whose buffer would
  * give up and end the server): it is answered with an `InvalidRequest`
- * error for that request, and the server goes on.
+ * error for that request, and the server goes on. When stdin ends, the
+ * requests read by then are answered before the server closes.
  *
  * @category mcp
  */
@@ -84,10 +85,32 @@ export const serveMcpStdio = async (
   })
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve))
   await server.connect(transport)
+  // Requests read and not answered yet: when stdin ends, the server closes once they are.
+  const open = new Set<unknown>()
+  let ended = false
+  const closeWhenAnswered = (): void => {
+    if (ended && open.size === 0) void server.close()
+  }
+  const received = transport.onmessage
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) open.add(message.id)
+    received?.(message)
+  }
+  const send = transport.send.bind(transport)
+  transport.send = async (message) => {
+    await send(message)
+    if (!('method' in message) && 'id' in message && open.delete(message.id)) closeWhenAnswered()
+  }
   stdin.on('data', (chunk: Buffer | string) => {
     reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   })
-  stdin.once('end', () => void server.close())
+  stdin.once('end', () => {
+    // The last lines reach the SDK on a later turn: count them first.
+    setImmediate(() => {
+      ended = true
+      closeWhenAnswered()
+    })
+  })
   await closed
 }
 

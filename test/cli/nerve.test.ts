@@ -190,6 +190,11 @@ describe('nerve against a real daemon', () => {
     const ran = await nerve(['node', 'execute', 'sh', 'echo hello-from-cli'], env)
     expect(ran.code, ran.stderr).toBe(0)
     expect(ran.stdout).toBe('hello-from-cli\n')
+    // A command that fails: what it printed, then the error.
+    const failed = await nerve(['node', 'execute', 'sh', 'echo out; echo err >&2; false'], env)
+    expect(failed.code).toBe(1)
+    expect(failed.stdout).toBe('out\n')
+    expect(failed.stderr).toMatch(/^error: BashFailed: .*exited with code 1: err$/m)
     const listed = decode(NodeList, (await nerve(['node', 'list', '--json'], env)).stdout)
     expect(listed.nodes.map((n) => n.id)).toContain('sh')
   })

@@ -17,7 +17,7 @@ import {
   startServer,
   type ServerHandle,
 } from '../../src/server/index.js'
-import { bin, testDir } from '../cli/run.js'
+import { bin, nerve, testDir } from '../cli/run.js'
 
 interface ToolResult {
   readonly isError?: boolean
@@ -223,6 +223,36 @@ describe('nerve mcp against a running daemon', () => {
   afterAll(async () => {
     await server.close()
   })
+
+  it('answers every request read before stdin ended, then exits', async () => {
+    const lines = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pipe', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]
+    const r = await nerve(
+      ['mcp', '--socket', socket],
+      { HOME: dir, XDG_RUNTIME_DIR: dir },
+      lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+      dir,
+    )
+    expect(r.code, r.stderr).toBe(0)
+    const answers = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result?: { tools?: unknown[] } })
+    expect(answers.map((a) => a.id)).toEqual([1, 2])
+    expect(answers[1]!.result!.tools!.length).toBeGreaterThan(5)
+  }, 30_000)
 
   it("creates nodes on the daemon, which the daemon's other clients see", async () => {
     const mcp = await spawnMcp(['--socket', socket])

@@ -177,7 +177,13 @@ export const execute = (name: string, input: string, o: ExecuteCommandOptions): 
       (session === undefined || r.sessionId === session)
     await printingRequests(c, mine, async () => {
       if (o.stream !== true) {
-        const answer = await node.execute(input, options)
+        const answer = await node.execute(input, options).catch((e: unknown) => {
+          // A command that failed still printed what it printed: shown before the error.
+          const stdout = (e as { data?: { result?: { stdout?: unknown } } }).data?.result?.stdout
+          if (o.json !== true && typeof stdout === 'string' && stdout !== '')
+            process.stdout.write(stdout.endsWith('\n') ? stdout : `${stdout}\n`)
+          throw e
+        })
         print(o, answer, answerText)
         return
       }

@@ -113,12 +113,24 @@ export class UnknownProvider extends taggedError('UnknownProvider', 'unsupported
   readonly known: readonly string[]
 }> {
   constructor(provider: string, known: readonly string[]) {
-    super(`there is no provider "${provider}" (known: ${known.join(', ')})`, {
-      provider,
-      known,
-      path: '/options/provider',
-    })
+    const key = KEY_OF[provider]
+    super(
+      `there is no provider "${provider}" (known: ${known.join(', ')})${key === undefined ? '' : `: set ${key} where the engine starts to have one`}`,
+      {
+        provider,
+        known,
+        path: '/options/provider',
+      },
+    )
   }
+}
+
+/** The variable that gives an engine each provider the environment can name. */
+const KEY_OF: Readonly<Record<string, string>> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+  'openai-chat': 'OPENAI_BASE_URL',
+  gemini: 'GEMINI_API_KEY',
 }
 
 /**

@@ -127,6 +127,15 @@ describe('CREATE_NODE, GET_NODE, LIST_NODES, STOP_NODE, DELETE_NODE', () => {
       code: -32003,
       data: { tag: 'UnknownProvider', path: '/options/provider' },
     })
+    // One the environment can give says how.
+    const keyless = await p.call('CREATE_NODE', {
+      nodeId: 'm',
+      kind: 'llm',
+      options: { provider: 'anthropic' },
+    })
+    expect(keyless.error!.message).toMatch(
+      /^there is no provider "anthropic" \(known: .*\): set ANTHROPIC_API_KEY where the engine starts to have one$/,
+    )
     const graph = await p.call('CREATE_NODE', {
       nodeId: 'g',
       kind: 'graph',

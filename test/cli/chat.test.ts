@@ -85,8 +85,14 @@ describe('nerve chat', () => {
     const ids = started.map((r) => /^chat (chat-\d{8}-\d{6}-[0-9a-f]{4}):/.exec(r.stderr)?.[1])
     expect(ids.every((i) => i !== undefined) && ids[0] !== ids[1], ids.join(' ')).toBe(true)
     expect(started.map((r) => r.stdout.split('\n')[0])).toEqual(['echo: one', 'echo: two'])
-    const loose = await nerve(['chat', '--provider', 'echo', '--no-store'], clean, 'hi\n')
+    const loose = await nerve(['chat', '--provider', 'echo', '--no-store'], clean, 'hi\n/retry\n')
     expect(loose.stderr).toMatch(/: \/help for commands; not kept \(--no-store\)$/m)
+    // echo answers a retry as before: the same answer is no new branch, and it says so.
+    expect(loose.stdout.split('\n').slice(0, 3)).toEqual([
+      'echo: hi',
+      'echo: hi',
+      '(the same answer as before: no new branch)',
+    ])
   })
 
   it('shows tool calls as they run, with a provider the environment names and a linked toolset', async () => {

@@ -184,8 +184,13 @@ const loop = async (chat: RemoteChat): Promise<void> => {
     try {
       if (l.type === 'quit') break
       else if (l.type === 'send') await run(() => chat.send(l.text))
-      else if (l.type === 'retry') await run(() => chat.retry())
-      else if (l.type === 'edit') await run(() => chat.edit(l.text))
+      else if (l.type === 'retry') {
+        const before = (await chat.branches()).branches.length
+        await run(() => chat.retry())
+        // The same answer is the same vertex: the branch is the one there was.
+        if ((await chat.branches()).branches.length === before)
+          out('(the same answer as before: no new branch)\n')
+      } else if (l.type === 'edit') await run(() => chat.edit(l.text))
       else if (l.type === 'branches') out(`${branchLines(await chat.branches())}\n`)
       else if (l.type === 'switch') {
         const tree = await chat.branches()

@@ -199,6 +199,24 @@ describe('nerve against a real daemon', () => {
     expect(listed.nodes.map((n) => n.id)).toContain('sh')
   })
 
+  it("prints an LLM node's conversation", async () => {
+    await nerve(['node', 'create', 'talk', '--kind', 'llm', '--set', 'provider=echo'], env)
+    expect((await nerve(['node', 'conversation', 'talk'], env)).stdout).toBe('no messages yet\n')
+    await nerve(['node', 'execute', 'talk', 'hello'], env)
+    const r = await nerve(['node', 'conversation', 'talk'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/● USER \w+\n│ {3}hello\n● ASSISTANT \w+\n│ {3}echo: hello\n/)
+    const json: unknown = JSON.parse(
+      (await nerve(['node', 'conversation', 'talk', '--json'], env)).stdout,
+    )
+    expect(json).toMatchObject({ nodeId: 'talk', messageCount: 2 })
+    const bash = await nerve(['node', 'conversation', 'sh'], env)
+    expect(bash.code).toBe(2)
+    expect(bash.stderr).toMatch(
+      /^error: InvalidOptions at \/nodeId: .*only nodes with a conversation/,
+    )
+  })
+
   it('is reachable as nerve server node too', async () => {
     const r = await nerve(['server', 'node', 'list'], env)
     expect(r.code).toBe(0)

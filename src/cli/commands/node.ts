@@ -2,8 +2,10 @@
  * `nerve node …`: nodes on the daemon, through the SDK. Each command is one
  * or two protocol calls; the daemon answers, the command prints.
  */
+import * as E from 'fp-ts/lib/Either.js'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
+import { decodeConversation, formatDecodeError, renderText } from '../../conversation/index.js'
 import type { NodeInfo } from '../../node/index.js'
 import type { HistoryEntry, KindInfo } from '../../protocol/index.js'
 import { CliError, print, withClient, type GlobalOptions } from '../context.js'
@@ -298,6 +300,21 @@ export const history = (name: string, o: HistoryCommandOptions): Promise<void> =
     print(o, { nodeId: name, history: entries }, (r) =>
       r.history.length === 0 ? 'no history' : r.history.map(historyLine).join('\n'),
     )
+  })
+
+/**
+ * `node conversation NAME`: an LLM node's conversation as a text tree (its
+ * messages, branches and merges); `--json`: the daemon's answer, the
+ * conversation as a Nerve conversation file.
+ */
+export const conversation = (name: string, o: GlobalOptions): Promise<void> =>
+  withClient(o, async (c) => {
+    print(o, await c.node(name, sessionOf(o)).conversation(), (got) => {
+      if (got.messageCount === 0) return 'no messages yet'
+      const decoded = decodeConversation(got.conversation)
+      if (E.isLeft(decoded)) throw new CliError('Invalid', formatDecodeError(decoded.left))
+      return renderText(decoded.right.heads)
+    })
   })
 
 export const stop = (name: string, o: GlobalOptions): Promise<void> =>

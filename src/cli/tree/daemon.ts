@@ -104,13 +104,22 @@ permission prompts wait for nerve approve / nerve deny, unless
       .description("the node's history records")
       .option(
         '--op <op...>',
-        'only these ops (send, send_stream, write, read, run, interrupt, close)',
+        "only these ops (send, send_stream, write, read, run, interrupt, close): a bash node's commands are run",
       )
       .option('--limit <n>', 'at most n records')
       .option('--since <iso>', 'records at or after this time')
       .option('--until <iso>', 'records before this time')
       .action(act(async (name: string, o) => (await N()).history(name, o))),
-    'nerve node history shell --op send --limit 10',
+    'nerve node history shell --op run --limit 10',
+  )
+  example(
+    node
+      .command('conversation <name>')
+      .description(
+        "an LLM node's conversation: its messages as a tree (--json: the conversation file)",
+      )
+      .action(act(async (name: string, o) => (await N()).conversation(name, o))),
+    'nerve node conversation chat',
   )
   example(
     node

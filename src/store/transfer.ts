@@ -218,16 +218,18 @@ const filesIn = async (dir: string): Promise<readonly string[]> => {
   }
 }
 
-const readJson = async <A>(path: string, codec: t.Decoder<unknown, A>): Promise<A> => {
+/** A file's JSON; a file that is not JSON is corrupt. */
+const jsonOf = async (path: string): Promise<unknown> => {
   const text = await readFile(path, 'utf8')
-  let json: unknown
   try {
-    json = JSON.parse(text)
+    return JSON.parse(text)
   } catch (e) {
     throw new StoreCorrupt(path, [{ pointer: '', message: `not JSON: ${(e as Error).message}` }])
   }
-  return decodeWith(path, '', codec, json)
 }
+
+const readJson = async <A>(path: string, codec: t.Decoder<unknown, A>): Promise<A> =>
+  decodeWith(path, '', codec, await jsonOf(path))
 
 const decodeWith = <A>(path: string, at: string, codec: t.Decoder<unknown, A>, u: unknown): A => {
   const r = codec.decode(u)
@@ -256,13 +258,7 @@ const readLines = async <A>(path: string, codec: t.Decoder<unknown, A>): Promise
 
 /** Reads a conversation file of either format (told apart by its `format`), with its one head. */
 const readConversation = async (path: string): Promise<Conversation> => {
-  const text = await readFile(path, 'utf8')
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    throw new StoreCorrupt(path, [{ pointer: '', message: `not JSON: ${(e as Error).message}` }])
-  }
+  const json = await jsonOf(path)
   const doc =
     (json as { format?: unknown } | null)?.format === NERVE_FORMAT
       ? decodeConversation(json)
@@ -280,14 +276,7 @@ const readConversation = async (path: string): Promise<Conversation> => {
 
 /** Reads a chat file: its heads, and its record from the metadata's `chat`, whose heads the file must hold. */
 const readChat = async (path: string): Promise<ChatState> => {
-  const text = await readFile(path, 'utf8')
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    throw new StoreCorrupt(path, [{ pointer: '', message: `not JSON: ${(e as Error).message}` }])
-  }
-  const doc = decodeConversation(json)
+  const doc = decodeConversation(await jsonOf(path))
   if (E.isLeft(doc))
     throw new StoreCorrupt(path, [{ pointer: '', message: formatDecodeError(doc.left) }])
   const record = decodeWith(path, '/metadata/chat', ChatRecordCodec, doc.right.metadata.chat)

@@ -183,15 +183,21 @@ describe('the chats view', () => {
 
 describe('a saved session opened live', () => {
   it("registers the saved session's nodes again, which the nodes view then shows with their conversation", async () => {
-    await sdk.call('CREATE_NODE', { nodeId: 'keeper', kind: 'llm', options: { provider: 'echo' } })
-    await sdk.call('EXECUTE_INPUT', { nodeId: 'keeper', input: 'remember me' })
-    await sdk.call('SAVE_SESSION', {})
-    await sdk.call('DELETE_NODE', { nodeId: 'keeper' })
+    // Another session's nodes, kept in the store as they changed, opened in the default one.
+    const old = { sessionId: 'old' }
+    await sdk.call('CREATE_SESSION', old)
+    await sdk.call('CREATE_NODE', {
+      ...old,
+      nodeId: 'keeper',
+      kind: 'llm',
+      options: { provider: 'echo' },
+    })
+    await sdk.call('EXECUTE_INPUT', { ...old, nodeId: 'keeper', input: 'remember me' })
 
     const { page, context, errors } = await daemon.open({ bypassCSP: true })
     expect(await page.locator('[data-node="keeper"]').count()).toBe(0)
     await page.getByRole('button', { name: 'Store' }).click()
-    await page.locator('[data-savedsession="default"]').click()
+    await page.locator('[data-savedsession="old"]').click()
     await page.getByRole('button', { name: 'Open live' }).click()
     await page.locator('[data-loaded="keeper"]').waitFor()
     expect(await seriousViolations(page)).toEqual([])
@@ -207,7 +213,7 @@ describe('a saved session opened live', () => {
       .waitFor()
     // Opened again, nothing is registered twice.
     await page.getByRole('button', { name: 'Store' }).click()
-    await page.locator('[data-savedsession="default"]').click()
+    await page.locator('[data-savedsession="old"]').click()
     await page.getByRole('button', { name: 'Open live' }).click()
     await page.getByText('keeper (the name is taken)', { exact: false }).waitFor()
     expect(errors).toEqual([])

@@ -95,6 +95,8 @@ const AGENT_CONTEXT_LINES = 4
 const POLL_MIN_MS = 10
 const POLL_MAX_MS = 200
 const DRAIN_MS = 2000
+/** Captures that may fail in a row while the pane still lives (its program just ended) before an execute fails. */
+const CAPTURE_TRIES = 3
 
 /** Lines without trailing blanks, and no blank lines at the end. */
 export const normalize = (text: string): string => {
@@ -364,7 +366,7 @@ export class PaneTerminal implements Terminal {
     return new Promise<ParsedResponse>((resolve, reject) => {
       let last: string | undefined
       // Changed by callbacks while a capture is awaited: read through `now`.
-      const now = { running: false, dirty: false, settled: false }
+      const now = { running: false, dirty: false, settled: false, failures: 0 }
       let quiet: ReturnType<typeof setTimeout> | undefined
       let quietElapsed = false
       let poll: ReturnType<typeof setTimeout> | undefined
@@ -430,12 +432,15 @@ export class PaneTerminal implements Terminal {
             do {
               now.dirty = false
               const text = normalize(await this.backend.capture(w.from))
+              now.failures = 0
               if (settled()) return
               evaluate(text)
             } while (dirty() && !settled())
           } catch (e) {
             if (settled()) return
             if (!(await this.backend.alive().catch(() => false))) this.gone()
+            // A pane whose program just ended can fail a capture before the server says it died.
+            else if (++now.failures < CAPTURE_TRIES) poll = setTimeout(check, 50)
             else
               finish(() => {
                 reject(e instanceof Error ? e : new Error(String(e)))

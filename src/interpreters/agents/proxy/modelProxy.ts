@@ -167,6 +167,14 @@ const keyOf = (req: IncomingMessage): string | undefined => {
   )
 }
 
+/**
+ * How every key a proxy makes ends. Claude Code approves a key by its last
+ * 20 characters: one approval in a home covers the keys of every agent
+ * that shares it (a node and its forks). The 43 random characters before
+ * it are the secret.
+ */
+const KEY_END = '-nerve-proxy-key-0AA'
+
 /** Headers and a query parameter that carry an agent's key: not passed on (the upstream's own are). */
 const KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'authorization'])
 
@@ -243,7 +251,7 @@ class Proxy implements ModelProxy {
     let key = this.keys.get(agent)
     if (key === undefined) {
       // Shaped as an Anthropic key (Claude Code reads it as one); any client sends it as it is.
-      key = `sk-ant-api03-nerve-${randomBytes(32).toString('base64url')}AA`
+      key = `sk-ant-api03-${randomBytes(32).toString('base64url')}${KEY_END}`
       this.keys.set(agent, key)
       this.agentOf.set(key, agent)
     }

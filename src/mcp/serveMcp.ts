@@ -136,6 +136,8 @@ export interface McpHttpOptions {
   readonly allowedHosts?: readonly string[]
   /** The largest request body taken (413 past it); 16 MiB by default. */
   readonly maxBodyBytes?: number
+  /** Milliseconds a whole request may take to arrive (then 408), a client with the token too; 60 s by default. */
+  readonly requestTimeoutMs?: number
 }
 
 /** @category mcp */
@@ -261,13 +263,20 @@ export const serveMcpHttp = async (
     await server.connect(transport)
     await transport.handleRequest(req, res, parsed)
   }
-  const http = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) reply(res, 500, (e as Error).message)
-    })
-  })
-  // A client that has not sent its headers within a few seconds is let go.
-  http.headersTimeout = 5000
+  const requestTimeout = options.requestTimeoutMs ?? 60_000
+  // A client that has not sent its headers within a few seconds, or its body in time, is let go.
+  const http = createServer(
+    {
+      headersTimeout: Math.min(5000, requestTimeout),
+      requestTimeout,
+      connectionsCheckingInterval: Math.min(1000, requestTimeout / 2),
+    },
+    (req, res) => {
+      handle(req, res).catch((e: unknown) => {
+        if (!res.headersSent) reply(res, 500, (e as Error).message)
+      })
+    },
+  )
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
     http.listen(options.port ?? 0, host, resolve)

@@ -209,6 +209,23 @@ describe('MCP over HTTP: what a body may cost', () => {
     expect(a.status).toBe(413)
   })
 
+  it('answers 408 to a body that does not arrive in time, a client with the token too', async () => {
+    const h = await serve({ token: TOKEN, requestTimeoutMs: 600 })
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        h.url,
+        { method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${TOKEN}` } },
+        (res) => {
+          resolve(res.statusCode ?? 0)
+          req.destroy()
+        },
+      )
+      req.on('error', reject)
+      req.write('{"jsonrpc":') // and never the rest
+    })
+    expect(status).toBe(408)
+  })
+
   it('checks the token and the content type before the size', async () => {
     const h = await serve({ token: TOKEN, maxBodyBytes: 16 })
     expect((await post(h.url, mcpHeaders, initialize)).status).toBe(401)

@@ -266,6 +266,8 @@ export class UnknownKind extends taggedError('UnknownKind', 'invalidInput', Engi
 
 /** The params keys that name nodes, where an error about a node name points. */
 const NODE_KEYS = ['nodeId', 'sourceId', 'targetId'] as const
+/** A name taken is the one a command makes: the target of a fork first. */
+const MADE_KEYS = ['targetId', 'nodeId', 'sourceId'] as const
 
 /**
  * The path of the params key an error without a path of its own is about:
@@ -280,7 +282,7 @@ const paramPath = (e: unknown, params: unknown): string | undefined => {
   const { parser, nodeName, _tag } = e as { parser?: unknown; nodeName?: unknown; _tag?: unknown }
   if (_tag === 'UnknownParser' && parser === p.parser) return '/parser'
   if (typeof nodeName !== 'string') return undefined
-  const key = NODE_KEYS.find((k) => p[k] === nodeName)
+  const key = (_tag === 'NameTaken' ? MADE_KEYS : NODE_KEYS).find((k) => p[k] === nodeName)
   return key === undefined ? undefined : `/${key}`
 }
 

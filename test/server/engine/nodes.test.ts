@@ -216,6 +216,11 @@ describe('FORK_NODE', () => {
       code: -32002,
       data: { tag: 'NameTaken', path: '/targetId' },
     })
+    // Forked onto its own name: the target is the name taken.
+    expect((await p.call('FORK_NODE', { sourceId: 'sh', targetId: 'sh' })).error).toMatchObject({
+      code: -32002,
+      data: { tag: 'NameTaken', path: '/targetId' },
+    })
     expect((await p.call('FORK_NODE', { sourceId: 'g', targetId: 'g2' })).error).toMatchObject({
       code: -32003,
       data: { tag: 'NotForkable', kind: 'graph' },

@@ -22,6 +22,8 @@ const RESULT = /^(\s*)└\s?/
 const TURN_END = /^(?:\s+Worked for\b|■\s)/
 /** The separator Codex draws under a turn once it completed, its answer all drawn above it. */
 const WORKED = /^\s+Worked for\b/
+/** A cell still being drawn: a command running, a bullet with nothing yet. */
+const UNFINISHED = /^[•◦]\s+Running\b|^[•◦]\s*$/
 /** The status line while the model thinks: `• Working (3s • esc to interrupt)`. */
 const WORKING = /^(?:•|[\u2800-\u28ff])\s+\S.*\(.*esc to interrupt\)/
 /** Codex still loading (`loading` under the header while it starts, `Forking session…`): not ready yet. */
@@ -191,7 +193,13 @@ const finished = (screen: string, input: string): boolean => {
   const prompt = lastPromptAt(lines, composer)
   if (prompt < 0 || squash(promptText(lines[prompt]!) ?? '') !== wanted) return false
   const end = answerEnd(lines, prompt + 1, composer)
-  return end < composer && WORKED.test(lines[end]!)
+  // A frame caught mid-redraw can show an earlier turn's line under this prompt, under cells
+  // still running: that is no finished turn.
+  return (
+    end < composer &&
+    WORKED.test(lines[end]!) &&
+    !lines.slice(prompt + 1, end).some((l) => UNFINISHED.test(l))
+  )
 }
 
 const isChrome = (line: string): boolean =>

@@ -143,6 +143,35 @@ describe('codexParser on the screens of Codex 0.171.0', () => {
     expect(finished(screen('ready'), 'list the files')).toBe(false)
   })
 
+  it('does not take a frame caught mid-redraw for a finished turn: an earlier Worked for under cells still running', () => {
+    // Seen with Codex 0.171 just after a permission prompt was answered, for a few milliseconds.
+    const frame = [
+      '› make a file',
+      '',
+      '• Made the file.',
+      '',
+      '  Worked for <1s • 01:40',
+      '',
+      '› touch it true',
+      '',
+      '• Running touch /tmp/outside-t',
+      '•',
+      '  Worked for <1s • 01:40',
+      '',
+      '› Ask Codex to do anything',
+      '',
+      '  gpt-5 · 100% left · ~/work',
+    ].join('\n')
+    expect(codexParser.classify!(frame)._tag).toBe('ready')
+    expect(codexParser.finished!(frame, 'touch it true')).toBe(false)
+    // The same turn drawn whole is finished.
+    const whole = frame.replace(
+      '• Running touch /tmp/outside-t\n•\n',
+      '• Ran touch /tmp/outside-t\n\n• Done.\n',
+    )
+    expect(codexParser.finished!(whole, 'touch it true')).toBe(true)
+  })
+
   it('does not take a turn for finished while the same input still stands in the composer', () => {
     const typed = screen('answer-tool').replace('› Ask Codex to do anything', '› list the files')
     expect(codexParser.finished!(typed, 'list the files')).toBe(false)

@@ -7,7 +7,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { nerve, testDaemon } from './run.js'
+import { gateGraph, nerve, testDaemon } from './run.js'
 
 const { dir, env } = testDaemon('graph')
 
@@ -17,22 +17,11 @@ const file = (name: string, graph: unknown): string => {
   return path
 }
 
-/** The example of docs/approvals.md. */
 const gate = join(dir, 'gate.json')
 const unknownKind = join(dir, 'unknown-kind.json')
 
 beforeAll(() => {
-  file('gate', {
-    id: 'gate',
-    nodes: {
-      gate: { kind: 'approval', action: 'ship', reason: 'a person signs it off' },
-      ship: { kind: 'bash', command: 'echo shipped' },
-    },
-    steps: [
-      { id: 'gate', node: 'gate', input: 'v1.2' },
-      { id: 'ship', node: 'ship', dependsOn: ['gate'] },
-    ],
-  })
+  file('gate', gateGraph)
   file('unknown-kind', {
     id: 'x',
     nodes: { sh: { kind: 'frobnicate' } },

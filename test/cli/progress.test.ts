@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bin, ensureBuilt, root } from './run.js'
+import { bin, ensureBuilt, gateGraph, root } from './run.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'nerve-progress-'))
 const socket = join(dir, 'tmux.sock')
@@ -141,17 +141,7 @@ describe('graph run on a terminal', () => {
   }, 60_000)
 
   it('asks on the terminal for an approval gate of the run, and goes on once answered', async () => {
-    const file = graphFile('gate', {
-      id: 'gate',
-      nodes: {
-        gate: { kind: 'approval', action: 'ship', reason: 'a person signs it off' },
-        ship: { kind: 'bash', command: 'echo shipped' },
-      },
-      steps: [
-        { id: 'gate', node: 'gate', input: 'v1.2' },
-        { id: 'ship', node: 'ship', dependsOn: ['gate'] },
-      ],
-    })
+    const file = graphFile('gate', gateGraph)
     const { pane, exit } = start(file)
     const asked = await waitFor(pane, (s) => /answer here: y \(approve\) or n \(deny\)/.test(s))
     expect(asked).toMatch(/^approve\? approval-\d+ {2}\S+\/gate wants ship: v1\.2$/m)

@@ -102,3 +102,16 @@ export const testDaemon = (name: string) => {
   })
   return { dir, home, env }
 }
+
+/** A graph whose first step is an approval gate: the example of docs/approvals.md. */
+export const gateGraph = {
+  id: 'gate',
+  nodes: {
+    gate: { kind: 'approval', action: 'ship', reason: 'a person signs it off' },
+    ship: { kind: 'bash', command: 'echo shipped' },
+  },
+  steps: [
+    { id: 'gate', node: 'gate', input: 'v1.2' },
+    { id: 'ship', node: 'ship', dependsOn: ['gate'] },
+  ],
+}
